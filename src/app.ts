@@ -1,0 +1,59 @@
+import express, { type Express } from "express";
+import helmet from "helmet";
+import { CallerDirectory } from "./auth/callers.js";
+import type { Config } from "./config.js";
+import { requestContext } from "./context.js";
+import type { Database } from "./db/database.js";
+import { errors } from "./errors.js";
+import { errorHandler } from "./http/error-handler.js";
+import { requestLifecycle } from "./http/request-context.js";
+import { registerRoutes, type RouteSpec } from "./http/route.js";
+import type { Logger } from "./logger.js";
+import { apiRoutes } from "./resources/index.js";
+import { ApiUsers } from "./users/users.js";
+
+/** What handlers may use. Built once per app, so tests build their own. */
+export interface AppDeps {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  users: ApiUsers;
+  callers: CallerDirectory;
+  requestContext: typeof requestContext;
+}
+
+export interface AppOptions {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  /** Defaults to the twelve routes of the spec; tests may add their own. */
+  routes?: readonly RouteSpec[];
+}
+
+export function createApp({ config, db, logger, routes = apiRoutes }: AppOptions): Express {
+  const deps: AppDeps = {
+    config,
+    db,
+    logger,
+    users: new ApiUsers(db.prisma),
+    callers: new CallerDirectory(config.callers),
+    requestContext,
+  };
+
+  const app = express();
+  app.disable("x-powered-by");
+  // No body-hash ETag on every response: conditional requests come from a cheap version, per route.
+  app.set("etag", false);
+  app.use(requestLifecycle(logger));
+  app.use(helmet());
+
+  const api = express.Router();
+  registerRoutes(api, routes, deps);
+  app.use("/api", api);
+
+  app.use((req) => {
+    throw errors.routeNotFound(req.method, req.originalUrl.split("?")[0] ?? req.path);
+  });
+  app.use(errorHandler(logger));
+  return app;
+}

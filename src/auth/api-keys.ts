@@ -1,0 +1,32 @@
+import { createHash, randomBytes } from "node:crypto";
+
+/**
+ * API keys: `gsk_` followed by 43 base64url characters (256 random bits).
+ *
+ * Only the SHA-256 of a key is stored. A slow password hash would add nothing:
+ * the key is random and long, so its hash cannot be reversed by guessing, and
+ * a fast hash lets every request find its user through a unique index.
+ */
+export const API_KEY_PREFIX = "gsk_";
+const API_KEY_PATTERN = /^gsk_[A-Za-z0-9_-]{43}$/;
+
+export interface NewApiKey {
+  key: string;
+  hash: string;
+  /** Prefix plus four characters: enough to tell keys apart in a listing, useless to an attacker. */
+  hint: string;
+}
+
+export function generateApiKey(): NewApiKey {
+  const key = API_KEY_PREFIX + randomBytes(32).toString("base64url");
+  return { key, hash: hashApiKey(key), hint: key.slice(0, API_KEY_PREFIX.length + 4) };
+}
+
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+/** Cheap shape check, so that garbage never costs a database lookup. */
+export function looksLikeApiKey(value: string): boolean {
+  return API_KEY_PATTERN.test(value);
+}

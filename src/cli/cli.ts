@@ -1,0 +1,184 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { CallerDirectory } from "../auth/callers.js";
+import type { Config } from "../config.js";
+import type { Database } from "../db/database.js";
+import { migrate } from "../db/migrate.js";
+import { ApiError } from "../errors.js";
+import type { Logger } from "../logger.js";
+import { exportData, ImportError, importData } from "../transfer/transfer.js";
+import { DEFAULT_ROLE, roleSchema, usernameSchema, ApiUsers, type ApiUserSummary } from "../users/users.js";
+
+export const USAGE = `Usage: npm run --silent cli -- <command>
+
+Commands:
+  user create <username> [--role ROLE]   create an API user; prints its key alone on stdout
+  user list [--json]                     list API users (never their keys)
+  user revoke <username>                 revoke the user's key at once
+  user rotate <username>                 issue a new key (printed on stdout); the old one stops working
+  import <file.json>                     load data in the API's shapes, upserting by id, all or nothing
+  export [file.json]                     write all data in the same format (stdout when no file)
+  migrate                                apply pending database migrations
+  help                                   this text
+
+The CLI uses the same database as the server (DATABASE_URL, or the embedded
+database in DATA_DIR, which only one process may open at a time).`;
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+export interface CliDeps {
+  config: Config;
+  db: Database;
+  logger: Logger;
+}
+
+/** Thrown for a usage mistake: exit code 2, with the message and the usage. */
+class UsageError extends Error {}
+
+const formatDate = (d: Date | null) => (d ? `${d.toISOString().slice(0, 19)}Z` : "");
+
+/** Runs one command and returns the process exit code. */
+export async function runCli(argv: string[], deps: CliDeps, io: CliIo): Promise<number> {
+  try {
+    return await dispatch(argv, deps, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (error instanceof ApiError || error instanceof ImportError) {
+      io.stderr(`${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+function checked<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } }, what: string, value: unknown): T {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ApiError("VALIDATION", `Invalid ${what} '${String(value)}': ${result.error.issues.map((i) => i.message).join("; ")}`);
+  return result.data;
+}
+
+async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  const users = new ApiUsers(deps.db.prisma);
+  switch (command) {
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      io.stdout(`${USAGE}\n`);
+      return command === undefined ? 2 : 0;
+    case "migrate": {
+      const { applied } = await migrate(deps.db, deps.logger);
+      io.stdout(applied.length ? `Applied: ${applied.join(", ")}\n` : "The database is up to date.\n");
+      return 0;
+    }
+    case "user":
+      return userCommand(rest, users, deps, io);
+    case "import": {
+      const { positionals } = parse(rest, {});
+      if (positionals.length !== 1) throw new UsageError("import takes one file");
+      const file = positionals[0]!;
+      let data: unknown;
+      try {
+        data = JSON.parse(await readFile(file, "utf8"));
+      } catch (error) {
+        io.stderr(`Cannot read ${file} as JSON: ${(error as Error).message}\n`);
+        return 1;
+      }
+      const summary = await importData(deps.db.prisma, data);
+      const counts = Object.entries(summary).map(([k, n]) => `${n} ${k}`);
+      io.stdout(`Imported ${counts.length ? counts.join(", ") : "nothing (no records in the file)"}.\n`);
+      return 0;
+    }
+    case "export": {
+      const { positionals } = parse(rest, {});
+      if (positionals.length > 1) throw new UsageError("export takes at most one file");
+      const json = `${JSON.stringify(await exportData(deps.db.prisma), null, 2)}\n`;
+      if (positionals[0]) {
+        await writeFile(positionals[0], json);
+        io.stderr(`Exported to ${positionals[0]}\n`);
+      } else io.stdout(json);
+      return 0;
+    }
+    default:
+      throw new UsageError(`Unknown command '${command}'`);
+  }
+}
+
+function parse(args: string[], options: Record<string, { type: "string" | "boolean" }>) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+async function userCommand(args: string[], users: ApiUsers, deps: CliDeps, io: CliIo): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case "create": {
+      const { values, positionals } = parse(rest, { role: { type: "string" } });
+      if (positionals.length !== 1) throw new UsageError("user create takes one username");
+      const username = checked(usernameSchema, "username", positionals[0]);
+      const role = checked(roleSchema, "role", values.role ?? DEFAULT_ROLE);
+      const { apiKey } = await users.create(username, role);
+      io.stdout(`${apiKey}\n`);
+      const groups = [...new CallerDirectory(deps.config.callers).groupsOf(username)];
+      io.stderr(
+        groups.length
+          ? `Created '${username}' (groups ${groups.join(", ")}). The key above is shown only once.\n`
+          : `Created '${username}'. It is in no caller group yet: add it to one of CALLERS_USER_A..D, or every route answers 403.\n`,
+      );
+      return 0;
+    }
+    case "list": {
+      const { values, positionals } = parse(rest, { json: { type: "boolean" } });
+      if (positionals.length > 0) throw new UsageError("user list takes no argument");
+      const list = await users.list();
+      const directory = new CallerDirectory(deps.config.callers);
+      const rows = list.map((u: ApiUserSummary) => ({
+        username: u.username,
+        role: u.role,
+        groups: [...directory.groupsOf(u.username)].join(","),
+        status: u.revokedAt ? "revoked" : "active",
+        key: `${u.keyHint}…`,
+        created: formatDate(u.createdAt),
+        rotated: formatDate(u.rotatedAt),
+        revoked: formatDate(u.revokedAt),
+      }));
+      io.stdout(values.json ? `${JSON.stringify(rows, null, 2)}\n` : table(rows));
+      return 0;
+    }
+    case "revoke": {
+      const { positionals } = parse(rest, {});
+      if (positionals.length !== 1) throw new UsageError("user revoke takes one username");
+      const user = await users.revoke(positionals[0]!);
+      io.stdout(`Revoked '${user.username}': its key no longer works.\n`);
+      return 0;
+    }
+    case "rotate": {
+      const { positionals } = parse(rest, {});
+      if (positionals.length !== 1) throw new UsageError("user rotate takes one username");
+      const { apiKey, user } = await users.rotate(positionals[0]!);
+      io.stdout(`${apiKey}\n`);
+      io.stderr(`Rotated the key of '${user.username}': the previous key no longer works. The key above is shown only once.\n`);
+      return 0;
+    }
+    default:
+      throw new UsageError(sub ? `Unknown user command '${sub}'` : "user needs a command: create, list, revoke or rotate");
+  }
+}
+
+function table(rows: Record<string, string>[]): string {
+  if (rows.length === 0) return "No API users.\n";
+  const headers = Object.keys(rows[0]!);
+  const widths = headers.map((h) => Math.max(h.length, ...rows.map((r) => r[h]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  return `${[line(headers), ...rows.map((r) => line(headers.map((h) => r[h]!)))].join("\n")}\n`;
+}

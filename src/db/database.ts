@@ -1,0 +1,97 @@
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { citext } from "@electric-sql/pglite/contrib/citext";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { PrismaClient } from "../generated/prisma/client.js";
+import { acquireDataDirLock } from "./embedded-lock.js";
+
+/**
+ * A plain SQL connection beside Prisma, for what Prisma does not do:
+ * multi-statement migration scripts under a session-level advisory lock.
+ */
+export interface SqlConnection {
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  exec(script: string): Promise<void>;
+  release(): Promise<void>;
+}
+
+export interface Database {
+  readonly kind: "postgres" | "embedded";
+  readonly prisma: PrismaClient;
+  /** A connection of its own (PostgreSQL) or the single one (PGlite). */
+  connect(): Promise<SqlConnection>;
+  close(): Promise<void>;
+}
+
+export type DatabaseOptions =
+  | { kind: "postgres"; url: string; poolMax: number }
+  | { kind: "embedded"; dataDir: string; command: string }
+  | { kind: "memory" };
+
+export function openDatabase(options: DatabaseOptions): Database {
+  return options.kind === "postgres" ? openPostgres(options.url, options.poolMax) : openEmbedded(options);
+}
+
+function openPostgres(url: string, poolMax: number): Database {
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: poolMax }) });
+  return {
+    kind: "postgres",
+    prisma,
+    async connect() {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      return {
+        async query<T>(text: string, params?: unknown[]) {
+          return (await client.query(text, params)).rows as T[];
+        },
+        async exec(script: string) {
+          await client.query(script);
+        },
+        release: () => client.end(),
+      };
+    },
+    close: () => prisma.$disconnect(),
+  };
+}
+
+function openEmbedded(options: { kind: "embedded"; dataDir: string; command: string } | { kind: "memory" }): Database {
+  const release =
+    options.kind === "embedded" ? acquireDataDirLock(options.dataDir, options.command) : () => undefined;
+  let pglite: PGlite;
+  try {
+    pglite =
+      options.kind === "embedded"
+        ? new PGlite(path.join(options.dataDir, "pglite"), { extensions: { citext } })
+        : new PGlite({ extensions: { citext } });
+  } catch (error) {
+    release();
+    throw error;
+  }
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  return {
+    kind: "embedded",
+    prisma,
+    async connect() {
+      await pglite.waitReady;
+      return {
+        async query<T>(text: string, params?: unknown[]) {
+          return (await pglite.query<T>(text, params)).rows;
+        },
+        async exec(script: string) {
+          await pglite.exec(script);
+        },
+        release: async () => undefined,
+      };
+    },
+    async close() {
+      try {
+        await prisma.$disconnect();
+        await pglite.close();
+      } finally {
+        release();
+      }
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import { createHash, randomUUID } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Logger } from "pino";
+import type { Database } from "./database.js";
+
+/**
+ * Applies the SQL migrations of prisma/migrations, as `prisma migrate deploy`
+ * would: same folder layout, same `_prisma_migrations` bookkeeping (checksum
+ * = SHA-256 of migration.sql), same advisory lock key — so either tool can
+ * take over from the other. We apply migrations ourselves because Prisma's
+ * migrate engine is a native download that not every machine can fetch.
+ *
+ * Unlike Prisma, each migration runs in one transaction: a failing migration
+ * leaves neither half a schema nor a "failed" row behind.
+ */
+export const MIGRATIONS_DIR = fileURLToPath(new URL("../../prisma/migrations", import.meta.url));
+
+/** The advisory lock key `prisma migrate` takes: instances starting together apply migrations once. */
+const PRISMA_MIGRATE_LOCK = 72707369;
+
+const CREATE_BOOKKEEPING = `
+CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+    "id"                    VARCHAR(36) PRIMARY KEY NOT NULL,
+    "checksum"              VARCHAR(64) NOT NULL,
+    "finished_at"           TIMESTAMPTZ,
+    "migration_name"        VARCHAR(255) NOT NULL,
+    "logs"                  TEXT,
+    "rolled_back_at"        TIMESTAMPTZ,
+    "started_at"            TIMESTAMPTZ NOT NULL DEFAULT now(),
+    "applied_steps_count"   INTEGER NOT NULL DEFAULT 0
+)`;
+
+interface LocalMigration {
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+interface AppliedMigration {
+  migration_name: string;
+  checksum: string;
+  finished_at: Date | null;
+  rolled_back_at: Date | null;
+}
+
+export async function readMigrations(dir = MIGRATIONS_DIR): Promise<LocalMigration[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+  return Promise.all(
+    names.map(async (name) => {
+      const sql = await readFile(path.join(dir, name, "migration.sql"), "utf8");
+      return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
+    }),
+  );
+}
+
+export interface MigrationResult {
+  applied: string[];
+}
+
+export async function migrate(db: Database, logger: Logger, dir = MIGRATIONS_DIR): Promise<MigrationResult> {
+  const migrations = await readMigrations(dir);
+  const conn = await db.connect();
+  try {
+    await conn.query(`SELECT pg_advisory_lock(${PRISMA_MIGRATE_LOCK})`);
+    try {
+      await conn.exec(CREATE_BOOKKEEPING);
+      const rows = await conn.query<AppliedMigration>(
+        `SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`,
+      );
+      const failed = rows.find((r) => r.finished_at === null && r.rolled_back_at === null);
+      if (failed) {
+        throw new Error(
+          `Migration ${failed.migration_name} failed earlier and was never resolved. Fix the database by hand, then ` +
+            `mark it with \`prisma migrate resolve\` or delete its row from _prisma_migrations.`,
+        );
+      }
+      const done = new Map(rows.filter((r) => r.finished_at !== null).map((r) => [r.migration_name, r]));
+      for (const name of done.keys()) {
+        if (!migrations.some((m) => m.name === name)) {
+          logger.warn({ migration: name }, "the database has a migration this version does not know (newer version?)");
+        }
+      }
+      const applied: string[] = [];
+      for (const migration of migrations) {
+        const previous = done.get(migration.name);
+        if (previous) {
+          if (previous.checksum !== migration.checksum) {
+            logger.warn({ migration: migration.name }, "migration.sql changed after it was applied");
+          }
+          continue;
+        }
+        await applyOne(conn, migration);
+        applied.push(migration.name);
+        logger.info({ migration: migration.name }, "migration applied");
+      }
+      return { applied };
+    } finally {
+      await conn.query(`SELECT pg_advisory_unlock(${PRISMA_MIGRATE_LOCK})`);
+    }
+  } finally {
+    await conn.release();
+  }
+}
+
+async function applyOne(conn: Awaited<ReturnType<Database["connect"]>>, migration: LocalMigration): Promise<void> {
+  const id = randomUUID();
+  await conn.exec("BEGIN");
+  try {
+    await conn.query(
+      `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count)
+       VALUES ($1, $2, $3, now(), 0)`,
+      [id, migration.checksum, migration.name],
+    );
+    await conn.exec(migration.sql);
+    await conn.query(
+      `UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`,
+      [id],
+    );
+    await conn.exec("COMMIT");
+  } catch (error) {
+    await conn.exec("ROLLBACK");
+    throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
+  }
+}

@@ -1,0 +1,9 @@
+import type { Config } from "../config.js";
+import { openDatabase, type Database } from "./database.js";
+
+/** The database the configuration names: a PostgreSQL server, or the embedded one in DATA_DIR. */
+export function openConfiguredDatabase(config: Config, command: string): Database {
+  return config.databaseUrl
+    ? openDatabase({ kind: "postgres", url: config.databaseUrl, poolMax: config.dbPoolMax })
+    : openDatabase({ kind: "embedded", dataDir: config.dataDir, command });
+}

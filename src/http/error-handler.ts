@@ -1,0 +1,54 @@
+import type { ErrorRequestHandler } from "express";
+import { isDatabaseUnavailable, isRecordNotFound, uniqueViolation } from "../db/prisma-errors.js";
+import { ApiError, errors } from "../errors.js";
+import type { Logger } from "../logger.js";
+import { requestContext } from "../context.js";
+
+/** body-parser's failures, by their `type`, in the catalogue's terms. */
+function fromBodyParser(error: { type?: unknown; status?: unknown; charset?: unknown; encoding?: unknown }): ApiError | undefined {
+  switch (error.type) {
+    case "entity.parse.failed":
+      return errors.malformedJson();
+    case "entity.too.large":
+      return errors.payloadTooLarge();
+    case "encoding.unsupported":
+      return errors.unsupportedMediaType(`Unsupported content encoding "${String(error.encoding)}"`);
+    case "charset.unsupported":
+      return errors.unsupportedMediaType(`Unsupported charset "${String(error.charset)}"`);
+    case "request.aborted":
+    case "request.size.invalid":
+      return errors.validation("body: the request body was incomplete");
+    default:
+      return undefined;
+  }
+}
+
+/** Maps any failure to the catalogue. Unknown failures become a 500 naming the request id. */
+export function toApiError(error: unknown, requestId: string): ApiError {
+  if (error instanceof ApiError) return error;
+  const parserError = typeof error === "object" && error !== null ? fromBodyParser(error) : undefined;
+  if (parserError) return parserError;
+  if (isRecordNotFound(error)) return errors.notFound("Record");
+  const violation = uniqueViolation(error);
+  if (violation) {
+    const what = violation.fields.length > 0 ? ` on ${violation.fields.join(", ")}` : "";
+    return errors.conflict(`Conflict with existing data${what} (unique constraint ${violation.constraint ?? "unknown"})`);
+  }
+  if (isDatabaseUnavailable(error)) return errors.databaseUnavailable();
+  return errors.internal(requestId, error);
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, _req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const requestId = requestContext.getStore()?.requestId ?? "unknown";
+    const apiError = toApiError(error, requestId);
+    if (apiError.status >= 500) {
+      logger.error({ err: apiError.cause ?? error, status: apiError.status }, "request failed");
+    }
+    res.status(apiError.status).json(apiError.toBody());
+  };
+}

@@ -1,0 +1,60 @@
+import { z } from "zod";
+
+/**
+ * Field rules shared by every resource. Numbers the spec calls ids, credits,
+ * prices, points or counters are integers that fit PostgreSQL's `integer`.
+ */
+export const INT32_MAX = 2_147_483_647;
+
+export const id = z.int("expected an integer").min(1, "expected a positive integer").max(INT32_MAX, `expected at most ${INT32_MAX}`);
+export const count = z.int("expected an integer").min(0, "expected 0 or more").max(INT32_MAX, `expected at most ${INT32_MAX}`);
+export const int32 = z.int("expected an integer").min(-INT32_MAX - 1).max(INT32_MAX, `expected at most ${INT32_MAX}`);
+export const bool = z.boolean("expected true or false");
+
+export const text = (max: number, min = 1) =>
+  z
+    .string("expected a string")
+    .min(min, min === 1 ? "expected a non-empty string" : `expected at least ${min} characters`)
+    .max(max, `expected at most ${max} characters`);
+
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-](\d{2}):(\d{2}))$/;
+
+/**
+ * Parses an ISO 8601 date-time with `Z` or an offset, with or without
+ * fractions, into a Date truncated to whole seconds (the API speaks whole
+ * seconds). Impossible dates (Feb 30, hour 24) are refused rather than rolled
+ * over as `new Date()` would.
+ */
+export function parseTimestamp(raw: string): Date | undefined {
+  const m = ISO_DATE_TIME.exec(raw);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > daysInMonth) return undefined;
+  let offsetMinutes = 0;
+  if (m[8] !== "Z") {
+    const oh = Number(m[9]);
+    const om = Number(m[10]);
+    if (oh > 23 || om > 59) return undefined;
+    offsetMinutes = (m[8]!.startsWith("-") ? -1 : 1) * (oh * 60 + om);
+  }
+  const ms = Date.UTC(year, month - 1, day, hour, minute, second) - offsetMinutes * 60_000;
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+export const timestamp = z.string("expected an ISO 8601 date-time string").transform((raw, ctx) => {
+  const date = parseTimestamp(raw);
+  if (!date) {
+    ctx.addIssue({ code: "custom", message: "expected an ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z" });
+    return z.NEVER;
+  }
+  return date;
+});
+
+/** The one timestamp format of every response: yyyy-mm-ddThh:mm:ssZ. */
+export function formatTimestamp(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}

@@ -1,0 +1,31 @@
+import { randomUUID } from "node:crypto";
+import type { RequestHandler } from "express";
+import { requestContext } from "../context.js";
+import type { Logger } from "../logger.js";
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Gives the request its id (the client's own when sane), runs the rest of the
+ * chain inside the request context, and writes one log line per request when
+ * it finishes: method, path, status, duration, API user. Never headers.
+ */
+export function requestLifecycle(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const offered = req.headers["x-request-id"];
+    const requestId = typeof offered === "string" && SANE_REQUEST_ID.test(offered) ? offered : randomUUID();
+    res.setHeader("X-Request-Id", requestId);
+    const started = process.hrtime.bigint();
+    const ctx = { requestId } as { requestId: string; user?: string };
+    res.on("finish", () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      requestContext.run(ctx, () => {
+        logger.info(
+          { method: req.method, path: req.originalUrl.split("?")[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 },
+          "request",
+        );
+      });
+    });
+    requestContext.run(ctx, next);
+  };
+}

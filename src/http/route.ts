@@ -1,0 +1,142 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
+import type { z } from "zod";
+import type { CallerGroup } from "../config.js";
+import { errors } from "../errors.js";
+import type { Caller } from "../users/users.js";
+import { validationError } from "./validation.js";
+import type { AppDeps } from "../app.js";
+
+type Method = "GET" | "POST" | "PATCH";
+
+export interface HandlerContext {
+  deps: AppDeps;
+  caller: Caller;
+}
+
+/**
+ * A route is a declaration: method, path, who may call it, what it takes, and
+ * its handler. `registerRoutes` turns it into Express middleware; nothing else
+ * wires authentication, allow-lists or validation, so none can be forgotten.
+ */
+export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+  method: Method;
+  /** Relative to /api, as the spec writes it. */
+  path: string;
+  summary: string;
+  /** The spec's version label, where it gives one. */
+  version?: string;
+  /** Caller groups allowed; a route that names none refuses to start. */
+  callers: readonly CallerGroup[];
+  query?: Q;
+  body?: B;
+  successStatus?: 200 | 201;
+  handler: (input: { query: z.output<Q>; body: z.output<B> }, ctx: HandlerContext) => Promise<unknown>;
+}
+
+export function defineRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType>(
+  spec: RouteSpec<Q, B>,
+): RouteSpec {
+  return spec as unknown as RouteSpec;
+}
+
+declare module "express-serve-static-core" {
+  interface Request {
+    caller?: Caller;
+  }
+}
+
+const BODY_LIMIT = "100kb";
+
+export function registerRoutes(router: Router, routes: readonly RouteSpec[], deps: AppDeps): void {
+  const seen = new Set<string>();
+  for (const route of routes) {
+    const id = `${route.method} ${route.path}`;
+    if (route.callers.length === 0) {
+      throw new Error(`Route ${id} declares no callers: every route must name the groups allowed to call it`);
+    }
+    if (seen.has(id)) throw new Error(`Route ${id} is declared twice`);
+    seen.add(id);
+
+    const chain: RequestHandler[] = [authenticate(deps), authorize(route.callers, deps)];
+    if (route.body) chain.push(express.json({ limit: BODY_LIMIT, strict: false, type: "application/json" }));
+    chain.push(async (req: Request, res: Response) => {
+      const input = parseInput(route, req);
+      const result = await route.handler(input, { deps, caller: req.caller! });
+      res.status(route.successStatus ?? 200).json(result);
+    });
+    router[route.method.toLowerCase() as "get" | "post" | "patch"](route.path, ...chain);
+  }
+
+  // A known path with another method: 405 naming the methods it has.
+  const methodsByPath = new Map<string, string[]>();
+  for (const route of routes) {
+    methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+  }
+  for (const [path, methods] of methodsByPath) {
+    const allow = methods.includes("GET") ? [...methods, "HEAD"] : methods;
+    router.all(path, (req, res) => {
+      res.setHeader("Allow", allow.join(", "));
+      throw errors.methodNotAllowed(req.method, req.originalUrl.split("?")[0] ?? path);
+    });
+  }
+}
+
+function authenticate(deps: AppDeps): RequestHandler {
+  return async (req: Request, _res: Response, next: NextFunction) => {
+    const key = presentedKey(req);
+    const caller = key === undefined ? undefined : await deps.users.authenticate(key);
+    if (!caller) {
+      deps.logger.info({ reason: key === undefined ? "missing or conflicting key" : "unknown or revoked key" }, "authentication failed");
+      throw errors.unauthenticated();
+    }
+    req.caller = caller;
+    const ctx = deps.requestContext.getStore();
+    if (ctx) ctx.user = caller.username;
+    next();
+  };
+}
+
+/**
+ * The key from `X-API-Key` or `Authorization: Bearer`. Both may be sent only
+ * with the same value; an Authorization header of another scheme counts as a
+ * bad key rather than being ignored.
+ */
+function presentedKey(req: Request): string | undefined {
+  const header = req.headers["x-api-key"];
+  const authorization = req.headers.authorization;
+  let bearer: string | undefined;
+  if (authorization !== undefined) {
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
+    if (!match) return undefined;
+    bearer = match[1];
+  }
+  if (Array.isArray(header)) return undefined;
+  const apiKey = header?.trim();
+  if (apiKey !== undefined && bearer !== undefined && apiKey !== bearer) return undefined;
+  return apiKey || bearer || undefined;
+}
+
+function authorize(callers: readonly CallerGroup[], deps: AppDeps): RequestHandler {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    if (!deps.callers.may(req.caller!.username, callers)) throw errors.forbidden();
+    next();
+  };
+}
+
+function parseInput(route: RouteSpec, req: Request): { query: unknown; body: unknown } {
+  const input: { query: unknown; body: unknown } = { query: undefined, body: undefined };
+  if (route.query) {
+    const parsed = route.query.safeParse(req.query);
+    if (!parsed.success) throw validationError(parsed.error);
+    input.query = parsed.data;
+  }
+  if (route.body) {
+    if (req.body === undefined) {
+      throw errors.validation("body: expected a JSON object sent with Content-Type: application/json");
+    }
+    const parsed = route.body.safeParse(req.body);
+    if (!parsed.success) throw validationError(parsed.error);
+    input.body = parsed.data;
+  }
+  return input;
+}

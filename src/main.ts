@@ -1,0 +1,54 @@
+import { once } from "node:events";
+import dotenv from "dotenv";
+import { createApp } from "./app.js";
+import { ConfigError, loadConfig } from "./config.js";
+import { EmbeddedDatabaseBusyError } from "./db/embedded-lock.js";
+import { migrate } from "./db/migrate.js";
+import { openConfiguredDatabase } from "./db/open.js";
+import { createLogger } from "./logger.js";
+import { createFirstUser, firstUserBanner } from "./users/bootstrap.js";
+import { ApiUsers } from "./users/users.js";
+
+dotenv.config({ quiet: true });
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const db = openConfiguredDatabase(config, "server");
+  await migrate(db, logger);
+
+  if (db.kind === "embedded") {
+    const first = await createFirstUser(new ApiUsers(db.prisma), config);
+    if (first) process.stdout.write(firstUserBanner(first.username, first.apiKey));
+  }
+
+  const app = createApp({ config, db, logger });
+  const server = app.listen(config.port, config.host);
+  await once(server, "listening");
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  logger.info({ host: config.host, port, database: db.kind }, `listening on http://${config.host}:${port}/api`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    server.close();
+    server.closeIdleConnections();
+    await once(server, "close");
+    await db.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof EmbeddedDatabaseBusyError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,182 @@
+import { uniqueViolation } from "../db/prisma-errors.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import { TRANSFER_RESOURCES, type TransferResource } from "./resources.js";
+
+/**
+ * Operator import and export of a community's data, in the API's own shapes:
+ * `{ players: [...], cosmetics: [...], ... }`.
+ *
+ * Import is all or nothing: the whole file is validated first (every error
+ * names its array, index and field), then every record is upserted by id in
+ * one transaction, and the id sequences are moved past the imported ids so
+ * that records created later through the API do not collide with them.
+ */
+export class ImportError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Import refused, nothing was written:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ImportError";
+  }
+}
+
+export type ImportSummary = Record<string, number>;
+
+const MAX_PROBLEMS = 20;
+const BATCH = 1000;
+
+export async function exportData(prisma: PrismaClient): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  for (const r of TRANSFER_RESOURCES) out[r.key] = await r.exportAll(prisma);
+  return out;
+}
+
+function validate(data: unknown): Map<TransferResource, Record<string, unknown>[]> {
+  const problems: string[] = [];
+  const parsed = new Map<TransferResource, Record<string, unknown>[]>();
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    throw new ImportError([`the file must hold a JSON object with the arrays ${TRANSFER_RESOURCES.map((r) => r.key).join(", ")}`]);
+  }
+  const known = new Set(TRANSFER_RESOURCES.map((r) => r.key));
+  for (const key of Object.keys(data)) {
+    if (!known.has(key)) problems.push(`${key}: unknown array (expected one of ${[...known].join(", ")})`);
+  }
+  for (const r of TRANSFER_RESOURCES) {
+    const records = (data as Record<string, unknown>)[r.key];
+    if (records === undefined) continue;
+    if (!Array.isArray(records)) {
+      problems.push(`${r.key}: expected an array`);
+      continue;
+    }
+    const rows: Record<string, unknown>[] = [];
+    const seen = new Map<string, number>();
+    const seenUnique = r.unique.map(() => new Map<string, number>());
+    records.forEach((record, index) => {
+      const result = r.schema.safeParse(record);
+      if (!result.success) {
+        for (const issue of result.error.issues) {
+          const field = issue.code === "unrecognized_keys" ? issue.keys.join(", ") : issue.path.join(".");
+          const message = issue.code === "unrecognized_keys" ? "unknown field" : issue.message;
+          problems.push(`${r.key}[${index}]${field ? `.${field}` : ""}: ${message}`);
+        }
+        return;
+      }
+      const row = result.data;
+      const id = String(row[r.idColumn]);
+      const first = seen.get(id);
+      if (first !== undefined) problems.push(`${r.key}[${index}].${r.idColumn}: ${id} repeats ${r.key}[${first}]`);
+      else seen.set(id, index);
+      r.unique.forEach((u, i) => {
+        const value = row[u.column];
+        if (value === null || value === undefined) return;
+        const key = u.caseInsensitive ? String(value).toLowerCase() : String(value);
+        const other = seenUnique[i]!.get(key);
+        if (other !== undefined) {
+          problems.push(`${r.key}[${index}].${u.column}: '${String(value)}' repeats ${r.key}[${other}] (unique constraint ${u.constraint})`);
+        } else seenUnique[i]!.set(key, index);
+      });
+      rows.push(row);
+    });
+    parsed.set(r, rows);
+  }
+  if (problems.length > 0) throw new ImportError(truncate(problems));
+  return parsed;
+}
+
+function truncate(problems: string[]): string[] {
+  return problems.length > MAX_PROBLEMS
+    ? [...problems.slice(0, MAX_PROBLEMS), `… and ${problems.length - MAX_PROBLEMS} more`]
+    : problems;
+}
+
+const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+function serialise(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) out[k] = v instanceof Date ? v.toISOString() : v;
+  return out;
+}
+
+type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
+
+export async function importData(prisma: PrismaClient, data: unknown): Promise<ImportSummary> {
+  const parsed = validate(data);
+  const summary: ImportSummary = {};
+  await prisma.$transaction(
+    async (tx) => {
+      for (const [r, rows] of parsed) {
+        if (rows.length === 0) continue;
+        await checkReferences(tx, r, rows);
+        await checkUniqueAgainstDatabase(tx, r, rows);
+        await upsert(tx, r, rows);
+        if (r.serial) {
+          await tx.$executeRawUnsafe(
+            `SELECT setval(pg_get_serial_sequence('${r.table}', '${r.idColumn}'), (SELECT MAX(${q(r.idColumn)}) FROM ${q(r.table)}))`,
+          );
+        }
+        summary[r.key] = rows.length;
+      }
+    },
+    { timeout: 10 * 60_000, maxWait: 60_000 },
+  );
+  return summary;
+}
+
+async function upsert(tx: Tx, r: TransferResource, rows: Record<string, unknown>[]): Promise<void> {
+  const columns = Object.keys(rows[0]!);
+  const list = columns.map(q).join(", ");
+  const updates = columns.filter((c) => c !== r.idColumn).map((c) => `${q(c)} = EXCLUDED.${q(c)}`).join(", ");
+  const sql =
+    `INSERT INTO ${q(r.table)} (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::${q(r.table)}, $1::jsonb) ` +
+    `ON CONFLICT (${q(r.idColumn)}) DO UPDATE SET ${updates}`;
+  for (let i = 0; i < rows.length; i += BATCH) {
+    const batch = rows.slice(i, i + BATCH);
+    try {
+      await tx.$executeRawUnsafe(sql, JSON.stringify(batch.map(serialise)));
+    } catch (error) {
+      const violation = uniqueViolation(error);
+      if (violation) {
+        throw new ImportError([`${r.key}: a record conflicts with existing data (unique constraint ${violation.constraint ?? "unknown"})`]);
+      }
+      throw error;
+    }
+  }
+}
+
+/** Names the record whose foreign key points nowhere, rather than letting PostgreSQL refuse the batch. */
+async function checkReferences(tx: Tx, r: TransferResource, rows: Record<string, unknown>[]): Promise<void> {
+  const problems: string[] = [];
+  for (const [column, table] of Object.entries(r.references)) {
+    const ids = [...new Set(rows.map((row) => Number(row[column])))];
+    const found = await tx.$queryRawUnsafe<{ id: number }[]>(`SELECT id FROM ${q(table)} WHERE id = ANY($1::int[])`, ids);
+    const existing = new Set(found.map((f) => Number(f.id)));
+    rows.forEach((row, index) => {
+      if (!existing.has(Number(row[column]))) {
+        problems.push(`${r.key}[${index}].${column}: ${String(row[column])} matches no record of ${table}`);
+      }
+    });
+  }
+  if (problems.length > 0) throw new ImportError(truncate(problems));
+}
+
+/** A unique value already held by a record of another id: named with its index, value and constraint. */
+async function checkUniqueAgainstDatabase(tx: Tx, r: TransferResource, rows: Record<string, unknown>[]): Promise<void> {
+  const problems: string[] = [];
+  for (const u of r.unique) {
+    const values = rows.map((row) => row[u.column]).filter((v): v is string => typeof v === "string");
+    if (values.length === 0) continue;
+    const cast = u.caseInsensitive ? "citext" : "text";
+    const taken = await tx.$queryRawUnsafe<{ id: number; value: string }[]>(
+      `SELECT ${q(r.idColumn)} AS id, ${q(u.column)}::text AS value FROM ${q(r.table)} WHERE ${q(u.column)} = ANY($1::${cast}[])`,
+      values,
+    );
+    const holder = new Map(taken.map((t) => [u.caseInsensitive ? t.value.toLowerCase() : t.value, Number(t.id)]));
+    rows.forEach((row, index) => {
+      const value = row[u.column];
+      if (typeof value !== "string") return;
+      const owner = holder.get(u.caseInsensitive ? value.toLowerCase() : value);
+      if (owner !== undefined && owner !== Number(row[r.idColumn])) {
+        problems.push(`${r.key}[${index}].${u.column}: '${value}' is already used by ${r.idColumn} ${owner} (unique constraint ${u.constraint})`);
+      }
+    });
+  }
+  if (problems.length > 0) throw new ImportError(truncate(problems));
+}
