@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { CallerGroup } from "../config.js";
 import { errors } from "../errors.js";
 import type { Caller } from "../users/users.js";
-import { validationError } from "./validation.js";
+import { PARSE_OPTIONS, validationError } from "./validation.js";
 import type { AppDeps } from "../app.js";
 
 type Method = "GET" | "POST" | "PATCH";
@@ -126,7 +126,7 @@ function authorize(callers: readonly CallerGroup[], deps: AppDeps): RequestHandl
 function parseInput(route: RouteSpec, req: Request): { query: unknown; body: unknown } {
   const input: { query: unknown; body: unknown } = { query: undefined, body: undefined };
   if (route.query) {
-    const parsed = route.query.safeParse(req.query);
+    const parsed = route.query.safeParse(req.query, PARSE_OPTIONS);
     if (!parsed.success) throw validationError(parsed.error);
     input.query = parsed.data;
   }
@@ -134,7 +134,7 @@ function parseInput(route: RouteSpec, req: Request): { query: unknown; body: unk
     if (req.body === undefined) {
       throw errors.validation("body: expected a JSON object sent with Content-Type: application/json");
     }
-    const parsed = route.body.safeParse(req.body);
+    const parsed = route.body.safeParse(req.body, PARSE_OPTIONS);
     if (!parsed.success) throw validationError(parsed.error);
     input.body = parsed.data;
   }

@@ -1,28 +1,39 @@
 import type { z } from "zod";
 import { errors, type ApiError } from "../errors.js";
 
+/** Parse options that make zod keep the offending input in its issues, so messages can say what was received. */
+export const PARSE_OPTIONS = { reportInput: true } as const;
+
 /**
- * One zod failure → one 400 whose message names each bad field:
- * `gradeId: expected an integer; foo: unknown field`.
+ * zod issues as `field: what was wrong` lines, the field path prefixed by
+ * `prefix` (the import names `players[3].` there), one line per field.
  */
-export function validationError(error: z.ZodError): ApiError {
-  const parts = error.issues.slice(0, 10).flatMap((issue) => {
-    const at = issue.path.map(String).join(".");
-    if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((key) => `${at ? `${at}.` : ""}${key}: unknown field`);
+export function issueMessages(error: z.ZodError, prefix = ""): string[] {
+  const reported = new Set<string>();
+  return error.issues.flatMap((issue) => {
+    const at = prefix + issue.path.map(String).join(".");
+    // One message per field: the first rule it broke (a too-short name need not also hear about its characters).
+    if (issue.code !== "unrecognized_keys") {
+      if (reported.has(at)) return [];
+      reported.add(at);
     }
-    return [`${at || "body"}: ${describe(issue)}`];
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => `${at && !at.endsWith(".") ? `${at}.` : at}${key}: unknown field`);
+    }
+    return [`${at.replace(/\.$/, "") || "body"}: ${describe(issue)}`];
   });
-  return errors.validation(parts.join("; "));
+}
+
+/** One zod failure → one 400 whose message names each bad field: `gradeId: expected an integer; foo: unknown field`. */
+export function validationError(error: z.ZodError): ApiError {
+  return errors.validation(issueMessages(error).slice(0, 10).join("; "));
 }
 
 function describe(issue: z.core.$ZodIssue): string {
-  if (issue.code === "invalid_type") {
-    // zod says "Invalid input: expected string, received undefined" for a missing field.
-    if (/received undefined$/.test(issue.message)) return "required";
-    return `expected ${issue.expected}, received ${received(issue.input)}`;
-  }
-  return issue.message;
+  const message = issue.message.replace(/^Invalid input: /, "");
+  if (issue.code !== "invalid_type") return message;
+  if (issue.input === undefined) return "required";
+  return /received /.test(message) ? message : `${message}, received ${received(issue.input)}`;
 }
 
 function received(value: unknown): string {

@@ -1,4 +1,5 @@
 import { uniqueViolation } from "../db/prisma-errors.js";
+import { issueMessages, PARSE_OPTIONS } from "../http/validation.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { TRANSFER_RESOURCES, type TransferResource } from "./resources.js";
 
@@ -50,13 +51,9 @@ function validate(data: unknown): Map<TransferResource, Record<string, unknown>[
     const seen = new Map<string, number>();
     const seenUnique = r.unique.map(() => new Map<string, number>());
     records.forEach((record, index) => {
-      const result = r.schema.safeParse(record);
+      const result = r.schema.safeParse(record, PARSE_OPTIONS);
       if (!result.success) {
-        for (const issue of result.error.issues) {
-          const field = issue.code === "unrecognized_keys" ? issue.keys.join(", ") : issue.path.join(".");
-          const message = issue.code === "unrecognized_keys" ? "unknown field" : issue.message;
-          problems.push(`${r.key}[${index}]${field ? `.${field}` : ""}: ${message}`);
-        }
+        problems.push(...issueMessages(result.error, `${r.key}[${index}].`));
         return;
       }
       const row = result.data;

@@ -1,0 +1,139 @@
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiRoutes } from "../src/resources/index.js";
+import { startTestApp, type TestApp } from "./helpers/app.js";
+
+/** The allow-list table of decisions.md, copied by hand: the code must match it, not the other way round. */
+const TABLE: [method: string, path: string, groups: string][] = [
+  ["GET", "/player/get-all-full-players-by-gradeId", "ABD"],
+  ["PATCH", "/cosmetic/update-cosmetic", "ABD"],
+  ["GET", "/player/get-all-players", "ABCD"],
+  ["POST", "/form/create-form", "ABD"],
+  ["GET", "/infecte2/get-all-infectes", "ABD"],
+  ["GET", "/temporary-item/get-active-items", "ABD"],
+  ["POST", "/website/create-reward-log", "ABD"],
+  ["POST", "/inscription", "AB"],
+  ["GET", "/player/get-player-by-nick", "ABCD"],
+  ["PATCH", "/freebuild/update-world", "AB"],
+  ["GET", "/parkour/get-all-maps", "ABC"],
+  ["GET", "/cosmetic/get-cosmetic", "ABCD"],
+];
+
+const UNAUTHENTICATED = { code: 401, message: "API key missing or invalid" };
+const FORBIDDEN = { code: 403, message: "This API user may not call this route" };
+
+let t: TestApp;
+const keys: Record<string, string> = {};
+let revokedKey: string;
+let rotatedOldKey: string;
+let rotatedNewKey: string;
+
+beforeAll(async () => {
+  t = await startTestApp({
+    env: { CALLERS_USER_A: "user-A,user_A,revoked-one,rotated-one", CALLERS_USER_B: "user-B,Mixed-Case" },
+  });
+  for (const name of ["user-A", "user_A", "user-B", "user-C", "user-D", "outsider", "mIXED-cASE"]) {
+    keys[name] = await t.key(name);
+  }
+  revokedKey = await t.key("revoked-one");
+  await t.users.revoke("revoked-one");
+  rotatedOldKey = await t.key("rotated-one");
+  rotatedNewKey = (await t.users.rotate("rotated-one")).apiKey;
+});
+afterAll(() => t.close());
+
+function call(method: string, path: string) {
+  const agent = request(t.url);
+  const url = `/api${path}`;
+  return method === "GET" ? agent.get(url) : method === "POST" ? agent.post(url) : agent.patch(url);
+}
+
+function expectAuthorized(res: request.Response) {
+  expect([401, 403]).not.toContain(res.status);
+  if (res.status >= 400) expect(res.body).toEqual({ code: res.status, message: expect.any(String) });
+}
+
+describe("the declared routes", () => {
+  it("are exactly the twelve routes of the allow-list table, with the same callers", () => {
+    const declared = apiRoutes.map((r) => [r.method, r.path, [...r.callers].sort().join("")]);
+    expect(declared.sort()).toEqual([...TABLE].sort());
+  });
+});
+
+describe.each(TABLE)("%s %s", (method, path, groups) => {
+  it("when no key is sent, then 401", async () => {
+    const res = await call(method, path);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(UNAUTHENTICATED);
+  });
+
+  it("when the key is unknown or malformed, then 401", async () => {
+    for (const key of ["gsk_" + "x".repeat(43), "not-a-key", "", " "]) {
+      const res = await call(method, path).set("X-API-Key", key);
+      expect(res.status, `key '${key}'`).toBe(401);
+      expect(res.body).toEqual(UNAUTHENTICATED);
+    }
+  });
+
+  it("when the key was revoked, then 401", async () => {
+    const res = await call(method, path).set("X-API-Key", revokedKey);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(UNAUTHENTICATED);
+  });
+
+  it("when the key was rotated, then the old key gets 401 and the new one passes", async () => {
+    const old = await call(method, path).set("X-API-Key", rotatedOldKey);
+    expect(old.status).toBe(401);
+    expectAuthorized(await call(method, path).set("X-API-Key", rotatedNewKey));
+  });
+
+  it("when the key comes as a bearer token, or in both headers alike, then it passes", async () => {
+    expectAuthorized(await call(method, path).set("Authorization", `Bearer ${keys["user-A"]}`));
+    expectAuthorized(await call(method, path).set("X-API-Key", keys["user-A"]!).set("Authorization", `Bearer ${keys["user-A"]}`));
+  });
+
+  it("when both headers carry different keys, or Authorization is not a bearer token, then 401", async () => {
+    const conflicting = await call(method, path).set("X-API-Key", keys["user-A"]!).set("Authorization", `Bearer ${keys["user-B"]}`);
+    expect(conflicting.status).toBe(401);
+    expect(conflicting.body).toEqual(UNAUTHENTICATED);
+    const basic = await call(method, path).set("Authorization", `Basic ${Buffer.from("user-A:x").toString("base64")}`);
+    expect(basic.status).toBe(401);
+  });
+
+  it(`when the caller is in groups ${groups.split("").join(", ")}, then it passes; otherwise 403`, async () => {
+    const members: Record<string, string> = { A: "user-A", B: "user-B", C: "user-C", D: "user-D" };
+    for (const [group, name] of Object.entries(members)) {
+      const res = await call(method, path).set("X-API-Key", keys[name]!);
+      if (groups.includes(group)) expectAuthorized(res);
+      else {
+        expect(res.status, `${name}`).toBe(403);
+        expect(res.body).toEqual(FORBIDDEN);
+      }
+    }
+  });
+
+  it("when the caller is group A's second spelling, then it is group A", async () => {
+    expectAuthorized(await call(method, path).set("X-API-Key", keys["user_A"]!));
+  });
+
+  it("when the registered name differs from the configured one only in case, then it is still that group", async () => {
+    const res = await call(method, path).set("X-API-Key", keys["mIXED-cASE"]!);
+    if (groups.includes("B")) expectAuthorized(res);
+    else expect(res.status).toBe(403);
+  });
+
+  it("when the user is in no group, then 403", async () => {
+    const res = await call(method, path).set("X-API-Key", keys.outsider!);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual(FORBIDDEN);
+  });
+
+  it("when a caller without rights sends bad input, then 403, not 400; without a key, 401", async () => {
+    const bad = (req: request.Test) =>
+      method === "GET" ? req.query({ id: "x", gradeId: "x", nick: "" }) : req.set("Content-Type", "application/json").send("{bad json");
+    const forbidden = await bad(call(method, path).set("X-API-Key", keys.outsider!));
+    expect(forbidden.status).toBe(403);
+    const anonymous = await bad(call(method, path));
+    expect(anonymous.status).toBe(401);
+  });
+});

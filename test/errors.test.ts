@@ -1,0 +1,176 @@
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../src/db/database.js";
+import { ERROR_CATALOGUE, type ErrorKind } from "../src/errors.js";
+import { defineRoute } from "../src/http/route.js";
+import { apiRoutes } from "../src/resources/index.js";
+import { startTestApp, type TestApp } from "./helpers/app.js";
+
+/** Routes that exist only in this test, to reach the failures no spec route can produce yet. */
+const probes = [
+  defineRoute({
+    method: "POST",
+    path: "/probe/missing-record",
+    summary: "update a cosmetic that does not exist",
+    callers: ["A"],
+    handler: async (_input, { deps }) => deps.db.prisma.cosmetic.update({ where: { id: 999_999 }, data: { price: 1 } }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/probe/duplicate-cosmetic",
+    summary: "insert the same cosmetic name twice",
+    callers: ["A"],
+    async handler(_input, { deps }) {
+      const data = { name: "Halo", type: "hat", rarity: "rare", game: "lobby", argumentFr: "", argumentEn: "", image: "halo.png" };
+      await deps.db.prisma.cosmetic.create({ data });
+      return deps.db.prisma.cosmetic.create({ data });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/probe/crash",
+    summary: "an unexpected failure",
+    callers: ["A"],
+    handler: async () => {
+      throw new Error("secret internal detail");
+    },
+  }),
+];
+
+let t: TestApp;
+let key: string;
+beforeAll(async () => {
+  t = await startTestApp({ routes: [...apiRoutes, ...probes] });
+  key = await t.key("user-A");
+});
+afterAll(() => t.close());
+
+const api = () => request(t.url);
+
+/** One case per catalogue entry: the Record type makes a new entry without a test a compile error. */
+const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: string | RegExp }>> = {
+  VALIDATION: async () => ({
+    res: await api().post("/api/inscription").set("X-API-Key", key).send({ username: 42 }),
+    message: "username: expected string, received number",
+  }),
+  MALFORMED_JSON: async () => ({
+    res: await api().post("/api/inscription").set("X-API-Key", key).set("Content-Type", "application/json").send('{"username":'),
+    message: "Malformed JSON in request body",
+  }),
+  UNAUTHENTICATED: async () => ({ res: await api().get("/api/player/get-all-players"), message: "API key missing or invalid" }),
+  FORBIDDEN: async () => ({
+    res: await api().get("/api/player/get-all-players").set("X-API-Key", await t.key("nobody-special")),
+    message: "This API user may not call this route",
+  }),
+  NOT_FOUND: async () => ({
+    res: await api().post("/api/probe/missing-record").set("X-API-Key", key),
+    message: "Record not found",
+  }),
+  ROUTE_NOT_FOUND: async () => ({ res: await api().get("/api/no/such/route?x=1"), message: "No route GET /api/no/such/route" }),
+  METHOD_NOT_ALLOWED: async () => ({
+    res: await api().delete("/api/inscription").set("X-API-Key", key),
+    message: "Method DELETE not allowed on /api/inscription",
+  }),
+  CONFLICT: async () => ({
+    res: await api().post("/api/probe/duplicate-cosmetic").set("X-API-Key", key),
+    message: /^Conflict with existing data.*\(unique constraint cosmetics_name_key\)$/,
+  }),
+  PAYLOAD_TOO_LARGE: async () => ({
+    res: await api()
+      .post("/api/inscription")
+      .set("X-API-Key", key)
+      .set("Content-Type", "application/json")
+      .send(JSON.stringify({ username: "x".repeat(101 * 1024) })),
+    message: "Request body larger than 100 KB",
+  }),
+  UNSUPPORTED_MEDIA_TYPE: async () => ({
+    res: await api()
+      .post("/api/inscription")
+      .set("X-API-Key", key)
+      .set("Content-Type", "application/json; charset=latin1")
+      .send('{"username":"abc"}'),
+    message: 'Unsupported charset "latin1"',
+  }),
+  INTERNAL: async () => {
+    const res = await api().get("/api/probe/crash").set("X-API-Key", key);
+    return { res, message: `Internal server error (request id ${res.headers["x-request-id"]})` };
+  },
+  NOT_IMPLEMENTED: async () => ({
+    res: await api().get("/api/parkour/get-all-maps").set("X-API-Key", key),
+    message: "This route is not implemented yet",
+  }),
+  DATABASE_UNAVAILABLE: async () => {
+    // A database server that is not there: port 1 on this machine refuses connections.
+    const dead = openDatabase({ kind: "postgres", url: "postgresql://postgres@127.0.0.1:1/none", poolMax: 1 });
+    const down = await startTestApp({ database: { db: dead, url: undefined, drop: () => dead.close() } });
+    try {
+      const res = await request(down.url).get("/api/player/get-all-players").set("X-API-Key", key);
+      return { res, message: "Database unavailable, retry later" };
+    } finally {
+      await down.close();
+      await dead.close();
+    }
+  },
+};
+
+describe("the error catalogue", () => {
+  it.each(Object.keys(ERROR_CATALOGUE) as ErrorKind[])("when %s happens, then its status and { code, message }", async (kind) => {
+    const { res, message } = await cases[kind]();
+    expect(res.status).toBe(ERROR_CATALOGUE[kind].status);
+    expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(Object.keys(res.body).sort()).toEqual(["code", "message"]);
+    expect(res.body.code).toBe(res.status);
+    if (typeof message === "string") expect(res.body.message).toBe(message);
+    else expect(res.body.message).toMatch(message);
+  });
+
+  it("when a path exists with another method, then 405 names the allowed methods", async () => {
+    const res = await api().put("/api/player/get-all-players");
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe("GET, HEAD");
+  });
+
+  it("when the old reward path /website/create-reward is called, then 404", async () => {
+    const res = await api().post("/api/website/create-reward").set("X-API-Key", key).send({ playerId: 1, rewardId: 1 });
+    expect(res.status).toBe(404);
+  });
+
+  it("when a request fails unexpectedly, then the log holds the details and the response does not", async () => {
+    const res = await api().get("/api/probe/crash").set("X-API-Key", key);
+    expect(JSON.stringify(res.body)).not.toContain("secret internal detail");
+    const line = t.logs.lines.find((l) => l.reqId === res.headers["x-request-id"] && l.level === 50);
+    expect(JSON.stringify(line)).toContain("secret internal detail");
+  });
+
+  it("when a body is not JSON-typed, then 400 says so", async () => {
+    const res = await api().post("/api/inscription").set("X-API-Key", key).set("Content-Type", "text/plain").send("username=abc");
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe("body: expected a JSON object sent with Content-Type: application/json");
+  });
+
+  it("when the JSON body is not an object, then 400 names the body", async () => {
+    for (const body of ["[]", '"text"', "42", "null"]) {
+      const res = await api().post("/api/inscription").set("X-API-Key", key).set("Content-Type", "application/json").send(body);
+      expect(res.status, body).toBe(400);
+      expect(res.body.message).toMatch(/^body: expected object, received /);
+    }
+  });
+});
+
+describe("every response", () => {
+  it("carries a request id: the client's own when sane, a new one otherwise", async () => {
+    const own = await api().get("/api/player/get-all-players").set("X-Request-Id", "plugin-42.abc:1");
+    expect(own.headers["x-request-id"]).toBe("plugin-42.abc:1");
+    for (const insane of ["has space", "x".repeat(200), "<script>"]) {
+      const res = await api().get("/api/player/get-all-players").set("X-Request-Id", insane);
+      expect(res.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it("has no X-Powered-By header and is JSON, even for an unknown route", async () => {
+    const res = await api().get("/nothing-here");
+    expect(res.headers["x-powered-by"]).toBeUndefined();
+    expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(res.body).toEqual({ code: 404, message: "No route GET /nothing-here" });
+  });
+});

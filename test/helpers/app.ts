@@ -1,0 +1,67 @@
+import { once } from "node:events";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import { createApp } from "../../src/app.js";
+import { loadConfig, type Config } from "../../src/config.js";
+import type { RouteSpec } from "../../src/http/route.js";
+import { createLogger } from "../../src/logger.js";
+import { ApiUsers } from "../../src/users/users.js";
+import { createTestDatabase, type TestDatabase } from "./database.js";
+
+/** Collects every log line the app writes, parsed, for assertions. */
+export class LogCapture extends Writable {
+  readonly raw: string[] = [];
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
+    this.raw.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+    done();
+  }
+  get lines(): Record<string, unknown>[] {
+    return this.raw.map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+}
+
+export interface TestApp {
+  /** http://127.0.0.1:<port> — pass to supertest's request(). */
+  url: string;
+  config: Config;
+  database: TestDatabase;
+  users: ApiUsers;
+  logs: LogCapture;
+  /** Registers an API user and returns its key. */
+  key(username: string, role?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  routes?: readonly RouteSpec[];
+  database?: TestDatabase;
+}
+
+/** The real app on a real database, listening on 127.0.0.1 on a free port. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const config = loadConfig({ NODE_ENV: "test", ...options.env });
+  const logs = new LogCapture();
+  const logger = createLogger("debug", logs);
+  const database = options.database ?? (await createTestDatabase());
+  const app = createApp({ config, db: database.db, logger, ...(options.routes ? { routes: options.routes } : {}) });
+  const server: Server = app.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  const users = new ApiUsers(database.db.prisma);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    config,
+    database,
+    users,
+    logs,
+    key: async (username, role) => (await users.create(username, role)).apiKey,
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      await once(server, "close");
+      if (!options.database) await database.drop();
+    },
+  };
+}

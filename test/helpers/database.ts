@@ -1,0 +1,63 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { openDatabase, type Database } from "../../src/db/database.js";
+import { migrate } from "../../src/db/migrate.js";
+import { createLogger } from "../../src/logger.js";
+
+/**
+ * A migrated database of the test file's own: a fresh database on the
+ * PostgreSQL server named by DATABASE_URL (CI runs the suite both ways), or
+ * an in-memory PGlite when none is configured.
+ */
+export interface TestDatabase {
+  db: Database;
+  /** The URL of the fresh PostgreSQL database; undefined on PGlite. */
+  url: string | undefined;
+  drop(): Promise<void>;
+}
+
+export const serverUrl = process.env.DATABASE_URL?.trim() || undefined;
+export const onPostgres = serverUrl !== undefined;
+
+const quiet = createLogger("silent");
+
+/** Creates an empty database on the server (not migrated) and returns its URL and a dropper. */
+export async function createServerDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!serverUrl) throw new Error("DATABASE_URL is not set");
+  const name = `test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  const migrated = options.migrated ?? true;
+  if (serverUrl) {
+    const server = await createServerDatabase();
+    const db = openDatabase({ kind: "postgres", url: server.url, poolMax: 20 });
+    if (migrated) await migrate(db, quiet);
+    return {
+      db,
+      url: server.url,
+      async drop() {
+        await db.close();
+        await server.drop();
+      },
+    };
+  }
+  const db = openDatabase({ kind: "memory" });
+  if (migrated) await migrate(db, quiet);
+  return { db, url: undefined, drop: () => db.close() };
+}

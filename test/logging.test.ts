@@ -1,0 +1,38 @@
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "./helpers/app.js";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+describe("logs", () => {
+  it("when keys travel in headers and bodies, then no log line holds one, and each request line names its id and user", async () => {
+    const keyA = await t.key("user-A");
+    const seen = [keyA];
+    const api = () => request(t.url);
+    await api().get("/api/player/get-all-players").set("X-API-Key", keyA);
+    await api().get("/api/player/get-all-players").set("Authorization", `Bearer ${keyA}`);
+    await api().get("/api/player/get-all-players").set("X-API-Key", keyA).set("Authorization", `Bearer ${keyA}x`);
+    const created = await api().post("/api/inscription").set("X-API-Key", keyA).send({ username: "new-user" });
+    seen.push(created.body.apiKey);
+    await api().post("/api/inscription").set("X-API-Key", keyA).send({ username: "x", apiKey: keyA });
+    await api().get("/api/no-route").set("X-API-Key", keyA);
+    await api().get(`/api/player/get-all-players?key=${keyA}`).set("X-API-Key", "gsk_" + "z".repeat(43));
+    const rotated = await t.users.rotate("user-A");
+    seen.push(rotated.apiKey);
+
+    const text = t.logs.raw.join("\n");
+    expect(t.logs.raw.length).toBeGreaterThan(6);
+    for (const key of seen) expect(text).not.toContain(key.slice(4));
+
+    const requestLines = t.logs.lines.filter((l) => l.msg === "request");
+    expect(requestLines).toHaveLength(7);
+    for (const line of requestLines) expect(line.reqId).toEqual(expect.any(String));
+    expect(requestLines[0]).toMatchObject({ user: "user-A", method: "GET", path: "/api/player/get-all-players", status: 200 });
+    expect(requestLines[2]).toMatchObject({ status: 401 });
+    expect(requestLines[2]!.user).toBeUndefined();
+  });
+});

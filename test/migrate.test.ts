@@ -1,0 +1,111 @@
+import { createHash } from "node:crypto";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openDatabase } from "../src/db/database.js";
+import { MIGRATIONS_DIR, migrate, readMigrations } from "../src/db/migrate.js";
+import { createLogger } from "../src/logger.js";
+import { createServerDatabase, createTestDatabase, onPostgres, type TestDatabase } from "./helpers/database.js";
+
+const quiet = createLogger("silent");
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function fresh(): Promise<TestDatabase> {
+  const t = await createTestDatabase({ migrated: false });
+  cleanups.push(() => t.drop());
+  return t;
+}
+
+async function bookkeeping(t: TestDatabase) {
+  const conn = await t.db.connect();
+  try {
+    return await conn.query<{ migration_name: string; checksum: string; finished_at: Date | null; applied_steps_count: number }>(
+      `SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name`,
+    );
+  } finally {
+    await conn.release();
+  }
+}
+
+async function tableExists(t: TestDatabase, table: string): Promise<boolean> {
+  const conn = await t.db.connect();
+  try {
+    const [row] = await conn.query<{ exists: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS exists`, [table]);
+    return row!.exists;
+  } finally {
+    await conn.release();
+  }
+}
+
+/** A copy of the real migrations plus extra ones, in a temporary folder. */
+function migrationsWith(extra: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "migrations-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  cpSync(MIGRATIONS_DIR, dir, { recursive: true });
+  for (const [name, sql] of Object.entries(extra)) {
+    mkdirSync(path.join(dir, name));
+    writeFileSync(path.join(dir, name, "migration.sql"), sql);
+  }
+  return dir;
+}
+
+describe("migrate", () => {
+  it("when run on an empty database, then it applies every migration once and records them as Prisma does", async () => {
+    const t = await fresh();
+    const local = await readMigrations();
+    expect((await migrate(t.db, quiet)).applied).toEqual(local.map((m) => m.name));
+    expect((await migrate(t.db, quiet)).applied).toEqual([]);
+
+    const rows = await bookkeeping(t);
+    expect(rows.map((r) => r.migration_name)).toEqual(local.map((m) => m.name));
+    for (const row of rows) {
+      const sql = readFileSync(path.join(MIGRATIONS_DIR, row.migration_name, "migration.sql"));
+      expect(row.checksum).toBe(createHash("sha256").update(sql).digest("hex"));
+      expect(row.finished_at).not.toBeNull();
+      expect(row.applied_steps_count).toBe(1);
+    }
+  });
+
+  it("when a migration fails, then none of it stays, it is not recorded, and the error names it", async () => {
+    const t = await fresh();
+    const dir = migrationsWith({
+      "29990101000000_broken": `CREATE TABLE "half_done" ("id" INTEGER);\nSELECT no_such_function();`,
+    });
+    await expect(migrate(t.db, quiet, dir)).rejects.toThrow(/Migration 29990101000000_broken failed/);
+    expect(await tableExists(t, "half_done")).toBe(false);
+    expect((await bookkeeping(t)).map((r) => r.migration_name)).not.toContain("29990101000000_broken");
+    // the migrations before it were applied and stay applied
+    expect(await tableExists(t, "players")).toBe(true);
+  });
+
+  it("when a migration is left marked as failed (by prisma migrate), then start-up refuses with a clear message", async () => {
+    const t = await fresh();
+    await migrate(t.db, quiet);
+    const conn = await t.db.connect();
+    await conn.query(
+      `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at) VALUES ('x', 'y', '29990101000000_stuck', now())`,
+    );
+    await conn.release();
+    await expect(migrate(t.db, quiet)).rejects.toThrow(/29990101000000_stuck failed earlier/);
+  });
+
+  it.runIf(onPostgres)("when several instances start at once, then the migrations are applied exactly once", async () => {
+    const server = await createServerDatabase();
+    cleanups.push(() => server.drop());
+    const instances = Array.from({ length: 4 }, () => openDatabase({ kind: "postgres", url: server.url, poolMax: 2 }));
+    cleanups.push(async () => {
+      for (const db of instances) await db.close();
+    });
+    const results = await Promise.all(instances.map((db) => migrate(db, quiet)));
+    const applied = results.flatMap((r) => r.applied);
+    expect(applied).toEqual((await readMigrations()).map((m) => m.name));
+    const conn = await instances[0]!.connect();
+    const [row] = await conn.query<{ n: number }>(`SELECT count(*)::int AS n FROM "_prisma_migrations"`);
+    await conn.release();
+    expect(row!.n).toBe(applied.length);
+  });
+});
