@@ -143,7 +143,10 @@ async function checkReferences(tx: Tx, r: TransferResource, rows: Record<string,
   const problems: string[] = [];
   for (const [column, table] of Object.entries(r.references)) {
     const ids = [...new Set(rows.map((row) => Number(row[column])))];
-    const found = await tx.$queryRawUnsafe<{ id: number }[]>(`SELECT id FROM ${q(table)} WHERE id = ANY($1::int[])`, ids);
+    const found = await tx.$queryRawUnsafe<{ id: number }[]>(
+      `SELECT id FROM ${q(table)} WHERE id IN (SELECT value::int FROM jsonb_array_elements_text($1::jsonb))`,
+      JSON.stringify(ids),
+    );
     const existing = new Set(found.map((f) => Number(f.id)));
     rows.forEach((row, index) => {
       if (!existing.has(Number(row[column]))) {
@@ -162,8 +165,9 @@ async function checkUniqueAgainstDatabase(tx: Tx, r: TransferResource, rows: Rec
     if (values.length === 0) continue;
     const cast = u.caseInsensitive ? "citext" : "text";
     const taken = await tx.$queryRawUnsafe<{ id: number; value: string }[]>(
-      `SELECT ${q(r.idColumn)} AS id, ${q(u.column)}::text AS value FROM ${q(r.table)} WHERE ${q(u.column)} = ANY($1::${cast}[])`,
-      values,
+      `SELECT ${q(r.idColumn)} AS id, ${q(u.column)}::text AS value FROM ${q(r.table)}
+        WHERE ${q(u.column)} IN (SELECT value::${cast} FROM jsonb_array_elements_text($1::jsonb))`,
+      JSON.stringify(values),
     );
     const holder = new Map(taken.map((t) => [u.caseInsensitive ? t.value.toLowerCase() : t.value, Number(t.id)]));
     rows.forEach((row, index) => {
