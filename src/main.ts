@@ -1,4 +1,5 @@
 import { once } from "node:events";
+import type { Server } from "node:http";
 import dotenv from "dotenv";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
@@ -15,6 +16,27 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const db = openConfiguredDatabase(config, "server");
+
+  // Signal handlers go in before anything can announce that we are up: without
+  // one, SIGTERM's default action kills the process on the spot, skipping the
+  // release of the database (and of the embedded database's lock).
+  let server: Server | undefined;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    if (server?.listening) {
+      const closed = new Promise((resolve) => server!.close(resolve));
+      server.closeIdleConnections();
+      await closed;
+    }
+    await db.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+
   await migrate(db, logger);
 
   if (db.kind === "embedded") {
@@ -23,25 +45,11 @@ async function main(): Promise<void> {
   }
 
   const app = createApp({ config, db, logger });
-  const server = app.listen(config.port, config.host);
+  server = app.listen(config.port, config.host);
   await once(server, "listening");
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   logger.info({ host: config.host, port, database: db.kind }, `listening on http://${config.host}:${port}/api`);
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "shutting down");
-    server.close();
-    server.closeIdleConnections();
-    await once(server, "close");
-    await db.close();
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
 }
 
 main().catch((error: unknown) => {
