@@ -1,0 +1,162 @@
+import { describe, expect, it } from "vitest";
+import { Prisma } from "../src/generated/prisma/client.js";
+import { generateApiKey, hashApiKey, looksLikeApiKey } from "../src/auth/api-keys.js";
+import { CallerDirectory } from "../src/auth/callers.js";
+import { ConfigError, loadConfig } from "../src/config.js";
+import { isDatabaseUnavailable, isRecordNotFound, uniqueViolation } from "../src/db/prisma-errors.js";
+import { formatTimestamp, parseTimestamp } from "../src/http/fields.js";
+
+describe("configuration", () => {
+  it("when nothing is set, then the documented defaults apply", () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 3000, host: "0.0.0.0", databaseUrl: undefined, dbPoolMax: 10, logLevel: "info" });
+    expect(c.callers).toEqual({ A: ["user-A", "user_A"], B: ["user-B"], C: ["user-C"], D: ["user-D"] });
+    expect(c.dataDir).toMatch(/[/\\]data$/);
+  });
+
+  it("when groups are configured, then lists are split on commas and trimmed", () => {
+    expect(loadConfig({ CALLERS_USER_D: " website , web-2 ,," }).callers.D).toEqual(["website", "web-2"]);
+  });
+
+  it("when several variables are bad, then one error names each of them", () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: "http", DB_POOL_MAX: "0", DATABASE_URL: "mysql://x", CALLERS_USER_C: " , " });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join("\n");
+    expect(problems).toContain("PORT: expected an integer between 0 and 65535");
+    expect(problems).toContain("DB_POOL_MAX: expected an integer between 1 and 1000");
+    expect(problems).toContain("DATABASE_URL: expected a postgres:// or postgresql:// URL");
+  });
+
+  it("when a group is empty, then start-up is refused naming it", () => {
+    expect(() => loadConfig({ CALLERS_USER_C: " , " })).toThrow("CALLERS_USER_C: expected at least one username");
+  });
+
+  it("when DATABASE_URL is blank, then the embedded database is used", () => {
+    expect(loadConfig({ DATABASE_URL: "  " }).databaseUrl).toBeUndefined();
+  });
+});
+
+describe("timestamps", () => {
+  it.each([
+    ["2026-01-31T18:00:00Z", "2026-01-31T18:00:00Z"],
+    ["2026-01-31T18:00:00.999Z", "2026-01-31T18:00:00Z"],
+    ["2026-01-31T20:00:00+02:00", "2026-01-31T18:00:00Z"],
+    ["2026-01-31T17:30:00.5-00:30", "2026-01-31T18:00:00Z"],
+    ["2024-02-29T00:00:00Z", "2024-02-29T00:00:00Z"],
+    ["2026-01-01T00:30:00+01:00", "2025-12-31T23:30:00Z"],
+  ])("when %s is read, then it is written %s", (input, output) => {
+    expect(formatTimestamp(parseTimestamp(input)!)).toBe(output);
+  });
+
+  it.each([
+    "2026-02-29T00:00:00Z",
+    "2026-02-30T00:00:00Z",
+    "2026-13-01T00:00:00Z",
+    "2026-01-01T24:00:00Z",
+    "2026-01-01T23:60:00Z",
+    "2026-01-01T00:00:00",
+    "2026-01-01",
+    "2026-01-01 00:00:00Z",
+    "1735689600",
+    "2026-01-01T00:00:00+25:00",
+    "",
+  ])("when %j is read, then it is refused", (input) => {
+    expect(parseTimestamp(input)).toBeUndefined();
+  });
+});
+
+describe("API keys", () => {
+  it("when generated, then each is gsk_ and 43 base64url characters, distinct, hinted by its first 8 characters", () => {
+    const keys = Array.from({ length: 100 }, generateApiKey);
+    for (const k of keys) {
+      expect(k.key).toMatch(/^gsk_[A-Za-z0-9_-]{43}$/);
+      expect(looksLikeApiKey(k.key)).toBe(true);
+      expect(k.hash).toBe(hashApiKey(k.key));
+      expect(k.hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(k.hint).toBe(k.key.slice(0, 8));
+    }
+    expect(new Set(keys.map((k) => k.key)).size).toBe(100);
+  });
+
+  it("when a value is not shaped like a key, then it is refused before any lookup", () => {
+    for (const v of ["", "gsk_", "gsk_short", `sk_${"a".repeat(43)}`, `gsk_${"a".repeat(42)}!`, `gsk_${"a".repeat(44)}`]) {
+      expect(looksLikeApiKey(v)).toBe(false);
+    }
+  });
+});
+
+describe("caller groups", () => {
+  const dir = new CallerDirectory({ A: ["user-A", "user_A"], B: ["Website", "user-A"], C: ["user-C"], D: ["user-D"] });
+  it("when a name is in several groups, in any case, then it has all of them", () => {
+    expect([...dir.groupsOf("USER-a")].sort()).toEqual(["A", "B"]);
+    expect(dir.may("website", ["B"])).toBe(true);
+    expect(dir.may("website", ["A", "C"])).toBe(false);
+  });
+  it("when a name is in no group, then it may call nothing", () => {
+    expect(dir.groupsOf("stranger").size).toBe(0);
+    expect(dir.may("stranger", ["A", "B", "C", "D"])).toBe(false);
+  });
+});
+
+describe("Prisma errors through driver adapters", () => {
+  const known = (code: string, meta: Record<string, unknown>) =>
+    new Prisma.PrismaClientKnownRequestError("failed", { code, clientVersion: "7", meta });
+
+  it("when the pg adapter reports a unique violation, then the constraint comes from the cause's index", () => {
+    const error = known("P2002", {
+      modelName: "Cosmetic",
+      driverAdapterError: {
+        name: "DriverAdapterError",
+        cause: {
+          originalCode: "23505",
+          originalMessage: 'duplicate key value violates unique constraint "cosmetics_name_key"',
+          kind: "UniqueConstraintViolation",
+          constraint: { index: "cosmetics_name_key" },
+          table: "cosmetics",
+        },
+      },
+    });
+    expect(uniqueViolation(error)).toEqual({ constraint: "cosmetics_name_key", fields: [] });
+  });
+
+  it("when the PGlite adapter reports one, then the constraint comes from PostgreSQL's message and the fields from the cause", () => {
+    const error = known("P2002", {
+      modelName: "ApiUser",
+      driverAdapterError: {
+        name: "DriverAdapterError",
+        cause: {
+          originalCode: "23505",
+          originalMessage: 'duplicate key value violates unique constraint "api_users_username_key"',
+          kind: "UniqueConstraintViolation",
+          constraint: { fields: ["username"] },
+        },
+      },
+    });
+    expect(uniqueViolation(error)).toEqual({ constraint: "api_users_username_key", fields: ["username"] });
+  });
+
+  it("when a raw query hits a unique index (P2010), then it is a unique violation too", () => {
+    const error = known("P2010", {
+      driverAdapterError: { cause: { kind: "UniqueConstraintViolation", originalMessage: 'violates unique constraint "players_pseudo_key"' } },
+    });
+    expect(uniqueViolation(error)?.constraint).toBe("players_pseudo_key");
+  });
+
+  it("when the error is something else, then it is not mistaken for one", () => {
+    expect(uniqueViolation(new Error("x"))).toBeUndefined();
+    expect(uniqueViolation(known("P2003", {}))).toBeUndefined();
+    expect(isRecordNotFound(known("P2025", {}))).toBe(true);
+    expect(isRecordNotFound(known("P2002", {}))).toBe(false);
+  });
+
+  it("when the database cannot be reached, then it is recognised", () => {
+    expect(isDatabaseUnavailable(known("P2010", { driverAdapterError: { cause: { kind: "DatabaseNotReachable" } } }))).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }))).toBe(true);
+    expect(isDatabaseUnavailable(known("P2002", {}))).toBe(false);
+  });
+});
