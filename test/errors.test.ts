@@ -31,9 +31,7 @@ const probes = [
     path: "/probe/crash",
     summary: "an unexpected failure",
     callers: ["A"],
-    handler: async () => {
-      throw new Error("secret internal detail");
-    },
+    handler: () => Promise.reject(new Error("secret internal detail")),
   }),
 ];
 

@@ -22,7 +22,7 @@ beforeAll(async () => {
   if (onPostgres) {
     const server = await createServerDatabase();
     env.DATABASE_URL = server.url;
-    dropServerDatabase = server.drop;
+    dropServerDatabase = () => server.drop();
   }
 });
 afterAll(async () => {
@@ -137,7 +137,7 @@ describe("a bad configuration", () => {
       stdio: "pipe",
     });
     let stderr = "";
-    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
     expect(code).toBe(1);
     expect(stderr).toContain("Invalid configuration");

@@ -22,7 +22,7 @@ type DmmfField = {
   relationToFields?: string[];
 };
 type DmmfModel = { name: string; dbName: string | null; fields: DmmfField[] };
-type DmmfIndex = { model: string; type: "id" | "unique" | "normal" | string; dbName?: string | null; fields: { name: string }[] };
+type DmmfIndex = { model: string; type: string; dbName?: string | null; fields: { name: string }[] };
 
 let t: TestDatabase;
 let models: DmmfModel[];

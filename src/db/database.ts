@@ -82,7 +82,7 @@ function openEmbedded(options: { kind: "embedded"; dataDir: string; command: str
         async exec(script: string) {
           await pglite.exec(script);
         },
-        release: async () => undefined,
+        release: () => Promise.resolve(),
       };
     },
     async close() {

@@ -36,7 +36,7 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
 export function defineRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType>(
   spec: RouteSpec<Q, B>,
 ): RouteSpec {
-  return spec as unknown as RouteSpec;
+  return spec;
 }
 
 declare module "express-serve-static-core" {

@@ -80,7 +80,7 @@ export const TRANSFER_RESOURCES: readonly TransferResource[] = [
     table: "temporary_items",
     idColumn: "id",
     serial: true,
-    schema: temporaryItemSchema as unknown as z.ZodType<Record<string, unknown>>,
+    schema: temporaryItemSchema,
     references: {},
     unique: [],
     exportAll: async (p) => (await p.temporaryItem.findMany({ orderBy: { id: "asc" } })).map(toTemporaryItem),

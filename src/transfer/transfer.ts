@@ -63,11 +63,11 @@ function validate(data: unknown): Map<TransferResource, Record<string, unknown>[
       else seen.set(id, index);
       r.unique.forEach((u, i) => {
         const value = row[u.column];
-        if (value === null || value === undefined) return;
-        const key = u.caseInsensitive ? String(value).toLowerCase() : String(value);
+        if (typeof value !== "string") return;
+        const key = u.caseInsensitive ? value.toLowerCase() : value;
         const other = seenUnique[i]!.get(key);
         if (other !== undefined) {
-          problems.push(`${r.key}[${index}].${u.column}: '${String(value)}' repeats ${r.key}[${other}] (unique constraint ${u.constraint})`);
+          problems.push(`${r.key}[${index}].${u.column}: '${value}' repeats ${r.key}[${other}] (unique constraint ${u.constraint})`);
         } else seenUnique[i]!.set(key, index);
       });
       rows.push(row);
