@@ -37,16 +37,20 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
 
-  await migrate(db, logger);
-
-  if (db.kind === "embedded") {
-    const first = await createFirstUser(new ApiUsers(db.prisma), config);
-    if (first) process.stdout.write(firstUserBanner(first.username, first.apiKey));
+  try {
+    await migrate(db, logger);
+    if (db.kind === "embedded") {
+      const first = await createFirstUser(new ApiUsers(db.prisma), config);
+      if (first) process.stdout.write(firstUserBanner(first.username, first.apiKey));
+    }
+    const app = createApp({ config, db, logger });
+    server = app.listen(config.port, config.host);
+    await once(server, "listening");
+  } catch (error) {
+    // A failed start (port taken, migration refused) must not leave the database, or its lock, held.
+    await db.close().catch(() => undefined);
+    throw error;
   }
-
-  const app = createApp({ config, db, logger });
-  server = app.listen(config.port, config.host);
-  await once(server, "listening");
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   logger.info({ host: config.host, port, database: db.kind }, `listening on http://${config.host}:${port}/api`);

@@ -263,6 +263,40 @@ describe("import and export", () => {
     }
   });
 
+  it("when a pseudo moves to a new record and its old holder is renamed in the same import, then it is accepted", async () => {
+    const db = (await createTestDatabase()).db;
+    try {
+      await cli(["import", file("before.json", { players: [player(1, "Alpha")] })], db);
+      const renamed = { players: [player(1, "Charlie"), player(3, "ALPHA")] };
+      const r = await cli(["import", file("renamed.json", renamed)], db);
+      expect(r).toMatchObject({ code: 0, stderr: "" });
+      const players = await db.prisma.player.findMany({ orderBy: { id: "asc" }, select: { id: true, pseudo: true } });
+      expect(players).toEqual([{ id: 1, pseudo: "Charlie" }, { id: 3, pseudo: "ALPHA" }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("when a reward log repeats (player, reward, moment), in the file or in the database, then its index is named", async () => {
+    const db = (await createTestDatabase()).db;
+    try {
+      const log = { id: 1, playerId: 7, rewardId: 42, rewardedAt: "2026-03-04T05:06:07Z" };
+      const inFile = await cli(["import", file("dup-logs.json", { players: [player(7, "Alex")], rewardLogs: [log, { ...log, id: 2, rewardedAt: "2026-03-04T07:06:07+02:00" }] })], db);
+      expect(inFile.code).toBe(1);
+      expect(inFile.stderr).toContain(
+        "rewardLogs[1].playerId+rewardId+rewardedAt: 7, 42, 2026-03-04T05:06:07Z repeats rewardLogs[0] (unique constraint reward_logs_player_reward_time_key)",
+      );
+      expect((await cli(["import", file("logs.json", { players: [player(7, "Alex")], rewardLogs: [log] })], db)).code).toBe(0);
+      const again = await cli(["import", file("logs2.json", { rewardLogs: [{ ...log, id: 5 }] })], db);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain(
+        "rewardLogs[0].playerId+rewardId+rewardedAt: 7, 42, 2026-03-04T05:06:07Z is already used by id 1 (unique constraint reward_logs_player_reward_time_key)",
+      );
+    } finally {
+      await db.close();
+    }
+  });
+
   it("when the file is missing or not JSON, then a clear error", async () => {
     expect((await cli(["import", path.join(dir, "nope.json")])).stderr).toMatch(/^Cannot read .*nope\.json as JSON/);
     expect((await cli(["import", file("broken.json", "{oops")])).code).toBe(1);

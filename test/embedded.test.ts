@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -44,6 +44,30 @@ describe("the embedded database's lock", () => {
     writeFileSync(path.join(dir, "lock.json"), JSON.stringify({ pid: dead.pid, command: "server" }));
     const db = openDatabase({ kind: "embedded", dataDir: dir, command: "server" });
     await db.close();
+  });
+
+  it("when the lock names this very process but it does not hold it (a restarted PID 1), then it is taken over", async () => {
+    const dir = dataDir();
+    writeFileSync(path.join(dir, "lock.json"), JSON.stringify({ pid: process.pid, command: "server" }));
+    const db = openDatabase({ kind: "embedded", dataDir: dir, command: "server" });
+    await db.close();
+  });
+
+  it("when the lock's process id now belongs to another program (another start time), then it is taken over; the same one is refused", async () => {
+    const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
+    try {
+      const started = readFileSync(`/proc/${other.pid}/stat`, "utf8");
+      const startTime = started.slice(started.lastIndexOf(")") + 2).split(" ")[19];
+      const reused = dataDir();
+      writeFileSync(path.join(reused, "lock.json"), JSON.stringify({ pid: other.pid, started: "1", command: "server" }));
+      await openDatabase({ kind: "embedded", dataDir: reused, command: "server" }).close();
+
+      const live = dataDir();
+      writeFileSync(path.join(live, "lock.json"), JSON.stringify({ pid: other.pid, started: startTime, command: "server" }));
+      expect(() => openDatabase({ kind: "embedded", dataDir: live, command: "cli" })).toThrow(EmbeddedDatabaseBusyError);
+    } finally {
+      other.kill();
+    }
   });
 
   it("when data is written and the database reopened, then the data is still there", async () => {

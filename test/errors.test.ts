@@ -1,4 +1,6 @@
+import { gzipSync } from "node:zlib";
 import request from "supertest";
+import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/database.js";
 import { ERROR_CATALOGUE, type ErrorKind } from "../src/errors.js";
@@ -20,8 +22,9 @@ const probes = [
     path: "/probe/duplicate-cosmetic",
     summary: "insert the same cosmetic name twice",
     callers: ["A"],
-    async handler(_input, { deps }) {
-      const data = { name: "Halo", type: "hat", rarity: "rare", game: "lobby", argumentFr: "", argumentEn: "", image: "halo.png" };
+    body: z.strictObject({ name: z.string() }),
+    async handler({ body }, { deps }) {
+      const data = { name: body.name, type: "hat", rarity: "rare", game: "lobby", argumentFr: "", argumentEn: "", image: "halo.png" };
       await deps.db.prisma.cosmetic.create({ data });
       return deps.db.prisma.cosmetic.create({ data });
     },
@@ -70,8 +73,8 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
     message: "Method DELETE not allowed on /api/inscription",
   }),
   CONFLICT: async () => ({
-    res: await api().post("/api/probe/duplicate-cosmetic").set("X-API-Key", key),
-    message: /^Conflict with existing data.*\(unique constraint cosmetics_name_key\)$/,
+    res: await api().post("/api/probe/duplicate-cosmetic").set("X-API-Key", key).send({ name: "Halo" }),
+    message: "Cosmetic name 'Halo' is already used (unique constraint cosmetics_name_key)",
   }),
   PAYLOAD_TOO_LARGE: async () => ({
     res: await api()
@@ -123,9 +126,46 @@ describe("the error catalogue", () => {
   });
 
   it("when a path exists with another method, then 405 names the allowed methods", async () => {
-    const res = await api().put("/api/player/get-all-players");
+    const res = await api().put("/api/player/get-all-players").set("X-API-Key", key);
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe("GET, HEAD");
+  });
+
+  it("when a path exists with another method but no key is sent, then 401 comes first", async () => {
+    const res = await api().delete("/api/inscription");
+    expect(res.status).toBe(401);
+    expect(res.headers.allow).toBeUndefined();
+  });
+
+  it("when a compressed body does not inflate, then 400, not 500", async () => {
+    for (const encoding of ["gzip", "deflate", "br"]) {
+      const res = await api()
+        .post("/api/inscription")
+        .set("X-API-Key", key)
+        .set("Content-Type", "application/json")
+        .set("Content-Encoding", encoding)
+        .send("this is not compressed");
+      expect(res.status, encoding).toBe(400);
+      expect(res.body).toEqual({ code: 400, message: "body: could not be decoded (check Content-Encoding)" });
+    }
+    // fetch, not supertest: supertest re-serialises a Buffer sent as JSON.
+    const good = await fetch(`${t.url}/api/inscription`, {
+      method: "POST",
+      headers: { "X-API-Key": key, "Content-Type": "application/json", "Content-Encoding": "gzip" },
+      body: gzipSync(JSON.stringify({ username: "gzipped-user" })),
+    });
+    expect(good.status).toBe(201);
+  });
+
+  it("when an unknown content encoding is sent, then 415", async () => {
+    const res = await api()
+      .post("/api/inscription")
+      .set("X-API-Key", key)
+      .set("Content-Type", "application/json")
+      .set("Content-Encoding", "compress")
+      .send("{}");
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ code: 415, message: 'Unsupported content encoding "compress"' });
   });
 
   it("when the old reward path /website/create-reward is called, then 404", async () => {
@@ -159,7 +199,7 @@ describe("every response", () => {
   it("carries a request id: the client's own when sane, a new one otherwise", async () => {
     const own = await api().get("/api/player/get-all-players").set("X-Request-Id", "plugin-42.abc:1");
     expect(own.headers["x-request-id"]).toBe("plugin-42.abc:1");
-    for (const insane of ["has space", "x".repeat(200), "<script>"]) {
+    for (const insane of ["has space", "x".repeat(200), "<script>", `gsk_${"k".repeat(43)}`]) {
       const res = await api().get("/api/player/get-all-players").set("X-Request-Id", insane);
       expect(res.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
     }

@@ -21,6 +21,7 @@ describe("logs", () => {
     await api().post("/api/inscription").set("X-API-Key", keyA).send({ username: "x", apiKey: keyA });
     await api().get("/api/no-route").set("X-API-Key", keyA);
     await api().get(`/api/player/get-all-players?key=${keyA}`).set("X-API-Key", "gsk_" + "z".repeat(43));
+    await api().get("/api/player/get-all-players").set("X-Request-Id", keyA).set("X-API-Key", keyA);
     const rotated = await t.users.rotate("user-A");
     seen.push(rotated.apiKey);
 
@@ -29,7 +30,7 @@ describe("logs", () => {
     for (const key of seen) expect(text).not.toContain(key.slice(4));
 
     const requestLines = t.logs.lines.filter((l) => l.msg === "request");
-    expect(requestLines).toHaveLength(7);
+    expect(requestLines).toHaveLength(8);
     for (const line of requestLines) expect(line.reqId).toEqual(expect.any(String));
     expect(requestLines[0]).toMatchObject({ user: "user-A", method: "GET", path: "/api/player/get-all-players", status: 200 });
     expect(requestLines[2]).toMatchObject({ status: 401 });

@@ -3,6 +3,7 @@ import { Prisma } from "../src/generated/prisma/client.js";
 import { generateApiKey, hashApiKey, looksLikeApiKey } from "../src/auth/api-keys.js";
 import { CallerDirectory } from "../src/auth/callers.js";
 import { ConfigError, loadConfig } from "../src/config.js";
+import { conflictMessage } from "../src/db/constraints.js";
 import { isDatabaseUnavailable, isRecordNotFound, uniqueViolation } from "../src/db/prisma-errors.js";
 import { formatTimestamp, parseTimestamp } from "../src/http/fields.js";
 
@@ -100,6 +101,31 @@ describe("caller groups", () => {
   it("when a name is in no group, then it may call nothing", () => {
     expect(dir.groupsOf("stranger").size).toBe(0);
     expect(dir.may("stranger", ["A", "B", "C", "D"])).toBe(false);
+  });
+});
+
+describe("409 messages", () => {
+  it("when the client's value is known, then the message names it and the constraint", () => {
+    expect(conflictMessage({ constraint: "players_pseudo_key", fields: [] }, { pseudo: "Notch" })).toBe(
+      "Pseudo 'Notch' is already used (unique constraint players_pseudo_key, case-insensitive)",
+    );
+    expect(
+      conflictMessage(
+        { constraint: "reward_logs_player_reward_time_key", fields: [] },
+        { playerId: 7, rewardId: 42, rewardedAt: new Date("2026-03-04T05:06:07.250Z") },
+      ),
+    ).toBe(
+      "Reward log (playerId 7, rewardId 42, rewardedAt 2026-03-04T05:06:07Z) is already used (unique constraint reward_logs_player_reward_time_key)",
+    );
+  });
+
+  it("when the value is not known, then the fields and the constraint are named", () => {
+    expect(conflictMessage({ constraint: "cosmetics_name_key", fields: [] })).toBe(
+      "Conflict with existing data on name (unique constraint cosmetics_name_key)",
+    );
+    expect(conflictMessage({ constraint: "some_future_key", fields: ["x"] }, { x: 1 })).toBe(
+      "Conflict with existing data on x (unique constraint some_future_key)",
+    );
   });
 });
 

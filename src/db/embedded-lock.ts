@@ -5,7 +5,12 @@ import path from "node:path";
  * PGlite is a single-process database: two processes opening the same data
  * folder corrupt it. Whoever opens it (the server, or the operator CLI) holds
  * this lock file; a second opener is refused with a message naming the
- * holder. A lock left by a process that died is taken over.
+ * holder. A lock left by a process that is gone is taken over.
+ *
+ * "Gone" is decided by the process id and, where /proc exists, the process's
+ * start time: after a crash, the id may already belong to another process
+ * (in a container the server is always PID 1, so a restarted server finds
+ * its own id in the stale lock).
  */
 export class EmbeddedDatabaseBusyError extends Error {
   constructor(
@@ -22,13 +27,35 @@ export class EmbeddedDatabaseBusyError extends Error {
   }
 }
 
-function isAlive(pid: number): boolean {
+interface LockHolder {
+  pid: number;
+  /** Start time of the process in clock ticks since boot (Linux), when known. */
+  started?: string;
+  command?: string;
+}
+
+/** Lock files this process holds right now. */
+const heldHere = new Set<string>();
+
+function startTimeOf(pid: number): string | undefined {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Field 22; the command name (field 2) may hold spaces, so count from its closing parenthesis.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
   }
+}
+
+function isHeld(lockPath: string, holder: LockHolder): boolean {
+  if (holder.pid === process.pid) return heldHere.has(lockPath);
+  try {
+    process.kill(holder.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  const started = startTimeOf(holder.pid);
+  return holder.started === undefined || started === undefined || started === holder.started;
 }
 
 export function acquireDataDirLock(dataDir: string, command: string): () => void {
@@ -37,9 +64,12 @@ export function acquireDataDirLock(dataDir: string, command: string): () => void
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(lockPath, "wx");
-      writeSync(fd, JSON.stringify({ pid: process.pid, command, since: new Date().toISOString() }));
+      const me: LockHolder = { pid: process.pid, started: startTimeOf(process.pid), command };
+      writeSync(fd, JSON.stringify(me));
       closeSync(fd);
+      heldHere.add(lockPath);
       return () => {
+        heldHere.delete(lockPath);
         try {
           unlinkSync(lockPath);
         } catch {
@@ -49,13 +79,13 @@ export function acquireDataDirLock(dataDir: string, command: string): () => void
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
-    let holder: { pid: number; command?: string } | undefined;
+    let holder: LockHolder | undefined;
     try {
-      holder = JSON.parse(readFileSync(lockPath, "utf8")) as { pid: number; command?: string };
+      holder = JSON.parse(readFileSync(lockPath, "utf8")) as LockHolder;
     } catch {
       holder = undefined; // unreadable: a writer died half-way
     }
-    if (holder && Number.isInteger(holder.pid) && isAlive(holder.pid)) {
+    if (holder && Number.isInteger(holder.pid) && isHeld(lockPath, holder)) {
       throw new EmbeddedDatabaseBusyError(dataDir, holder);
     }
     try {

@@ -1,11 +1,20 @@
 import type { ErrorRequestHandler } from "express";
+import { conflictMessage } from "../db/constraints.js";
 import { isDatabaseUnavailable, isRecordNotFound, uniqueViolation } from "../db/prisma-errors.js";
 import { ApiError, errors } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { requestContext } from "../context.js";
 
+interface HttpError {
+  type?: unknown;
+  status?: unknown;
+  expose?: unknown;
+  charset?: unknown;
+  encoding?: unknown;
+}
+
 /** body-parser's failures, by their `type`, in the catalogue's terms. */
-function fromBodyParser(error: { type?: unknown; status?: unknown; charset?: unknown; encoding?: unknown }): ApiError | undefined {
+function fromBodyParser(error: HttpError): ApiError | undefined {
   switch (error.type) {
     case "entity.parse.failed":
       return errors.malformedJson();
@@ -19,6 +28,10 @@ function fromBodyParser(error: { type?: unknown; status?: unknown; charset?: unk
     case "request.size.invalid":
       return errors.validation("body: the request body was incomplete");
     default:
+      // Any other client error it raises (a gzip body that does not inflate, say) is still the client's.
+      if (error.expose === true && typeof error.status === "number" && error.status >= 400 && error.status < 500) {
+        return errors.validation("body: could not be decoded (check Content-Encoding)");
+      }
       return undefined;
   }
 }
@@ -30,10 +43,7 @@ export function toApiError(error: unknown, requestId: string): ApiError {
   if (parserError) return parserError;
   if (isRecordNotFound(error)) return errors.notFound("Record");
   const violation = uniqueViolation(error);
-  if (violation) {
-    const what = violation.fields.length > 0 ? ` on ${violation.fields.join(", ")}` : "";
-    return errors.conflict(`Conflict with existing data${what} (unique constraint ${violation.constraint ?? "unknown"})`);
-  }
+  if (violation) return errors.conflict(conflictMessage(violation));
   if (isDatabaseUnavailable(error)) return errors.databaseUnavailable();
   return errors.internal(requestId, error);
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { RequestHandler } from "express";
+import { API_KEY_PREFIX } from "../auth/api-keys.js";
 import { requestContext } from "../context.js";
 import type { Logger } from "../logger.js";
 
@@ -13,7 +14,11 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function requestLifecycle(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const offered = req.headers["x-request-id"];
-    const requestId = typeof offered === "string" && SANE_REQUEST_ID.test(offered) ? offered : randomUUID();
+    // An id shaped like an API key is refused: it would be written on every log line.
+    const requestId =
+      typeof offered === "string" && SANE_REQUEST_ID.test(offered) && !offered.startsWith(API_KEY_PREFIX)
+        ? offered
+        : randomUUID();
     res.setHeader("X-Request-Id", requestId);
     const started = process.hrtime.bigint();
     const ctx = { requestId } as { requestId: string; user?: string };

@@ -1,6 +1,8 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
 import type { z } from "zod";
 import type { CallerGroup } from "../config.js";
+import { conflictMessage } from "../db/constraints.js";
+import { uniqueViolation } from "../db/prisma-errors.js";
 import { errors } from "../errors.js";
 import type { Caller } from "../users/users.js";
 import { PARSE_OPTIONS, validationError } from "./validation.js";
@@ -61,20 +63,28 @@ export function registerRoutes(router: Router, routes: readonly RouteSpec[], dep
     if (route.body) chain.push(express.json({ limit: BODY_LIMIT, strict: false, type: "application/json" }));
     chain.push(async (req: Request, res: Response) => {
       const input = parseInput(route, req);
-      const result = await route.handler(input, { deps, caller: req.caller! });
+      let result: unknown;
+      try {
+        result = await route.handler(input, { deps, caller: req.caller! });
+      } catch (error) {
+        // A unique violation is named with the value the client sent.
+        const violation = uniqueViolation(error);
+        if (violation) throw errors.conflict(conflictMessage(violation, { ...asRecord(input.query), ...asRecord(input.body) }));
+        throw error;
+      }
       res.status(route.successStatus ?? 200).json(result);
     });
     router[route.method.toLowerCase() as "get" | "post" | "patch"](route.path, ...chain);
   }
 
-  // A known path with another method: 405 naming the methods it has.
+  // A known path with another method: 405 naming the methods it has — after the key check, like any route.
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
   }
   for (const [path, methods] of methodsByPath) {
     const allow = methods.includes("GET") ? [...methods, "HEAD"] : methods;
-    router.all(path, (req, res) => {
+    router.all(path, authenticate(deps), (req, res) => {
       res.setHeader("Allow", allow.join(", "));
       throw errors.methodNotAllowed(req.method, req.originalUrl.split("?")[0] ?? path);
     });
@@ -121,6 +131,10 @@ function authorize(callers: readonly CallerGroup[], deps: AppDeps): RequestHandl
     if (!deps.callers.may(req.caller!.username, callers)) throw errors.forbidden();
     next();
   };
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
 }
 
 function parseInput(route: RouteSpec, req: Request): { query: unknown; body: unknown } {

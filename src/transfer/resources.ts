@@ -24,8 +24,8 @@ export interface TransferResource {
   schema: z.ZodType<Record<string, unknown>>;
   /** Foreign keys: column → referenced table. */
   references: Record<string, string>;
-  /** Unique columns other than the id, to name a duplicate's value and index. */
-  unique: { column: string; constraint: string; caseInsensitive: boolean }[];
+  /** Unique keys other than the id (one column or several), to name a duplicate's value and index. */
+  unique: { columns: string[]; constraint: string; caseInsensitive: boolean }[];
   exportAll(prisma: PrismaClient): Promise<Record<string, unknown>[]>;
 }
 
@@ -40,8 +40,8 @@ export const TRANSFER_RESOURCES: readonly TransferResource[] = [
     schema: playerFullSchema,
     references: {},
     unique: [
-      { column: "pseudo", constraint: "players_pseudo_key", caseInsensitive: true },
-      { column: "nickname", constraint: "players_nickname_key", caseInsensitive: true },
+      { columns: ["pseudo"], constraint: "players_pseudo_key", caseInsensitive: true },
+      { columns: ["nickname"], constraint: "players_nickname_key", caseInsensitive: true },
     ],
     exportAll: async (p) => (await p.player.findMany({ orderBy: { id: "asc" } })).map(toPlayerFull),
   }),
@@ -52,7 +52,7 @@ export const TRANSFER_RESOURCES: readonly TransferResource[] = [
     serial: true,
     schema: cosmeticSchema,
     references: {},
-    unique: [{ column: "name", constraint: "cosmetics_name_key", caseInsensitive: false }],
+    unique: [{ columns: ["name"], constraint: "cosmetics_name_key", caseInsensitive: false }],
     exportAll: async (p) => (await p.cosmetic.findMany({ orderBy: { id: "asc" } })).map(toCosmetic),
   }),
   resource({
@@ -92,7 +92,7 @@ export const TRANSFER_RESOURCES: readonly TransferResource[] = [
     serial: true,
     schema: rewardLogSchema,
     references: { playerId: "players" },
-    unique: [],
+    unique: [{ columns: ["playerId", "rewardId", "rewardedAt"], constraint: "reward_logs_player_reward_time_key", caseInsensitive: false }],
     exportAll: async (p) => (await p.rewardLog.findMany({ orderBy: { id: "asc" } })).map(toRewardLog),
   }),
   resource({

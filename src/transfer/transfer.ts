@@ -62,12 +62,13 @@ function validate(data: unknown): Map<TransferResource, Record<string, unknown>[
       if (first !== undefined) problems.push(`${r.key}[${index}].${r.idColumn}: ${id} repeats ${r.key}[${first}]`);
       else seen.set(id, index);
       r.unique.forEach((u, i) => {
-        const value = row[u.column];
-        if (typeof value !== "string") return;
-        const key = u.caseInsensitive ? value.toLowerCase() : value;
+        const values = u.columns.map((c) => row[c]);
+        if (values.some((v) => v === null || v === undefined)) return; // NULLs never collide
+        const joined = values.map(display).join(", ");
+        const key = u.caseInsensitive ? joined.toLowerCase() : joined;
         const other = seenUnique[i]!.get(key);
         if (other !== undefined) {
-          problems.push(`${r.key}[${index}].${u.column}: '${value}' repeats ${r.key}[${other}] (unique constraint ${u.constraint})`);
+          problems.push(`${r.key}[${index}].${u.columns.join("+")}: ${joined} repeats ${r.key}[${other}] (unique constraint ${u.constraint})`);
         } else seenUnique[i]!.set(key, index);
       });
       rows.push(row);
@@ -82,6 +83,11 @@ function truncate(problems: string[]): string[] {
   return problems.length > MAX_PROBLEMS
     ? [...problems.slice(0, MAX_PROBLEMS), `… and ${problems.length - MAX_PROBLEMS} more`]
     : problems;
+}
+
+function display(value: unknown): string {
+  if (value instanceof Date) return `${value.toISOString().slice(0, 19)}Z`;
+  return typeof value === "string" ? `'${value}'` : String(value as number | boolean);
 }
 
 const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -131,7 +137,11 @@ async function upsert(tx: Tx, r: TransferResource, rows: Record<string, unknown>
     } catch (error) {
       const violation = uniqueViolation(error);
       if (violation) {
-        throw new ImportError([`${r.key}: a record conflicts with existing data (unique constraint ${violation.constraint ?? "unknown"})`]);
+        // Values that move between records in one import (a swap) collide while rows are applied in order.
+        throw new ImportError([
+          `${r.key}: unique constraint ${violation.constraint ?? "unknown"} was violated while applying the records in order; ` +
+            "values that move from one record to another (a swap) must be imported in two steps",
+        ]);
       }
       throw error;
     }
@@ -157,27 +167,35 @@ async function checkReferences(tx: Tx, r: TransferResource, rows: Record<string,
   if (problems.length > 0) throw new ImportError(truncate(problems));
 }
 
-/** A unique value already held by a record of another id: named with its index, value and constraint. */
+/**
+ * A unique value already held in the database by a record of another id that
+ * this import does not change: named with its index, value and constraint.
+ * (A holder that the import itself renames is no conflict; the final state
+ * counts.) The comparison joins on the table's own column types, so citext
+ * columns compare case-insensitively as the index does.
+ */
 async function checkUniqueAgainstDatabase(tx: Tx, r: TransferResource, rows: Record<string, unknown>[]): Promise<void> {
   const problems: string[] = [];
+  const importedIds = new Set(rows.map((row) => String(row[r.idColumn])));
+  const json = JSON.stringify(rows.map(serialise));
   for (const u of r.unique) {
-    const values = rows.map((row) => row[u.column]).filter((v): v is string => typeof v === "string");
-    if (values.length === 0) continue;
-    const cast = u.caseInsensitive ? "citext" : "text";
-    const taken = await tx.$queryRawUnsafe<{ id: number; value: string }[]>(
-      `SELECT ${q(r.idColumn)} AS id, ${q(u.column)}::text AS value FROM ${q(r.table)}
-        WHERE ${q(u.column)} IN (SELECT value::${cast} FROM jsonb_array_elements_text($1::jsonb))`,
-      JSON.stringify(values),
+    const on = u.columns.map((c) => `t.${q(c)} = x.${q(c)}`).join(" AND ");
+    const taken = await tx.$queryRawUnsafe<{ holder: number; imported: number }[]>(
+      `SELECT t.${q(r.idColumn)} AS holder, x.${q(r.idColumn)} AS imported
+         FROM jsonb_populate_recordset(NULL::${q(r.table)}, $1::jsonb) x
+         JOIN ${q(r.table)} t ON ${on}
+        WHERE t.${q(r.idColumn)} <> x.${q(r.idColumn)}`,
+      json,
     );
-    const holder = new Map(taken.map((t) => [u.caseInsensitive ? t.value.toLowerCase() : t.value, Number(t.id)]));
-    rows.forEach((row, index) => {
-      const value = row[u.column];
-      if (typeof value !== "string") return;
-      const owner = holder.get(u.caseInsensitive ? value.toLowerCase() : value);
-      if (owner !== undefined && owner !== Number(row[r.idColumn])) {
-        problems.push(`${r.key}[${index}].${u.column}: '${value}' is already used by ${r.idColumn} ${owner} (unique constraint ${u.constraint})`);
-      }
-    });
+    const indexOf = new Map(rows.map((row, index) => [String(row[r.idColumn]), index]));
+    for (const { holder, imported } of taken) {
+      if (importedIds.has(String(holder))) continue;
+      const index = indexOf.get(String(imported))!;
+      const value = u.columns.map((c) => display(rows[index]![c])).join(", ");
+      problems.push(
+        `${r.key}[${index}].${u.columns.join("+")}: ${value} is already used by ${r.idColumn} ${holder} (unique constraint ${u.constraint})`,
+      );
+    }
   }
   if (problems.length > 0) throw new ImportError(truncate(problems));
 }

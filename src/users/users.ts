@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { generateApiKey, hashApiKey, looksLikeApiKey } from "../auth/api-keys.js";
+import { conflictMessage } from "../db/constraints.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
 import { errors } from "../errors.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
@@ -50,11 +51,7 @@ export class ApiUsers {
       return { user, apiKey: key.key };
     } catch (error) {
       const violation = uniqueViolation(error);
-      if (violation?.constraint === "api_users_username_key" || violation?.fields.includes("username")) {
-        throw errors.conflict(
-          `Username '${username}' is already used (unique constraint api_users_username_key, case-insensitive)`,
-        );
-      }
+      if (violation) throw errors.conflict(conflictMessage(violation, { username }));
       throw error;
     }
   }
