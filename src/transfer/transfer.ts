@@ -87,7 +87,7 @@ function truncate(problems: string[]): string[] {
 
 function display(value: unknown): string {
   if (value instanceof Date) return `${value.toISOString().slice(0, 19)}Z`;
-  return typeof value === "string" ? `'${value}'` : String(value as number | boolean);
+  return typeof value === "string" ? `'${value}'` : String(value);
 }
 
 const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
