@@ -15,7 +15,6 @@ export const ERROR_CATALOGUE = {
   PAYLOAD_TOO_LARGE: { status: 413, meaning: "The body is larger than 100 KB." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: "The body's content encoding or charset is not supported." },
   INTERNAL: { status: 500, meaning: "An unexpected failure; the message carries the request id to quote." },
-  NOT_IMPLEMENTED: { status: 501, meaning: "The route is declared but not served by this version yet." },
   DATABASE_UNAVAILABLE: { status: 503, meaning: "The database cannot be reached; retry later." },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
@@ -54,6 +53,5 @@ export const errors = {
   unsupportedMediaType: (message: string) => new ApiError("UNSUPPORTED_MEDIA_TYPE", message),
   internal: (requestId: string, cause?: unknown) =>
     new ApiError("INTERNAL", `Internal server error (request id ${requestId})`, { cause }),
-  notImplemented: () => new ApiError("NOT_IMPLEMENTED", "This route is not implemented yet"),
   databaseUnavailable: () => new ApiError("DATABASE_UNAVAILABLE", "Database unavailable, retry later"),
 };

@@ -96,10 +96,6 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
     const res = await api().get("/api/probe/crash").set("X-API-Key", key);
     return { res, message: `Internal server error (request id ${res.headers["x-request-id"]})` };
   },
-  NOT_IMPLEMENTED: async () => ({
-    res: await api().get("/api/parkour/get-all-maps").set("X-API-Key", key),
-    message: "This route is not implemented yet",
-  }),
   DATABASE_UNAVAILABLE: async () => {
     // A database server that is not there: port 1 on this machine refuses connections.
     const dead = openDatabase({ kind: "postgres", url: "postgresql://postgres@127.0.0.1:1/none", poolMax: 1 });

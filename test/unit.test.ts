@@ -115,7 +115,7 @@ describe("409 messages", () => {
         { playerId: 7, rewardId: 42, rewardedAt: new Date("2026-03-04T05:06:07.250Z") },
       ),
     ).toBe(
-      "Reward log (playerId 7, rewardId 42, rewardedAt 2026-03-04T05:06:07Z) is already used (unique constraint reward_logs_player_reward_time_key)",
+      "Reward log (playerId 7, rewardId 42, rewardedAt 2026-03-04T05:06:07Z) is already recorded (unique constraint reward_logs_player_reward_time_key)",
     );
   });
 

@@ -5,12 +5,16 @@ import type { UniqueViolation } from "./prisma-errors.js";
  * a 409 can say which value collided and under which constraint. PostgreSQL's
  * own detail (`Key (name)=(Halo)`) does not survive Prisma's driver adapters.
  */
-const UNIQUE_CONSTRAINTS: Record<string, { subject: string; fields: string[]; caseInsensitive?: boolean }> = {
+const UNIQUE_CONSTRAINTS: Record<string, { subject: string; fields: string[]; caseInsensitive?: boolean; taken?: string }> = {
   api_users_username_key: { subject: "Username", fields: ["username"], caseInsensitive: true },
   players_pseudo_key: { subject: "Pseudo", fields: ["pseudo"], caseInsensitive: true },
   players_nickname_key: { subject: "Nickname", fields: ["nickname"], caseInsensitive: true },
   cosmetics_name_key: { subject: "Cosmetic name", fields: ["name"] },
-  reward_logs_player_reward_time_key: { subject: "Reward log", fields: ["playerId", "rewardId", "rewardedAt"] },
+  reward_logs_player_reward_time_key: {
+    subject: "Reward log",
+    fields: ["playerId", "rewardId", "rewardedAt"],
+    taken: "is already recorded",
+  },
 };
 
 function show(value: unknown): string {
@@ -31,7 +35,7 @@ export function conflictMessage(violation: UniqueViolation, input?: Record<strin
   if (known && values.every((v) => v !== undefined)) {
     const value =
       fields.length === 1 ? show(values[0]) : `(${fields.map((f, i) => `${f} ${show(values[i])}`).join(", ")})`;
-    return `${known.subject} ${value} is already used (${constraint})`;
+    return `${known.subject} ${value} ${known.taken ?? "is already used"} (${constraint})`;
   }
   const on = fields.length > 0 ? ` on ${fields.join(", ")}` : "";
   return `Conflict with existing data${on} (${constraint})`;

@@ -40,6 +40,21 @@ export function uniqueViolation(error: unknown): UniqueViolation | undefined {
   };
 }
 
+/** A write that points at a record that does not exist (P2003): which constraint, which fields. */
+export function foreignKeyViolation(error: unknown): UniqueViolation | undefined {
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return undefined;
+  const cause = adapterCause(error);
+  const isForeignKey =
+    error.code === "P2003" || cause?.kind === "ForeignKeyConstraintViolation" || cause?.originalCode === "23503";
+  if (!isForeignKey) return undefined;
+  const fromMessage = cause?.originalMessage?.match(/foreign key constraint "([^"]+)"/)?.[1];
+  const fieldName = (error.meta as { field_name?: unknown } | undefined)?.field_name;
+  return {
+    constraint: cause?.constraint?.index ?? fromMessage ?? (typeof fieldName === "string" ? fieldName : undefined),
+    fields: cause?.constraint?.fields ?? [],
+  };
+}
+
 /** A write that found no record to change (update/delete of a missing id). */
 export function isRecordNotFound(error: unknown): boolean {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2025";

@@ -58,3 +58,32 @@ export const timestamp = z.string("expected an ISO 8601 date-time string").trans
 export function formatTimestamp(date: Date): string {
   return `${date.toISOString().slice(0, 19)}Z`;
 }
+
+/**
+ * A query parameter holding an integer. Query values arrive as text; a
+ * repeated parameter arrives as an array and is refused.
+ */
+export const queryInt = (schema: z.ZodType<number, number>) =>
+  z
+    .string("expected a single value")
+    .regex(/^-?\d{1,10}$/, "expected an integer")
+    .transform(Number)
+    .pipe(schema);
+
+export const queryText = (max: number) => z.string("expected a single value").pipe(text(max));
+
+/**
+ * A nullable text field of a PATCH body: JSON null or the string "null"
+ * clears it (the spec's clients send "null").
+ */
+export const clearableText = (max: number) =>
+  z
+    .union([text(max, 0), z.null()], { error: "expected a string or null" })
+    .transform((v) => (v === "null" ? null : v));
+
+/** A PATCH body must change something besides the record's id. */
+export function requireAChange(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  if (Object.keys(body).every((k) => k === "id" || body[k] === undefined)) {
+    ctx.addIssue({ code: "custom", message: "expected at least one field to change besides id", path: [] });
+  }
+}

@@ -33,6 +33,8 @@ function describe(issue: z.core.$ZodIssue): string {
   const message = issue.message.replace(/^Invalid input: /, "");
   if (issue.code !== "invalid_type") return message;
   if (issue.input === undefined) return "required";
+  // "expected an integer, received number" would puzzle whoever sent 2.5.
+  if (issue.expected === "int" && typeof issue.input === "number") return message;
   return /received /.test(message) ? message : `${message}, received ${received(issue.input)}`;
 }
 

@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { defineRoute } from "../../http/route.js";
+import { toInfectedStats } from "./shape.js";
+
+export const infectedRoutes = [
+  defineRoute({
+    method: "GET",
+    path: "/infecte2/get-all-infectes",
+    summary: "Infected v2 statistics of every player, ordered by playerId",
+    callers: ["A", "B", "D"],
+    query: z.strictObject({}),
+    async handler(_input, { deps }) {
+      const stats = await deps.db.prisma.infectedStats.findMany({ orderBy: { playerId: "asc" } });
+      return stats.map(toInfectedStats);
+    },
+  }),
+];
