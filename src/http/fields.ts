@@ -11,11 +11,13 @@ export const count = z.int("expected an integer").min(0, "expected 0 or more").m
 export const int32 = z.int("expected an integer").min(-INT32_MAX - 1).max(INT32_MAX, `expected at most ${INT32_MAX}`);
 export const bool = z.boolean("expected true or false");
 
+/** Text of at most `max` characters; PostgreSQL text cannot hold the NUL character, so it is refused here. */
 export const text = (max: number, min = 1) =>
   z
     .string("expected a string")
     .min(min, min === 1 ? "expected a non-empty string" : `expected at least ${min} characters`)
-    .max(max, `expected at most ${max} characters`);
+    .max(max, `expected at most ${max} characters`)
+    .refine((s) => !s.includes("\u0000"), "must not contain the NUL character (\\u0000)");
 
 const ISO_DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-](\d{2}):(\d{2}))$/;

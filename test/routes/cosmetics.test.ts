@@ -128,3 +128,10 @@ describe("PATCH /cosmetic/update-cosmetic", () => {
     expect(await prisma().cosmetic.count({ where: { name } })).toBe(1);
   });
 });
+
+describe("text fields", () => {
+  it("when a string holds the NUL character, which PostgreSQL cannot store, then 400 naming the field", async () => {
+    const c = await makeCosmetic(prisma());
+    expect((await patch({ id: c.id, type: "a\u0000b" })).body).toEqual({ code: 400, message: "type: must not contain the NUL character (\\u0000)" });
+  });
+});
