@@ -128,12 +128,12 @@ describe.each(TABLE)("%s %s", (method, path, groups) => {
     expect(res.body).toEqual(FORBIDDEN);
   });
 
-  it("when a caller without rights sends bad input, then 403, not 400; without a key, 401", async () => {
+  it("when bad input comes from a caller without rights, then 403; without a key, 401; from an allowed caller, 400", async () => {
     const bad = (req: request.Test) =>
-      method === "GET" ? req.query({ id: "x", gradeId: "x", nick: "" }) : req.set("Content-Type", "application/json").send("{bad json");
-    const forbidden = await bad(call(method, path).set("X-API-Key", keys.outsider!));
-    expect(forbidden.status).toBe(403);
-    const anonymous = await bad(call(method, path));
-    expect(anonymous.status).toBe(401);
+      method === "GET" ? req.query({ unknownParameter: "x" }) : req.set("Content-Type", "application/json").send("{bad json");
+    expect((await bad(call(method, path).set("X-API-Key", keys.outsider!))).status).toBe(403);
+    expect((await bad(call(method, path))).status).toBe(401);
+    const allowed = await bad(call(method, path).set("X-API-Key", keys["user-A"]!));
+    expect(allowed.status).toBe(400);
   });
 });
