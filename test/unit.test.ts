@@ -4,7 +4,7 @@ import { generateApiKey, hashApiKey, looksLikeApiKey } from "../src/auth/api-key
 import { CallerDirectory } from "../src/auth/callers.js";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { conflictMessage } from "../src/db/constraints.js";
-import { isDatabaseUnavailable, isRecordNotFound, uniqueViolation } from "../src/db/prisma-errors.js";
+import { foreignKeyViolation, isDatabaseUnavailable, isRecordNotFound, uniqueViolation } from "../src/db/prisma-errors.js";
 import { formatTimestamp, parseTimestamp } from "../src/http/fields.js";
 
 describe("configuration", () => {
@@ -171,6 +171,25 @@ describe("Prisma errors through driver adapters", () => {
       driverAdapterError: { cause: { kind: "UniqueConstraintViolation", originalMessage: 'violates unique constraint "players_pseudo_key"' } },
     });
     expect(uniqueViolation(error)?.constraint).toBe("players_pseudo_key");
+  });
+
+  it("when either adapter reports a foreign key violation, then the constraint is named and it is not taken for a unique one", () => {
+    const pg = known("P2003", {
+      driverAdapterError: { cause: { kind: "ForeignKeyConstraintViolation", originalCode: "23503", constraint: { index: "worlds_owner_id_fkey" } } },
+    });
+    const pglite = known("P2003", {
+      driverAdapterError: {
+        cause: {
+          kind: "ForeignKeyConstraintViolation",
+          originalMessage: 'insert or update on table "worlds" violates foreign key constraint "worlds_owner_id_fkey"',
+          constraint: { fields: ["ownerId"] },
+        },
+      },
+    });
+    expect(foreignKeyViolation(pg)).toEqual({ constraint: "worlds_owner_id_fkey", fields: [] });
+    expect(foreignKeyViolation(pglite)).toEqual({ constraint: "worlds_owner_id_fkey", fields: ["ownerId"] });
+    expect(uniqueViolation(pg)).toBeUndefined();
+    expect(foreignKeyViolation(known("P2002", {}))).toBeUndefined();
   });
 
   it("when the error is something else, then it is not mistaken for one", () => {

@@ -1,4 +1,4 @@
-import type { UniqueViolation } from "./prisma-errors.js";
+import type { ConstraintViolation } from "./prisma-errors.js";
 
 /**
  * The unique constraints of the schema, by name: what they protect, so that
@@ -26,7 +26,7 @@ function show(value: unknown): string {
  * The message of a 409 for a unique violation: the value (taken from what the
  * client sent, when given) and the constraint.
  */
-export function conflictMessage(violation: UniqueViolation, input?: Record<string, unknown>): string {
+export function conflictMessage(violation: ConstraintViolation, input?: Record<string, unknown>): string {
   const name = violation.constraint ?? "unknown";
   const known = violation.constraint ? UNIQUE_CONSTRAINTS[violation.constraint] : undefined;
   const fields = known?.fields ?? violation.fields;

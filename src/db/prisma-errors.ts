@@ -1,7 +1,7 @@
 import { Prisma } from "../generated/prisma/client.js";
 
 /**
- * What a failed write tells about a unique violation.
+ * What a failed write tells about the constraint it broke.
  *
  * With driver adapters, Prisma 7 does not fill `meta.target`: the detail sits
  * under `meta.driverAdapterError.cause`, and the adapters differ — the pg
@@ -9,7 +9,7 @@ import { Prisma } from "../generated/prisma/client.js";
  * fields (`constraint.fields`); both keep PostgreSQL's message, which names
  * the constraint. P2002 comes from model queries, P2010 from raw ones.
  */
-export interface UniqueViolation {
+export interface ConstraintViolation {
   constraint: string | undefined;
   fields: string[];
 }
@@ -26,34 +26,32 @@ function adapterCause(error: Prisma.PrismaClientKnownRequestError): AdapterCause
   return meta?.driverAdapterError?.cause;
 }
 
-export function uniqueViolation(error: unknown): UniqueViolation | undefined {
+/** How each kind of constraint failure shows itself: Prisma's code, the adapter's kind, PostgreSQL's code and message. */
+const KINDS = {
+  unique: { prisma: ["P2002"], kind: "UniqueConstraintViolation", sqlState: "23505", message: /unique constraint "([^"]+)"/ },
+  foreignKey: { prisma: ["P2003"], kind: "ForeignKeyConstraintViolation", sqlState: "23503", message: /foreign key constraint "([^"]+)"/ },
+} as const;
+
+function constraintViolation(error: unknown, which: keyof typeof KINDS): ConstraintViolation | undefined {
   if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return undefined;
+  const k = KINDS[which];
   const cause = adapterCause(error);
-  const isUnique =
-    error.code === "P2002" || cause?.kind === "UniqueConstraintViolation" || cause?.originalCode === "23505";
-  if (!isUnique) return undefined;
-  const fromMessage = cause?.originalMessage?.match(/unique constraint "([^"]+)"/)?.[1];
-  const target = (error.meta as { target?: unknown } | undefined)?.target;
+  const matches =
+    (k.prisma as readonly string[]).includes(error.code) || cause?.kind === k.kind || cause?.originalCode === k.sqlState;
+  if (!matches) return undefined;
+  const meta = error.meta as { target?: unknown; field_name?: unknown } | undefined;
+  const legacy = meta?.target ?? meta?.field_name;
   return {
-    constraint: cause?.constraint?.index ?? fromMessage ?? (typeof target === "string" ? target : undefined),
-    fields: cause?.constraint?.fields ?? (Array.isArray(target) ? target.map(String) : []),
+    constraint:
+      cause?.constraint?.index ?? cause?.originalMessage?.match(k.message)?.[1] ?? (typeof legacy === "string" ? legacy : undefined),
+    fields: cause?.constraint?.fields ?? (Array.isArray(legacy) ? legacy.map(String) : []),
   };
 }
 
+export const uniqueViolation = (error: unknown) => constraintViolation(error, "unique");
+
 /** A write that points at a record that does not exist (P2003): which constraint, which fields. */
-export function foreignKeyViolation(error: unknown): UniqueViolation | undefined {
-  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return undefined;
-  const cause = adapterCause(error);
-  const isForeignKey =
-    error.code === "P2003" || cause?.kind === "ForeignKeyConstraintViolation" || cause?.originalCode === "23503";
-  if (!isForeignKey) return undefined;
-  const fromMessage = cause?.originalMessage?.match(/foreign key constraint "([^"]+)"/)?.[1];
-  const fieldName = (error.meta as { field_name?: unknown } | undefined)?.field_name;
-  return {
-    constraint: cause?.constraint?.index ?? fromMessage ?? (typeof fieldName === "string" ? fieldName : undefined),
-    fields: cause?.constraint?.fields ?? [],
-  };
-}
+export const foreignKeyViolation = (error: unknown) => constraintViolation(error, "foreignKey");
 
 /** A write that found no record to change (update/delete of a missing id). */
 export function isRecordNotFound(error: unknown): boolean {
@@ -71,3 +69,4 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P03"].includes(code);
 }
+
