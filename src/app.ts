@@ -20,6 +20,8 @@ export interface AppDeps {
   users: ApiUsers;
   callers: CallerDirectory;
   requestContext: typeof requestContext;
+  /** The time, for "now" in handlers; tests set it. */
+  now: () => Date;
 }
 
 export interface AppOptions {
@@ -28,9 +30,11 @@ export interface AppOptions {
   logger: Logger;
   /** Defaults to the twelve routes of the spec; tests may add their own. */
   routes?: readonly RouteSpec[];
+  /** Defaults to the system clock. */
+  now?: () => Date;
 }
 
-export function createApp({ config, db, logger, routes = apiRoutes }: AppOptions): Express {
+export function createApp({ config, db, logger, routes = apiRoutes, now = () => new Date() }: AppOptions): Express {
   const deps: AppDeps = {
     config,
     db,
@@ -38,6 +42,7 @@ export function createApp({ config, db, logger, routes = apiRoutes }: AppOptions
     users: new ApiUsers(db.prisma),
     callers: new CallerDirectory(config.callers),
     requestContext,
+    now,
   };
 
   const app = express();

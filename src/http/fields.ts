@@ -11,13 +11,18 @@ export const count = z.int("expected an integer").min(0, "expected 0 or more").m
 export const int32 = z.int("expected an integer").min(-INT32_MAX - 1).max(INT32_MAX, `expected at most ${INT32_MAX}`);
 export const bool = z.boolean("expected true or false");
 
-/** Text of at most `max` characters; PostgreSQL text cannot hold the NUL character, so it is refused here. */
+/**
+ * Text of at most `max` characters. PostgreSQL text cannot hold the NUL
+ * character, and a lone UTF-16 surrogate would be stored as U+FFFD: both are
+ * refused rather than lost.
+ */
 export const text = (max: number, min = 1) =>
   z
     .string("expected a string")
     .min(min, min === 1 ? "expected a non-empty string" : `expected at least ${min} characters`)
     .max(max, `expected at most ${max} characters`)
-    .refine((s) => !s.includes("\u0000"), "must not contain the NUL character (\\u0000)");
+    .refine((s) => !s.includes("\u0000"), "must not contain the NUL character (\\u0000)")
+    .refine((s) => s.isWellFormed(), "must be well-formed Unicode (no lone surrogate)");
 
 const ISO_DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-](\d{2}):(\d{2}))$/;
@@ -26,7 +31,8 @@ const ISO_DATE_TIME =
  * Parses an ISO 8601 date-time with `Z` or an offset, with or without
  * fractions, into a Date truncated to whole seconds (the API speaks whole
  * seconds). Impossible dates (Feb 30, hour 24) are refused rather than rolled
- * over as `new Date()` would.
+ * over as `new Date()` would, and so is any moment outside the years 0001 to
+ * 9999 in UTC, which the response format cannot write.
  */
 export function parseTimestamp(raw: string): Date | undefined {
   const m = ISO_DATE_TIME.exec(raw);
@@ -42,15 +48,24 @@ export function parseTimestamp(raw: string): Date | undefined {
     if (oh > 23 || om > 59) return undefined;
     offsetMinutes = (m[8]!.startsWith("-") ? -1 : 1) * (oh * 60 + om);
   }
-  const ms = Date.UTC(year, month - 1, day, hour, minute, second) - offsetMinutes * 60_000;
-  const date = new Date(ms);
-  return Number.isNaN(date.getTime()) ? undefined : date;
+  // Date.UTC maps years 0-99 to 1900-1999: set the year on its own.
+  const local = new Date(Date.UTC(2000, month - 1, day, hour, minute, second));
+  local.setUTCFullYear(year);
+  const date = new Date(local.getTime() - offsetMinutes * 60_000);
+  if (Number.isNaN(date.getTime()) || date < FIRST_MOMENT || date > LAST_MOMENT) return undefined;
+  return date;
 }
+
+const FIRST_MOMENT = new Date("0001-01-01T00:00:00Z");
+const LAST_MOMENT = new Date("9999-12-31T23:59:59Z");
 
 export const timestamp = z.string("expected an ISO 8601 date-time string").transform((raw, ctx) => {
   const date = parseTimestamp(raw);
   if (!date) {
-    ctx.addIssue({ code: "custom", message: "expected an ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z" });
+    ctx.addIssue({
+      code: "custom",
+      message: "expected an ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z, in the years 0001 to 9999",
+    });
     return z.NEVER;
   }
   return date;

@@ -18,7 +18,7 @@ export function issueMessages(error: z.ZodError, prefix = ""): string[] {
       reported.add(at);
     }
     if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((key) => `${at && !at.endsWith(".") ? `${at}.` : at}${key}: unknown field`);
+      return issue.keys.map((key) => `${at && !at.endsWith(".") ? `${at}.` : at}${key || '""'}: unknown field`);
     }
     return [`${at.replace(/\.$/, "") || "body"}: ${describe(issue)}`];
   });

@@ -35,6 +35,7 @@ export interface TestApp {
 
 export interface TestAppOptions {
   env?: Record<string, string>;
+  now?: () => Date;
   routes?: readonly RouteSpec[];
   database?: TestDatabase;
 }
@@ -45,7 +46,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const logs = new LogCapture();
   const logger = createLogger("debug", logs);
   const database = options.database ?? (await createTestDatabase());
-  const app = createApp({ config, db: database.db, logger, ...(options.routes ? { routes: options.routes } : {}) });
+  const app = createApp({
+    config,
+    db: database.db,
+    logger,
+    ...(options.routes ? { routes: options.routes } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
   const server: Server = app.listen(0, "127.0.0.1");
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;

@@ -28,9 +28,11 @@ const prisma = () => t.database.db.prisma;
 describe("GET /player/get-all-full-players-by-gradeId", () => {
   it("when players have the grade, then all of them in shape G, ordered by id, with yyyy-mm-ddThh:mm:ssZ timestamps", async () => {
     const gradeId = 7001;
-    const b = await makePlayer(prisma(), { gradeId, nickname: unique("nick"), chatId: "42", tag: "VIP", color: "#ff0", language: "EN" });
+    const b = await makePlayer(prisma(), { gradeId: 7003, nickname: unique("nick"), chatId: "42", tag: "VIP", color: "#ff0", language: "EN" });
     const a = await makePlayer(prisma(), { gradeId, firstConnection: new Date("2025-01-02T03:04:05Z") });
     await makePlayer(prisma(), { gradeId: 7002 });
+    // The first player joins the grade last: neither the table nor the grade index holds them in id order now.
+    await prisma().player.update({ where: { id: b.id }, data: { gradeId } });
     const res = await get("get-all-full-players-by-gradeId", { gradeId: String(gradeId) });
     expect(res.status).toBe(200);
     expect(res.body.map((p: { id: number }) => p.id)).toEqual([b.id, a.id].sort((x, y) => x - y));
@@ -69,6 +71,8 @@ describe("GET /player/get-all-full-players-by-gradeId", () => {
 describe("GET /player/get-all-players", () => {
   it("when players exist, then every one in shape N — never token, ip, firstConnection or totalTimeConnection — ordered by id", async () => {
     const p = await makePlayer(prisma(), { nickname: unique("n"), credit: 12, vote: 3, highclub: true });
+    await makePlayer(prisma());
+    await prisma().player.update({ where: { id: p.id }, data: { credit: 12 } });
     const res = await get("get-all-players");
     expect(res.status).toBe(200);
     const ids = res.body.map((x: { id: number }) => x.id);

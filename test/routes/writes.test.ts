@@ -15,6 +15,8 @@ const prisma = () => t.database.db.prisma;
 const send = (method: "post" | "patch", path: string, body: unknown) =>
   request(t.url)[method](`/api${path}`).set("X-API-Key", key).send(body as object);
 
+const BAD_DATE = "expected an ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z, in the years 0001 to 9999";
+
 const answers = { video: "https://video.example/v/1", question1: "a1", question2: "a2", question3: "a3", question4: "a4", question5: "a5" };
 
 describe("POST /form/create-form", () => {
@@ -65,6 +67,8 @@ describe("POST /website/create-reward-log", () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ id: expect.any(Number), playerId: player.id, rewardId: 42, rewardedAt: "2026-03-04T05:06:07Z" });
     expect(Object.keys(res.body)).toEqual(["id", "playerId", "rewardId", "rewardedAt"]);
+    const stored = await prisma().rewardLog.findUniqueOrThrow({ where: { id: res.body.id } });
+    expect(stored).toEqual({ id: res.body.id, playerId: player.id, rewardId: 42, rewardedAt: new Date("2026-03-04T05:06:07Z") });
   });
 
   it("when rewardedAt is left out, then it is now", async () => {
@@ -107,8 +111,10 @@ describe("POST /website/create-reward-log", () => {
     [{ rewardId: 1 }, "playerId: required"],
     [{ playerId: 1 }, "rewardId: required"],
     [{ playerId: 1, rewardId: 0 }, "rewardId: expected a positive integer"],
-    [{ playerId: 1, rewardId: 1, rewardedAt: "2026-02-30T00:00:00Z" }, "rewardedAt: expected an ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z"],
-    [{ playerId: 1, rewardId: 1, rewardedAt: "2026-01-01T00:00:00" }, "rewardedAt: expected an ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z"],
+    [{ playerId: 1, rewardId: 1, rewardedAt: "2026-02-30T00:00:00Z" }, `rewardedAt: ${BAD_DATE}`],
+    [{ playerId: 1, rewardId: 1, rewardedAt: "2026-01-01T00:00:00" }, `rewardedAt: ${BAD_DATE}`],
+    [{ playerId: 1, rewardId: 1, rewardedAt: "9999-12-31T23:59:59-01:00" }, `rewardedAt: ${BAD_DATE}`],
+    [{ playerId: 1, rewardId: 1, extra: true }, "extra: unknown field"],
     [{ playerId: 1, rewardId: 1, rewardedAt: 1735689600 }, "rewardedAt: expected an ISO 8601 date-time string, received number"],
     [{ playerId: 1, rewardId: 1, rewardedAt: null }, "rewardedAt: expected an ISO 8601 date-time string, received null"],
   ])("when the body is %j, then 400 '%s'", async (body, message) => {
@@ -143,6 +149,15 @@ describe("PATCH /freebuild/update-world", () => {
       id: w.id, name: w.name, ownerId: owner.id, type: "NETHER", state: "loaded", lastUsed: "2026-06-01T14:00:00Z", status: "PRIVATE",
       spawnLocation: "0,64,0", gameruleRandomTickSpeed: 3, gameruleDaylightCycle: true, gamerulePvp: true, gamerulePlayerDamage: true, tag: "event",
     });
+  });
+
+  it("when a date is at the edge of what the format can write, then it is stored and written exactly", async () => {
+    const w = await makeWorld(prisma());
+    for (const [input, output] of [["0050-06-01T00:00:00Z", "0050-06-01T00:00:00Z"], ["9999-12-31T23:59:59+01:00", "9999-12-31T22:59:59Z"]]) {
+      const res = await send("patch", "/freebuild/update-world", { id: w.id, lastUsed: input });
+      expect(res.body.lastUsed, input).toBe(output);
+      expect((await send("patch", "/freebuild/update-world", { id: w.id, tag: "after" })).status).toBe(200);
+    }
   });
 
   it('when spawnLocation and tag are null or "null", then they are cleared', async () => {
@@ -182,7 +197,9 @@ describe("PATCH /freebuild/update-world", () => {
     [{ id: 1, state: "x".repeat(33) }, "state: expected at most 32 characters"],
     [{ id: 1, name: null }, "name: expected a string, received null"],
     [{ id: 1, gameruleRandomTickSpeed: -1 }, "gameruleRandomTickSpeed: expected 0 or more"],
-    [{ id: 1, lastUsed: "yesterday" }, "lastUsed: expected an ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z"],
+    [{ id: 1, lastUsed: "yesterday" }, `lastUsed: ${BAD_DATE}`],
+    [{ id: 1, lastUsed: "10000-01-01T00:00:00Z" }, `lastUsed: ${BAD_DATE}`],
+    [{ id: 1, tag: "\ud800x" }, "tag: must be well-formed Unicode (no lone surrogate)"],
     [{ id: 1, ownerId: "2" }, "ownerId: expected an integer, received string"],
     [{ id: 1, seed: 42 }, "seed: unknown field; body: expected at least one field to change besides id"],
   ])("when the body is %j, then 400 '%s'", async (body, message) => {

@@ -1,17 +1,17 @@
 import { z } from "zod";
-import { foreignKeyViolation } from "../../db/prisma-errors.js";
+import { conflictMessage } from "../../db/constraints.js";
+import { foreignKeyViolation, uniqueViolation } from "../../db/prisma-errors.js";
 import { errors } from "../../errors.js";
 import { id, timestamp } from "../../http/fields.js";
 import { defineRoute } from "../../http/route.js";
 import { toRewardLog } from "./shape.js";
 
-const wholeSecondNow = () => new Date(Math.floor(Date.now() / 1000) * 1000);
-
 export const createRewardLogBody = z.strictObject({
   playerId: id,
   /** Opaque: rewards are defined outside this service. */
   rewardId: id,
-  rewardedAt: timestamp.optional().transform((at) => at ?? wholeSecondNow()),
+  /** Defaults to now, in the handler. */
+  rewardedAt: timestamp.optional(),
 });
 
 export const rewardLogRoutes = [
@@ -24,11 +24,14 @@ export const rewardLogRoutes = [
     body: createRewardLogBody,
     successStatus: 201,
     async handler({ body }, { deps }) {
+      const rewardedAt = body.rewardedAt ?? new Date(Math.floor(deps.now().getTime() / 1000) * 1000);
       try {
-        return toRewardLog(await deps.db.prisma.rewardLog.create({ data: body }));
+        return toRewardLog(await deps.db.prisma.rewardLog.create({ data: { ...body, rewardedAt } }));
       } catch (error) {
         // The decisions make an unknown player a 409 here (a 400 on the other routes).
         if (foreignKeyViolation(error)) throw errors.conflict(`playerId: no player has id ${body.playerId}`);
+        const violation = uniqueViolation(error);
+        if (violation) throw errors.conflict(conflictMessage(violation, { ...body, rewardedAt }));
         throw error;
       }
     },

@@ -11,7 +11,7 @@ export const temporaryItemRoutes = [
     callers: ["A", "B", "D"],
     query: z.strictObject({}),
     async handler(_input, { deps }) {
-      const now = new Date();
+      const now = deps.now();
       const items = await deps.db.prisma.temporaryItem.findMany({
         where: { startDate: { lte: now }, endDate: { gt: now } },
         orderBy: { id: "asc" },
