@@ -5,7 +5,9 @@ import type { Config } from "./config.js";
 import { requestContext } from "./context.js";
 import type { Database } from "./db/database.js";
 import { errors } from "./errors.js";
+import { docsRouter } from "./http/docs.js";
 import { errorHandler } from "./http/error-handler.js";
+import { buildOpenApiDocument } from "./http/openapi.js";
 import { requestLifecycle } from "./http/request-context.js";
 import { registerRoutes, type RouteSpec } from "./http/route.js";
 import type { Logger } from "./logger.js";
@@ -53,6 +55,7 @@ export function createApp({ config, db, logger, routes = apiRoutes, now = () => 
   app.use(helmet());
 
   const api = express.Router();
+  api.use(docsRouter(buildOpenApiDocument(routes)));
   registerRoutes(api, routes, deps);
   app.use("/api", api);
 

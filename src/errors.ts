@@ -4,19 +4,67 @@
  * renders every failure as `{ code, message }`, `code` being the HTTP status.
  */
 export const ERROR_CATALOGUE = {
-  VALIDATION: { status: 400, meaning: "A parameter or body field is missing or invalid; the message names it." },
-  MALFORMED_JSON: { status: 400, meaning: "The body is not valid JSON." },
-  UNAUTHENTICATED: { status: 401, meaning: "The API key is missing, unknown, revoked or sent twice with different values." },
-  FORBIDDEN: { status: 403, meaning: "The API user is not on this route's list of callers." },
-  NOT_FOUND: { status: 404, meaning: "The record named by the request does not exist." },
-  ROUTE_NOT_FOUND: { status: 404, meaning: "No route has this path." },
-  METHOD_NOT_ALLOWED: { status: 405, meaning: "The path exists, but not with this method (see the Allow header)." },
-  CONFLICT: { status: 409, meaning: "The write conflicts with existing data; the message names the value and the constraint." },
-  PAYLOAD_TOO_LARGE: { status: 413, meaning: "The body is larger than 100 KB." },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: "The body's content encoding or charset is not supported." },
-  INTERNAL: { status: 500, meaning: "An unexpected failure; the message carries the request id to quote." },
-  DATABASE_UNAVAILABLE: { status: 503, meaning: "The database cannot be reached; retry later." },
-} as const satisfies Record<string, { status: number; meaning: string }>;
+  VALIDATION: {
+    status: 400,
+    meaning: "A parameter or body field is missing or invalid; the message names each one and what was wrong.",
+    action: "Fix the request as the message says; do not retry it unchanged.",
+  },
+  MALFORMED_JSON: {
+    status: 400,
+    meaning: "The body is not valid JSON, or a compressed body does not inflate.",
+    action: "Send a valid JSON object, with Content-Type: application/json.",
+  },
+  UNAUTHENTICATED: {
+    status: 401,
+    meaning: "The API key is missing, unknown, revoked, malformed, or sent twice with different values.",
+    action: "Send a valid key in X-API-Key (or Authorization: Bearer); ask an operator for a new one if it was revoked.",
+  },
+  FORBIDDEN: {
+    status: 403,
+    meaning: "The API user is not on this route's list of callers.",
+    action: "Ask an operator to add the user to a caller group allowed on this route.",
+  },
+  NOT_FOUND: {
+    status: 404,
+    meaning: "The record named by the request does not exist.",
+    action: "Check the id or name; the record may have been removed.",
+  },
+  ROUTE_NOT_FOUND: {
+    status: 404,
+    meaning: "No route has this path.",
+    action: "Check the path against the API documentation (all paths start with /api).",
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    meaning: "The path exists, but not with this method.",
+    action: "Use a method listed in the Allow header.",
+  },
+  CONFLICT: {
+    status: 409,
+    meaning: "The write conflicts with existing data; the message names the value and the constraint.",
+    action: "Change the conflicting value; a retried duplicate needs no action, the first one was recorded.",
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    meaning: "The body is larger than 100 KB.",
+    action: "Send a smaller body.",
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    meaning: "The body's charset, or content encoding other than gzip, deflate and br, is not supported.",
+    action: "Send UTF-8 JSON, uncompressed or gzip/deflate/br.",
+  },
+  INTERNAL: {
+    status: 500,
+    meaning: "An unexpected failure; the message carries the request id, the details are in the server's log.",
+    action: "Report it with the request id; retrying may or may not help.",
+  },
+  DATABASE_UNAVAILABLE: {
+    status: 503,
+    meaning: "The database cannot be reached.",
+    action: "Retry later, with backoff.",
+  },
+} as const satisfies Record<string, { status: number; meaning: string; action: string }>;
 
 export type ErrorKind = keyof typeof ERROR_CATALOGUE;
 

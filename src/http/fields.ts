@@ -104,3 +104,19 @@ export function requireAChange(body: Record<string, unknown>, ctx: z.RefinementC
     ctx.addIssue({ code: "custom", message: "expected at least one field to change besides id", path: [] });
   }
 }
+
+/** Output schemas: the JSON the API writes, for the OpenAPI document and the contract tests. */
+export const out = {
+  int: (description: string) => z.int().meta({ description }),
+  id: (description: string) => z.int().min(1).max(INT32_MAX).meta({ description }),
+  count: (description: string) => z.int().min(0).max(INT32_MAX).meta({ description }),
+  bool: (description: string) => z.boolean().meta({ description }),
+  text: (description: string, example?: string) => z.string().meta(example === undefined ? { description } : { description, example }),
+  nullableText: (description: string, example?: string) =>
+    z.string().nullable().meta(example === undefined ? { description } : { description, example }),
+  timestamp: (description: string) =>
+    z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)
+      .meta({ description: `${description} (UTC, yyyy-mm-ddThh:mm:ssZ)`, format: "date-time", example: "2026-11-22T09:15:30Z" }),
+};

@@ -25,13 +25,23 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
   /** Relative to /api, as the spec writes it. */
   path: string;
   summary: string;
+  /** What a client author must know beyond the schemas; goes into the API documentation. */
+  description: string;
   /** The spec's version label, where it gives one. */
   version?: string;
   /** Caller groups allowed; a route that names none refuses to start. */
   callers: readonly CallerGroup[];
   query?: Q;
   body?: B;
+  /** The JSON the route answers with on success. */
+  response: z.ZodType;
   successStatus?: 200 | 201;
+  /**
+   * Failures particular to this route, with when they happen. The ones every
+   * route shares (400, 401, 403, 500, 503; 413 and 415 with a body) are added
+   * by the documentation.
+   */
+  errors?: Partial<Record<404 | 409, string>>;
   handler: (input: { query: z.output<Q>; body: z.output<B> }, ctx: HandlerContext) => Promise<unknown>;
 }
 

@@ -2,11 +2,13 @@ import { once } from "node:events";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
+import express from "express";
 import { createApp } from "../../src/app.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import type { RouteSpec } from "../../src/http/route.js";
 import { createLogger } from "../../src/logger.js";
 import { ApiUsers } from "../../src/users/users.js";
+import { contractProblem, type SeenResponse } from "./contract.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
 
 /** Collects every log line the app writes, parsed, for assertions. */
@@ -28,6 +30,8 @@ export interface TestApp {
   database: TestDatabase;
   users: ApiUsers;
   logs: LogCapture;
+  /** Every JSON response sent so far. */
+  seen: SeenResponse[];
   /** Registers an API user and returns its key. */
   key(username: string, role?: string): Promise<string>;
   close(): Promise<void>;
@@ -46,13 +50,31 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const logs = new LogCapture();
   const logger = createLogger("debug", logs);
   const database = options.database ?? (await createTestDatabase());
-  const app = createApp({
+  const api = createApp({
     config,
     db: database.db,
     logger,
     ...(options.routes ? { routes: options.routes } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
+  // Every JSON response is kept, and checked against the OpenAPI document when the app closes.
+  const seen: SeenResponse[] = [];
+  const app = express();
+  app.use((req, res, next) => {
+    let body: unknown;
+    const json = res.json.bind(res);
+    res.json = (value: unknown) => {
+      body = value;
+      return json(value);
+    };
+    res.on("finish", () => {
+      if (body !== undefined) {
+        seen.push({ method: req.method, path: req.originalUrl.split("?")[0]!, status: res.statusCode, body: JSON.parse(JSON.stringify(body)) });
+      }
+    });
+    next();
+  });
+  app.use(api);
   const server: Server = app.listen(0, "127.0.0.1");
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
@@ -64,11 +86,16 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     users,
     logs,
     key: async (username, role) => (await users.create(username, role)).apiKey,
+    seen,
     async close() {
       server.closeAllConnections();
       server.close();
       await once(server, "close");
       if (!options.database) await database.drop();
+      const problems = seen.map(contractProblem).filter((p): p is string => p !== undefined);
+      if (problems.length > 0) {
+        throw new Error(`${problems.length} response(s) do not match the OpenAPI document:\n${problems.slice(0, 20).join("\n")}`);
+      }
     },
   };
 }

@@ -3,7 +3,7 @@ import { isRecordNotFound } from "../../db/prisma-errors.js";
 import { errors } from "../../errors.js";
 import { bool, clearableText, count, id, queryInt, requireAChange, text } from "../../http/fields.js";
 import { defineRoute } from "../../http/route.js";
-import { toCosmetic } from "./shape.js";
+import { cosmeticResponse, toCosmetic } from "./shape.js";
 
 /**
  * The update names the English description `argument_EN` (the spec's
@@ -33,16 +33,20 @@ export const updateCosmeticBody = z
       ctx.addIssue({ code: "custom", path: ["argument_EN"], message: "differs from argumentEn: send one of them" });
     }
     requireAChange(body, ctx);
-  });
+  })
+  .meta({ example: { id: 3, price: 450, argument_EN: "A glowing halo", description: "null" } });
 
 export const cosmeticRoutes = [
   defineRoute({
     method: "GET",
     path: "/cosmetic/get-cosmetic",
-    summary: "One cosmetic by id",
+    summary: "One cosmetic",
+    description: "The cosmetic with this id. The English description is written argumentEn.",
     version: "2.0.0",
     callers: ["A", "B", "C", "D"],
-    query: z.strictObject({ id: queryInt(id) }),
+    query: z.strictObject({ id: queryInt(id).meta({ description: "The cosmetic's id", example: "3" }) }),
+    response: cosmeticResponse,
+    errors: { 404: "No cosmetic has this id: `Cosmetic not found`." },
     async handler({ query }, { deps }) {
       const cosmetic = await deps.db.prisma.cosmetic.findUnique({ where: { id: query.id } });
       if (!cosmetic) throw errors.notFound("Cosmetic");
@@ -52,9 +56,19 @@ export const cosmeticRoutes = [
   defineRoute({
     method: "PATCH",
     path: "/cosmetic/update-cosmetic",
-    summary: "Change one or more fields of a cosmetic; returns the whole cosmetic",
+    summary: "Change one or more fields of a cosmetic",
+    description:
+      "A partial update: id plus at least one other field; only the fields sent change, in one statement. " +
+      "The English description is argument_EN here (argumentEn is accepted too; both with different values is a 400). " +
+      'description, collection and render are cleared by null or the string "null"; null for another field is a 400. ' +
+      "Returns the whole cosmetic after the change.",
     callers: ["A", "B", "D"],
     body: updateCosmeticBody,
+    response: cosmeticResponse,
+    errors: {
+      404: "No cosmetic has this id: `Cosmetic not found`.",
+      409: "The name is another cosmetic's: `Cosmetic name 'Halo' is already used (unique constraint cosmetics_name_key)`.",
+    },
     async handler({ body }, { deps }) {
       const { id: cosmeticId, argument_EN, argumentEn, ...fields } = body;
       try {

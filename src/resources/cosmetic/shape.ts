@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bool, count, id, text } from "../../http/fields.js";
+import { bool, count, id, out, text } from "../../http/fields.js";
 import type { Cosmetic } from "../../generated/prisma/client.js";
 
 export const cosmeticSchema = z.strictObject({
@@ -37,3 +37,22 @@ export function toCosmetic(c: Cosmetic) {
     permanent: c.permanent,
   };
 }
+
+export const cosmeticResponse = z
+  .strictObject({
+    id: out.id("Cosmetic id"),
+    name: out.text("Name, unique", "Halo"),
+    type: out.text("Type", "hat"),
+    rarity: out.text("Rarity", "rare"),
+    game: out.text("Game it belongs to", "lobby"),
+    argumentFr: out.text("French description"),
+    argumentEn: out.text("English description (argument_EN in updates)"),
+    image: out.text("Path of the image in the texture pack"),
+    lootbox: out.bool("Whether it can come from lootboxes"),
+    price: out.count("Shop price"),
+    description: out.nullableText("Description"),
+    collection: out.nullableText("Collection"),
+    render: out.nullableText("3D display"),
+    permanent: out.bool("Whether it is permanent"),
+  })
+  .meta({ id: "Cosmetic" });

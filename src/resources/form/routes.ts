@@ -3,7 +3,7 @@ import { foreignKeyViolation } from "../../db/prisma-errors.js";
 import { errors } from "../../errors.js";
 import { bool, id, text } from "../../http/fields.js";
 import { defineRoute } from "../../http/route.js";
-import { commentSchema, toFormAnswer } from "./shape.js";
+import { commentSchema, formAnswerResponse, toFormAnswer } from "./shape.js";
 
 export const createFormBody = z.strictObject({
   playerId: id,
@@ -17,16 +17,31 @@ export const createFormBody = z.strictObject({
   stage2: bool.nullable().default(null),
   stage3: bool.nullable().default(null),
   comment: commentSchema.default(""),
+}).meta({
+  example: {
+    playerId: 2,
+    video: "https://video.example/alex-audition",
+    question1: "Alex",
+    question2: "17",
+    question3: "Two years of building",
+    question4: "Evenings",
+    question5: "I love redstone",
+  },
 });
 
 export const formRoutes = [
   defineRoute({
     method: "POST",
     path: "/form/create-form",
-    summary: "Record a player's form answer; returns it with its new id",
+    summary: "Record a form answer",
+    description:
+      "Required: playerId, video and question1 to question5. stage1 to stage3 are true, false or null (default null); " +
+      'comment is text (default ""), a boolean being stored as its text. An unknown player is a 400 naming it. ' +
+      "Returns the answer with its new id.",
     version: "2.0.0",
     callers: ["A", "B", "D"],
     body: createFormBody,
+    response: formAnswerResponse,
     successStatus: 201,
     async handler({ body }, { deps }) {
       try {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bool, id, text } from "../../http/fields.js";
+import { bool, id, out, text } from "../../http/fields.js";
 import type { FormAnswer } from "../../generated/prisma/client.js";
 
 /** `comment` is typed bool in the spec's tables and a string in its sample: a bool is stored as its text. */
@@ -38,3 +38,20 @@ export function toFormAnswer(f: FormAnswer) {
     comment: f.comment,
   };
 }
+
+export const formAnswerResponse = z
+  .strictObject({
+    id: out.id("Answer id"),
+    playerId: out.id("Id of the answering player"),
+    video: out.text("Link to a video"),
+    question1: out.text("Answer to question 1"),
+    question2: out.text("Answer to question 2"),
+    question3: out.text("Answer to question 3"),
+    question4: out.text("Answer to question 4"),
+    question5: out.text("Answer to question 5"),
+    stage1: z.boolean().nullable().meta({ description: "Whether stage 1 was passed; null until decided" }),
+    stage2: z.boolean().nullable().meta({ description: "Whether stage 2 was passed; null until decided" }),
+    stage3: z.boolean().nullable().meta({ description: "Whether stage 3 was passed; null until decided" }),
+    comment: out.text("Comment (a boolean sent is stored as its text)"),
+  })
+  .meta({ id: "FormAnswer" });

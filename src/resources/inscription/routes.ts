@@ -2,19 +2,39 @@ import { z } from "zod";
 import { defineRoute } from "../../http/route.js";
 import { DEFAULT_ROLE, roleSchema, usernameSchema } from "../../users/users.js";
 
-export const inscriptionBody = z.strictObject({
-  username: usernameSchema,
-  role: roleSchema.default(DEFAULT_ROLE),
-});
+export const inscriptionBody = z
+  .strictObject({
+    username: usernameSchema.meta({ description: "3 to 32 letters, digits, '_', '-', '.'; unique regardless of case" }),
+    role: roleSchema.default(DEFAULT_ROLE).meta({ description: "1 to 32 capitals and '_'; stored, grants nothing by itself" }),
+  })
+  .meta({ example: { username: "website" } });
+
+const inscriptionResponse = z
+  .strictObject({
+    username: z.string().meta({ example: "website" }),
+    role: z.string().meta({ example: "USER" }),
+    apiKey: z
+      .string()
+      .regex(/^gsk_[A-Za-z0-9_-]{43}$/)
+      .meta({ description: "The new user's API key. Shown only in this response: only its hash is stored." }),
+  })
+  .meta({ id: "RegisteredUser" });
 
 export const inscriptionRoutes = [
   defineRoute({
     method: "POST",
     path: "/inscription",
-    summary: "Register a new API user and obtain its API key (shown once)",
+    summary: "Register a new API user and obtain its API key",
+    description:
+      "Creates an API user and returns its key, which is never shown again. The user may call routes once an " +
+      "operator puts its name in one of the caller groups (CALLERS_USER_A..D).",
     version: "2.0.0",
     callers: ["A", "B"],
     body: inscriptionBody,
+    response: inscriptionResponse,
+    errors: {
+      409: "The username is taken, in any case: `Username 'WEBSITE' is already used (unique constraint api_users_username_key, case-insensitive)`.",
+    },
     successStatus: 201,
     async handler({ body }, { deps }) {
       const { user, apiKey } = await deps.users.create(body.username, body.role);

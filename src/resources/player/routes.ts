@@ -2,16 +2,20 @@ import { z } from "zod";
 import { errors } from "../../errors.js";
 import { int32, queryInt, queryText } from "../../http/fields.js";
 import { defineRoute } from "../../http/route.js";
-import { PLAYER_SUMMARY_SELECT, toPlayerFull, toPlayerSummary } from "./shape.js";
+import { PLAYER_SUMMARY_SELECT, playerFullResponse, playerSummaryResponse, toPlayerFull, toPlayerSummary } from "./shape.js";
 
 export const playerRoutes = [
   defineRoute({
     method: "GET",
     path: "/player/get-all-full-players-by-gradeId",
-    summary: "All players of a grade, in full (shape G), ordered by id",
+    summary: "All players of a grade, in full",
+    description:
+      "Every player whose gradeId is the one given, with every field including the sensitive token, ip, " +
+      "firstConnection and totalTimeConnection (shape G). Ordered by id; [] when none.",
     version: "2.0.0",
     callers: ["A", "B", "D"],
-    query: z.strictObject({ gradeId: queryInt(int32) }),
+    query: z.strictObject({ gradeId: queryInt(int32).meta({ description: "The grade's id (an integer)", example: "2" }) }),
+    response: z.array(playerFullResponse),
     async handler({ query }, { deps }) {
       const players = await deps.db.prisma.player.findMany({ where: { gradeId: query.gradeId }, orderBy: { id: "asc" } });
       return players.map(toPlayerFull);
@@ -20,10 +24,14 @@ export const playerRoutes = [
   defineRoute({
     method: "GET",
     path: "/player/get-all-players",
-    summary: "All players, without their sensitive fields (shape N), ordered by id",
+    summary: "All players",
+    description:
+      "Every player in shape N: without token, ip, firstConnection and totalTimeConnection, which only " +
+      "get-all-full-players-by-gradeId returns. Ordered by id; [] when none.",
     version: "2.0.3",
     callers: ["A", "B", "C", "D"],
     query: z.strictObject({}),
+    response: z.array(playerSummaryResponse),
     async handler(_input, { deps }) {
       const players = await deps.db.prisma.player.findMany({ select: PLAYER_SUMMARY_SELECT, orderBy: { id: "asc" } });
       return players.map(toPlayerSummary);
@@ -32,9 +40,14 @@ export const playerRoutes = [
   defineRoute({
     method: "GET",
     path: "/player/get-player-by-nick",
-    summary: "One player whose pseudo, or else nickname, equals nick regardless of case (shape N)",
+    summary: "One player by pseudo or nickname",
+    description:
+      "The player whose pseudo, or else nickname, equals nick regardless of case (shape N). When one player's " +
+      "pseudo and another's nickname both match, the pseudo wins. _ and % are plain characters.",
     callers: ["A", "B", "C", "D"],
-    query: z.strictObject({ nick: queryText(64) }),
+    query: z.strictObject({ nick: queryText(64).meta({ description: "A pseudo or a nickname", example: "Stevie" }) }),
+    response: playerSummaryResponse,
+    errors: { 404: "No player has this pseudo or nickname: `Player not found`." },
     async handler({ query }, { deps }) {
       // pseudo and nickname are citext: plain equality is case-insensitive and uses their unique indexes.
       const matches = await deps.db.prisma.player.findMany({

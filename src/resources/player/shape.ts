@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bool, count, formatTimestamp, id, int32, text, timestamp } from "../../http/fields.js";
+import { bool, count, formatTimestamp, id, int32, out, text, timestamp } from "../../http/fields.js";
 import type { Player } from "../../generated/prisma/client.js";
 
 /**
@@ -99,3 +99,54 @@ export function toPlayerFull(p: Player) {
     vote: p.vote,
   };
 }
+
+const summaryFields = {
+  id: out.id("Player id"),
+  pseudo: out.text("Pseudo, unique regardless of case", "Steve"),
+  credit: out.count("Credits"),
+  gradeId: out.int("Id of the player's grade"),
+  modStatus: out.bool("Whether the player is in moderator mode"),
+  staff: out.bool("Whether the player belongs to a staff"),
+  alert: out.bool("Whether the player wants to see staff-only messages"),
+  nickname: out.nullableText("Nickname, unique regardless of case", "Stevie"),
+  status: out.text("Connection status (seen: Online, Offline)", "Online"),
+  chatId: out.nullableText("Id on a linked chat account"),
+  language: out.text("Language (seen: FR, EN)", "FR"),
+  streamerPoint: out.count("Streaming points"),
+  tag: out.nullableText("Custom grade label"),
+  color: out.nullableText("Custom colour"),
+  highclub: out.bool("Whether the player has the highclub"),
+  vote: out.count("Vote points"),
+};
+
+/** Shape N, as written. */
+export const playerSummaryResponse = z.strictObject(summaryFields).meta({
+  id: "PlayerSummary",
+  description: "A player without the sensitive token, ip, firstConnection and totalTimeConnection (shape N)",
+});
+
+/** Shape G, as written. */
+export const playerFullResponse = z
+  .strictObject({
+    id: summaryFields.id,
+    pseudo: summaryFields.pseudo,
+    token: out.text("Player's token (sensitive)"),
+    credit: summaryFields.credit,
+    gradeId: summaryFields.gradeId,
+    modStatus: summaryFields.modStatus,
+    staff: summaryFields.staff,
+    alert: summaryFields.alert,
+    nickname: summaryFields.nickname,
+    firstConnection: out.timestamp("First connection"),
+    totalTimeConnection: z.number().min(0).meta({ description: "Time spent on the server (the game plugin's unit)" }),
+    status: summaryFields.status,
+    ip: out.text("Player's IP address (sensitive)"),
+    chatId: summaryFields.chatId,
+    language: summaryFields.language,
+    streamerPoint: summaryFields.streamerPoint,
+    tag: summaryFields.tag,
+    color: summaryFields.color,
+    highclub: summaryFields.highclub,
+    vote: summaryFields.vote,
+  })
+  .meta({ id: "PlayerFull", description: "A player with every field (shape G)" });

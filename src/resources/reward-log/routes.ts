@@ -4,7 +4,7 @@ import { foreignKeyViolation, uniqueViolation } from "../../db/prisma-errors.js"
 import { errors } from "../../errors.js";
 import { id, timestamp } from "../../http/fields.js";
 import { defineRoute } from "../../http/route.js";
-import { toRewardLog } from "./shape.js";
+import { rewardLogResponse, toRewardLog } from "./shape.js";
 
 export const createRewardLogBody = z.strictObject({
   playerId: id,
@@ -12,16 +12,25 @@ export const createRewardLogBody = z.strictObject({
   rewardId: id,
   /** Defaults to now, in the handler. */
   rewardedAt: timestamp.optional(),
-});
+}).meta({ example: { playerId: 1, rewardId: 42, rewardedAt: "2026-11-22T10:15:30.250+01:00" } });
 
 export const rewardLogRoutes = [
   defineRoute({
     method: "POST",
     path: "/website/create-reward-log",
-    summary: "Record a reward given to a player; a retry of the same (player, reward, moment) is a 409",
+    summary: "Record a reward given to a player",
+    description:
+      "rewardId is opaque (rewards are defined outside this service). rewardedAt accepts ISO 8601 with Z or an offset, " +
+      "defaults to now, and is written in UTC whole seconds. Formerly POST /website/create-reward (before 2.1.0).",
     version: "2.0.0",
     callers: ["A", "B", "D"],
     body: createRewardLogBody,
+    response: rewardLogResponse,
+    errors: {
+      409:
+        "The player does not exist (`playerId: no player has id 77`), or the same (playerId, rewardId, rewardedAt) is " +
+        "already recorded: a retried request does not record a reward twice.",
+    },
     successStatus: 201,
     async handler({ body }, { deps }) {
       const rewardedAt = body.rewardedAt ?? new Date(Math.floor(deps.now().getTime() / 1000) * 1000);

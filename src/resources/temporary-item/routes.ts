@@ -1,15 +1,17 @@
 import { z } from "zod";
 import { defineRoute } from "../../http/route.js";
-import { toTemporaryItem } from "./shape.js";
+import { temporaryItemResponse, toTemporaryItem } from "./shape.js";
 
 export const temporaryItemRoutes = [
   defineRoute({
     method: "GET",
     path: "/temporary-item/get-active-items",
-    summary: "Temporary shop items active now (startDate <= now < endDate), ordered by id",
+    summary: "Temporary shop items active now",
+    description: "Items with startDate <= now < endDate, ordered by id; ids are written as strings. [] when none.",
     version: "2.0.0",
     callers: ["A", "B", "D"],
     query: z.strictObject({}),
+    response: z.array(temporaryItemResponse),
     async handler(_input, { deps }) {
       const now = deps.now();
       const items = await deps.db.prisma.temporaryItem.findMany({

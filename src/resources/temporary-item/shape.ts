@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { count, formatTimestamp, id, text, timestamp } from "../../http/fields.js";
+import { count, formatTimestamp, id, out, text, timestamp } from "../../http/fields.js";
 import type { TemporaryItem } from "../../generated/prisma/client.js";
 
 /** The id is written as a string; a number is accepted on the way in (the spec's sample shows one). */
@@ -31,3 +31,14 @@ export function toTemporaryItem(t: TemporaryItem) {
     endDate: formatTimestamp(t.endDate),
   };
 }
+
+export const temporaryItemResponse = z
+  .strictObject({
+    id: z.string().regex(/^\d+$/).meta({ description: "Item id, written as a string", example: "5" }),
+    itemName: out.text("Item name", "Double XP"),
+    itemDescription: out.text("Item description"),
+    price: out.count("Item price"),
+    startDate: out.timestamp("Moment from which the item can be used"),
+    endDate: out.timestamp("Moment at which its use ends"),
+  })
+  .meta({ id: "TemporaryItem" });

@@ -3,7 +3,7 @@ import { foreignKeyViolation, isRecordNotFound } from "../../db/prisma-errors.js
 import { errors } from "../../errors.js";
 import { clearableText, count, id, requireAChange, text, timestamp } from "../../http/fields.js";
 import { defineRoute } from "../../http/route.js";
-import { flag, toWorld } from "./shape.js";
+import { flag, toWorld, worldResponse } from "./shape.js";
 
 export const updateWorldBody = z
   .strictObject({
@@ -21,15 +21,23 @@ export const updateWorldBody = z
     gamerulePlayerDamage: flag.optional(),
     tag: clearableText(64).optional(),
   })
-  .superRefine(requireAChange);
+  .superRefine(requireAChange)
+  .meta({ example: { id: 4, state: "loaded", gamerulePvp: "false", tag: "event" } });
 
 export const worldRoutes = [
   defineRoute({
     method: "PATCH",
     path: "/freebuild/update-world",
-    summary: "Change one or more fields of a freebuild world; returns the whole world",
+    summary: "Change one or more fields of a freebuild world",
+    description:
+      "A partial update: id plus at least one other field; only the fields sent change, in one statement. The three " +
+      'gamerule flags accept true/false and the texts "true"/"false", and are written as booleans. spawnLocation and ' +
+      'tag are cleared by null or "null". type, state and status are free text of 1 to 32 characters. An unknown ' +
+      "ownerId is a 400 naming it. Returns the whole world after the change.",
     callers: ["A", "B"],
     body: updateWorldBody,
+    response: worldResponse,
+    errors: { 404: "No world has this id: `World not found`." },
     async handler({ body }, { deps }) {
       const { id: worldId, ...fields } = body;
       try {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { count, formatTimestamp, id, text, timestamp } from "../../http/fields.js";
+import { count, formatTimestamp, id, out, text, timestamp } from "../../http/fields.js";
 import type { World } from "../../generated/prisma/client.js";
 
 /** Gamerule flags: true/false, or the texts "true"/"false" as older plugins send them. Written as booleans. */
@@ -40,3 +40,21 @@ export function toWorld(w: World) {
     tag: w.tag,
   };
 }
+
+export const worldResponse = z
+  .strictObject({
+    id: out.id("World id"),
+    name: out.text("World name", "Nether base"),
+    ownerId: out.id("Id of the owning player"),
+    type: out.text("World type", "NETHER"),
+    state: out.text("Whether the world is loaded", "unLoaded"),
+    lastUsed: out.timestamp("Last moment someone was on it"),
+    status: out.text("Whether the world is public", "PUBLIC"),
+    spawnLocation: out.nullableText("Spawn position, free text of coordinates", "0,64,0"),
+    gameruleRandomTickSpeed: out.count("Random tick speed"),
+    gameruleDaylightCycle: out.bool("Whether a day/night cycle exists"),
+    gamerulePvp: out.bool("Whether PvP is enabled"),
+    gamerulePlayerDamage: out.bool("Whether players can take damage"),
+    tag: out.nullableText("World tag"),
+  })
+  .meta({ id: "World" });

@@ -1,0 +1,49 @@
+import express, { type Router } from "express";
+import swaggerUi from "swagger-ui-dist";
+
+/**
+ * GET /api/openapi.json and the interactive documentation at GET /api/docs,
+ * without a key. The page is Swagger UI served from our own dependency: no
+ * CDN, since many communities' back-ends have no outside access either.
+ */
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Game community API</title>
+  <link rel="stylesheet" href="/api/docs/assets/swagger-ui.css">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/api/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/api/docs/init.js"></script>
+</body>
+</html>
+`;
+
+// A script of its own rather than inline: the Content-Security-Policy allows same-origin scripts only.
+const INIT = `window.ui = SwaggerUIBundle({
+  url: "/api/openapi.json",
+  dom_id: "#swagger-ui",
+  deepLinking: true,
+  validatorUrl: null,
+  tryItOutEnabled: false,
+  persistAuthorization: false,
+});
+`;
+
+export function docsRouter(document: object): Router {
+  const router = express.Router();
+  const json = JSON.stringify(document);
+  router.get("/openapi.json", (_req, res) => {
+    res.type("application/json; charset=utf-8").send(json);
+  });
+  router.get("/docs", (_req, res) => {
+    res.type("html").send(PAGE);
+  });
+  router.get("/docs/init.js", (_req, res) => {
+    res.type("application/javascript").send(INIT);
+  });
+  router.use("/docs/assets", express.static(swaggerUi.getAbsoluteFSPath(), { index: false, maxAge: "1h" }));
+  return router;
+}

@@ -1,0 +1,99 @@
+import { z } from "zod";
+import {
+  createDocument,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponseObject,
+} from "zod-openapi";
+import { ERROR_CATALOGUE } from "../errors.js";
+import type { RouteSpec } from "./route.js";
+
+/**
+ * The OpenAPI 3.1 document, made from the route declarations: the schemas
+ * that validate each request and shape each response are the ones documented.
+ */
+export const errorBody = z
+  .strictObject({
+    code: z.int().meta({ description: "The HTTP status of the failure" }),
+    message: z.string().meta({ description: "What went wrong; a 400 names each bad field" }),
+  })
+  .meta({ id: "Error", description: "The body of every failure", example: { code: 400, message: "gradeId: expected an integer" } });
+
+const GROUP_NAMES = { A: "user-A", B: "user-B", C: "user-C", D: "user-D (the website)" } as const;
+
+function meaningsOf(status: number): string {
+  return Object.values(ERROR_CATALOGUE)
+    .filter((e) => e.status === status)
+    .map((e) => e.meaning)
+    .join(" ");
+}
+
+function errorResponse(description: string) {
+  return { description, content: { "application/json": { schema: errorBody } } };
+}
+
+/** The failures a route can answer with: the ones all routes share, and its own. */
+export function documentedStatuses(route: RouteSpec): number[] {
+  const statuses = [400, 401, 403, 500, 503];
+  if (route.body) statuses.push(413, 415);
+  for (const s of Object.keys(route.errors ?? {})) statuses.push(Number(s));
+  return statuses.sort((a, b) => a - b);
+}
+
+function operation(route: RouteSpec): ZodOpenApiOperationObject {
+  const callers = route.callers.map((g) => GROUP_NAMES[g]).join(", ");
+  const responses: Record<string, ZodOpenApiResponseObject> = {
+    [String(route.successStatus ?? 200)]: {
+      description: route.successStatus === 201 ? "Created" : "OK",
+      content: { "application/json": { schema: route.response } },
+    },
+  };
+  for (const status of documentedStatuses(route)) {
+    const own = route.errors?.[status as 404 | 409];
+    responses[String(status)] = errorResponse(own ?? meaningsOf(status));
+  }
+  const op: ZodOpenApiOperationObject = {
+    operationId: route.path.split("/").filter(Boolean).join("_").replace(/-([a-zA-Z])/g, (_, c: string) => c.toUpperCase()),
+    summary: route.summary,
+    description:
+      `${route.description}\n\n**Callers:** ${callers} (caller groups ${route.callers.join(", ")}).` +
+      (route.version ? ` **Version:** ${route.version}.` : ""),
+    tags: [route.path.split("/")[1]!],
+    responses,
+    "x-callers": [...route.callers],
+    ...(route.version ? { "x-version": route.version } : {}),
+  };
+  if (route.query) op.requestParams = { query: route.query as z.ZodObject };
+  if (route.body) op.requestBody = { required: true, content: { "application/json": { schema: route.body } } };
+  return op;
+}
+
+export function buildOpenApiDocument(routes: readonly RouteSpec[]) {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of routes) {
+    const item = (paths[route.path] ??= {});
+    (item as Record<string, ZodOpenApiOperationObject>)[route.method.toLowerCase()] = operation(route);
+  }
+  return createDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "Game community API",
+      version: "2.1.0",
+      description:
+        "The HTTP/JSON back-end of a game-server community. Every route needs an API key (X-API-Key, or " +
+        "Authorization: Bearer) and admits only the caller groups it names. Checks run in this order: 401, 403, " +
+        "400, then 404/409. Every failure is `{code, message}` with `code` equal to the HTTP status. Timestamps are " +
+        "written yyyy-mm-ddThh:mm:ssZ (UTC); inputs accept ISO 8601 with Z or an offset. Unknown body fields and " +
+        "query parameters are a 400.",
+    },
+    servers: [{ url: "/api", description: "This server" }],
+    security: [{ ApiKey: [] }, { Bearer: [] }],
+    components: {
+      securitySchemes: {
+        ApiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "gsk_ followed by 43 base64url characters" },
+        Bearer: { type: "http", scheme: "bearer", description: "The same key, as Authorization: Bearer <key>" },
+      },
+    },
+    paths,
+  });
+}
