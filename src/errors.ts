@@ -89,7 +89,7 @@ export class ApiError extends Error {
 /** Constructors for the catalogue, so messages are made the same way everywhere. */
 export const errors = {
   validation: (message: string) => new ApiError("VALIDATION", message),
-  malformedJson: () => new ApiError("MALFORMED_JSON", "Malformed JSON in request body"),
+  malformedJson: (message = "Malformed JSON in request body") => new ApiError("MALFORMED_JSON", message),
   unauthenticated: () => new ApiError("UNAUTHENTICATED", "API key missing or invalid"),
   forbidden: () => new ApiError("FORBIDDEN", "This API user may not call this route"),
   notFound: (what: string) => new ApiError("NOT_FOUND", `${what} not found`),

@@ -1,23 +1,10 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "../src/resources/index.js";
+import { ALLOW_LIST } from "./helpers/allow-list.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 
-/** The allow-list table of decisions.md, copied by hand: the code must match it, not the other way round. */
-const TABLE: [method: string, path: string, groups: string][] = [
-  ["GET", "/player/get-all-full-players-by-gradeId", "ABD"],
-  ["PATCH", "/cosmetic/update-cosmetic", "ABD"],
-  ["GET", "/player/get-all-players", "ABCD"],
-  ["POST", "/form/create-form", "ABD"],
-  ["GET", "/infecte2/get-all-infectes", "ABD"],
-  ["GET", "/temporary-item/get-active-items", "ABD"],
-  ["POST", "/website/create-reward-log", "ABD"],
-  ["POST", "/inscription", "AB"],
-  ["GET", "/player/get-player-by-nick", "ABCD"],
-  ["PATCH", "/freebuild/update-world", "AB"],
-  ["GET", "/parkour/get-all-maps", "ABC"],
-  ["GET", "/cosmetic/get-cosmetic", "ABCD"],
-];
+const TABLE = ALLOW_LIST;
 
 const UNAUTHENTICATED = { code: 401, message: "API key missing or invalid" };
 const FORBIDDEN = { code: 403, message: "This API user may not call this route" };

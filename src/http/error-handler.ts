@@ -30,7 +30,7 @@ function fromBodyParser(error: HttpError): ApiError | undefined {
     default:
       // Any other client error it raises (a gzip body that does not inflate, say) is still the client's.
       if (error.expose === true && typeof error.status === "number" && error.status >= 400 && error.status < 500) {
-        return errors.validation("body: could not be decoded (check Content-Encoding)");
+        return errors.malformedJson("body: could not be decoded (check Content-Encoding)");
       }
       return undefined;
   }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   createDocument,
+  type oas31,
   type ZodOpenApiOperationObject,
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponseObject,
@@ -68,7 +69,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
   return op;
 }
 
-export function buildOpenApiDocument(routes: readonly RouteSpec[]) {
+export function buildOpenApiDocument(routes: readonly RouteSpec[]): oas31.OpenAPIObject {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of routes) {
     const item = (paths[route.path] ??= {});

@@ -1,0 +1,26 @@
+/** The allow-list table of decisions.md, copied by hand: the code must match it, not the other way round. */
+export const ALLOW_LIST: [method: string, path: string, groups: string][] = [
+  ["GET", "/player/get-all-full-players-by-gradeId", "ABD"],
+  ["PATCH", "/cosmetic/update-cosmetic", "ABD"],
+  ["GET", "/player/get-all-players", "ABCD"],
+  ["POST", "/form/create-form", "ABD"],
+  ["GET", "/infecte2/get-all-infectes", "ABD"],
+  ["GET", "/temporary-item/get-active-items", "ABD"],
+  ["POST", "/website/create-reward-log", "ABD"],
+  ["POST", "/inscription", "AB"],
+  ["GET", "/player/get-player-by-nick", "ABCD"],
+  ["PATCH", "/freebuild/update-world", "AB"],
+  ["GET", "/parkour/get-all-maps", "ABC"],
+  ["GET", "/cosmetic/get-cosmetic", "ABCD"],
+];
+
+/** The spec's version labels (Versioning, rule 2). */
+export const VERSIONS: Record<string, string> = {
+  "/player/get-all-full-players-by-gradeId": "2.0.0",
+  "/player/get-all-players": "2.0.3",
+  "/form/create-form": "2.0.0",
+  "/temporary-item/get-active-items": "2.0.0",
+  "/website/create-reward-log": "2.0.0",
+  "/inscription": "2.0.0",
+  "/cosmetic/get-cosmetic": "2.0.0",
+};
