@@ -1,6 +1,7 @@
 import express, { type Express } from "express";
 import helmet from "helmet";
 import { CallerDirectory } from "./auth/callers.js";
+import type { KeyCache } from "./auth/key-cache.js";
 import type { Config } from "./config.js";
 import { requestContext } from "./context.js";
 import type { Database } from "./db/database.js";
@@ -34,14 +35,16 @@ export interface AppOptions {
   routes?: readonly RouteSpec[];
   /** Defaults to the system clock. */
   now?: () => Date;
+  /** Authenticated keys kept in memory; without one, every request looks its key up. */
+  keyCache?: KeyCache;
 }
 
-export function createApp({ config, db, logger, routes = apiRoutes, now = () => new Date() }: AppOptions): Express {
+export function createApp({ config, db, logger, routes = apiRoutes, now = () => new Date(), keyCache }: AppOptions): Express {
   const deps: AppDeps = {
     config,
     db,
     logger,
-    users: new ApiUsers(db.prisma),
+    users: new ApiUsers(db.prisma, keyCache),
     callers: new CallerDirectory(config.callers),
     requestContext,
     now,

@@ -7,6 +7,8 @@ import { EmbeddedDatabaseBusyError } from "./db/embedded-lock.js";
 import { migrate } from "./db/migrate.js";
 import { openConfiguredDatabase } from "./db/open.js";
 import { createLogger } from "./logger.js";
+import { KeyCache } from "./auth/key-cache.js";
+import { keepKeyCacheInSync } from "./auth/key-invalidation.js";
 import { createFirstUser, firstUserBanner } from "./users/bootstrap.js";
 import { ApiUsers } from "./users/users.js";
 
@@ -21,6 +23,7 @@ async function main(): Promise<void> {
   // one, SIGTERM's default action kills the process on the spot, skipping the
   // release of the database (and of the embedded database's lock).
   let server: Server | undefined;
+  let keySync: { stop(): Promise<void> } | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -31,6 +34,7 @@ async function main(): Promise<void> {
       server.closeIdleConnections();
       await closed;
     }
+    await keySync?.stop();
     await db.close();
     process.exit(0);
   };
@@ -43,11 +47,14 @@ async function main(): Promise<void> {
       const first = await createFirstUser(new ApiUsers(db.prisma), config);
       if (first) process.stdout.write(firstUserBanner(first.username, first.apiKey));
     }
-    const app = createApp({ config, db, logger });
+    const keyCache = new KeyCache();
+    keySync = await keepKeyCacheInSync(db, keyCache, logger);
+    const app = createApp({ config, db, logger, keyCache });
     server = app.listen(config.port, config.host);
     await once(server, "listening");
   } catch (error) {
     // A failed start (port taken, migration refused) must not leave the database, or its lock, held.
+    await keySync?.stop().catch(() => undefined);
     await db.close().catch(() => undefined);
     throw error;
   }

@@ -17,11 +17,20 @@ export interface SqlConnection {
   release(): Promise<void>;
 }
 
+export interface Subscription {
+  close(): Promise<void>;
+}
+
 export interface Database {
   readonly kind: "postgres" | "embedded";
   readonly prisma: PrismaClient;
   /** A connection of its own (PostgreSQL) or the single one (PGlite). */
   connect(): Promise<SqlConnection>;
+  /**
+   * LISTENs on a channel. `lost` is called once if the subscription dies (the
+   * connection dropped): messages may have been missed since.
+   */
+  subscribe(channel: string, handlers: { message(payload: string): void; lost(error: Error): void }): Promise<Subscription>;
   close(): Promise<void>;
 }
 
@@ -50,6 +59,29 @@ function openPostgres(url: string, poolMax: number): Database {
           await client.query(script);
         },
         release: () => client.end(),
+      };
+    },
+    async subscribe(channel, handlers) {
+      const client = new pg.Client({ connectionString: url });
+      let closing = false;
+      let lost = false;
+      const onLost = (error: Error) => {
+        if (closing || lost) return;
+        lost = true;
+        handlers.lost(error);
+      };
+      client.on("error", onLost);
+      client.on("end", () => onLost(new Error("LISTEN connection ended")));
+      client.on("notification", (n) => {
+        if (n.channel === channel) handlers.message(n.payload ?? "");
+      });
+      await client.connect();
+      await client.query(`LISTEN "${channel.replaceAll('"', '""')}"`);
+      return {
+        async close() {
+          closing = true;
+          await client.end().catch(() => undefined);
+        },
       };
     },
     close: () => prisma.$disconnect(),
@@ -84,6 +116,10 @@ function openEmbedded(options: { kind: "embedded"; dataDir: string; command: str
         },
         release: () => Promise.resolve(),
       };
+    },
+    async subscribe(channel, handlers) {
+      const unsubscribe = await pglite.listen(channel, (payload) => handlers.message(payload));
+      return { close: () => unsubscribe() };
     },
     async close() {
       try {

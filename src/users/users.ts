@@ -2,6 +2,7 @@ import { z } from "zod";
 import { generateApiKey, hashApiKey, looksLikeApiKey } from "../auth/api-keys.js";
 import { conflictMessage } from "../db/constraints.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
+import type { KeyCache } from "../auth/key-cache.js";
 import { errors } from "../errors.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 
@@ -37,8 +38,14 @@ export interface Caller {
 
 const summary = { username: true, role: true, keyHint: true, createdAt: true, rotatedAt: true, revokedAt: true } as const;
 
+/** The channel on which revocations and rotations are announced to every instance. */
+export const USER_CHANGED_CHANNEL = "api_user_changed";
+
 export class ApiUsers {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly cache?: KeyCache,
+  ) {}
 
   /** Registers a user; the returned key is the only copy that will ever exist. */
   async create(username: string, role: string = DEFAULT_ROLE): Promise<{ user: ApiUserSummary; apiKey: string }> {
@@ -67,33 +74,47 @@ export class ApiUsers {
   /** The user a key belongs to, or undefined when the key is unknown or revoked. */
   async authenticate(key: string): Promise<Caller | undefined> {
     if (!looksLikeApiKey(key)) return undefined;
+    const keyHash = hashApiKey(key);
+    const cached = this.cache?.get(keyHash);
+    if (cached) return cached;
     const user = await this.prisma.apiUser.findUnique({
-      where: { keyHash: hashApiKey(key) },
+      where: { keyHash },
       select: { id: true, username: true, role: true, revokedAt: true },
     });
     if (!user || user.revokedAt !== null) return undefined;
-    return { id: user.id, username: user.username, role: user.role };
+    const caller = { id: user.id, username: user.username, role: user.role };
+    this.cache?.set(keyHash, caller);
+    return caller;
   }
 
-  /** Revokes the user's key at once. The username stays taken. */
+  /** Revokes the user's key at once, on every instance. The username stays taken. */
   async revoke(username: string): Promise<ApiUserSummary> {
-    const { count } = await this.prisma.apiUser.updateMany({
-      where: { username, revokedAt: null },
-      data: { revokedAt: new Date() },
-    });
+    const [{ count }] = await this.prisma.$transaction([
+      this.prisma.apiUser.updateMany({ where: { username, revokedAt: null }, data: { revokedAt: new Date() } }),
+      this.announce(username),
+    ]);
     const user = await this.prisma.apiUser.findUnique({ where: { username }, select: summary });
     if (!user) throw errors.notFound("API user");
     if (count === 0) throw errors.conflict(`API user '${user.username}' is already revoked`);
     return user;
   }
 
-  /** Issues a new key; the old one stops working at once. A revoked user is reinstated. */
+  /** Tells every instance (on commit) to drop this user's cached keys; this one at once. */
+  private announce(username: string) {
+    this.cache?.forgetUser(username);
+    return this.prisma.$executeRaw`SELECT pg_notify(${USER_CHANGED_CHANNEL}, lower(${username}))`;
+  }
+
+  /** Issues a new key; the old one stops working at once, on every instance. A revoked user is reinstated. */
   async rotate(username: string): Promise<{ user: ApiUserSummary; apiKey: string }> {
     const key = generateApiKey();
-    const { count } = await this.prisma.apiUser.updateMany({
-      where: { username },
-      data: { keyHash: key.hash, keyHint: key.hint, rotatedAt: new Date(), revokedAt: null },
-    });
+    const [{ count }] = await this.prisma.$transaction([
+      this.prisma.apiUser.updateMany({
+        where: { username },
+        data: { keyHash: key.hash, keyHint: key.hint, rotatedAt: new Date(), revokedAt: null },
+      }),
+      this.announce(username),
+    ]);
     if (count === 0) throw errors.notFound("API user");
     const user = await this.prisma.apiUser.findUniqueOrThrow({ where: { username }, select: summary });
     return { user, apiKey: key.key };

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import express from "express";
 import { createApp } from "../../src/app.js";
+import type { KeyCache } from "../../src/auth/key-cache.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import type { RouteSpec } from "../../src/http/route.js";
 import { createLogger } from "../../src/logger.js";
@@ -40,6 +41,7 @@ export interface TestApp {
 export interface TestAppOptions {
   env?: Record<string, string>;
   now?: () => Date;
+  keyCache?: KeyCache;
   routes?: readonly RouteSpec[];
   database?: TestDatabase;
 }
@@ -56,6 +58,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     logger,
     ...(options.routes ? { routes: options.routes } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.keyCache ? { keyCache: options.keyCache } : {}),
   });
   // Every JSON response is kept, and checked against the OpenAPI document when the app closes.
   const seen: SeenResponse[] = [];

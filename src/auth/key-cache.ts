@@ -1,0 +1,54 @@
+import type { Caller } from "../users/users.js";
+
+/**
+ * Authenticated keys kept in memory, by hash, so that a request costs no
+ * database lookup for its key. Correctness rests on invalidation: every
+ * revocation or rotation notifies all instances (PostgreSQL NOTIFY on
+ * `api_user_changed`, see key-invalidation.ts), which drop the user's keys at
+ * once. While that channel is down the cache is off, so a revocation can never
+ * be missed; entries also expire after `ttlMs` as a last resort.
+ * Unknown keys are never cached: a key created a moment ago must work.
+ */
+export class KeyCache {
+  private readonly entries = new Map<string, { caller: Caller; expires: number }>();
+  private enabled: boolean;
+
+  constructor(
+    private readonly ttlMs = 60_000,
+    private readonly maxEntries = 10_000,
+    enabled = true,
+  ) {
+    this.enabled = enabled;
+  }
+
+  get(hash: string): Caller | undefined {
+    if (!this.enabled) return undefined;
+    const entry = this.entries.get(hash);
+    if (!entry) return undefined;
+    if (entry.expires <= Date.now()) {
+      this.entries.delete(hash);
+      return undefined;
+    }
+    return entry.caller;
+  }
+
+  set(hash: string, caller: Caller): void {
+    if (!this.enabled) return;
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(hash, { caller, expires: Date.now() + this.ttlMs });
+  }
+
+  /** Drops every key of this user (usernames compare case-insensitively). */
+  forgetUser(username: string): void {
+    const name = username.toLowerCase();
+    for (const [hash, entry] of this.entries) {
+      if (entry.caller.username.toLowerCase() === name) this.entries.delete(hash);
+    }
+  }
+
+  /** Turns caching off (and forgets everything) or back on. */
+  setEnabled(enabled: boolean): void {
+    this.enabled = enabled;
+    this.entries.clear();
+  }
+}

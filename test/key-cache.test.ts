@@ -1,0 +1,115 @@
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KeyCache } from "../src/auth/key-cache.js";
+import { keepKeyCacheInSync } from "../src/auth/key-invalidation.js";
+import { openDatabase } from "../src/db/database.js";
+import { createLogger } from "../src/logger.js";
+import { ApiUsers } from "../src/users/users.js";
+import { startTestApp, type TestApp } from "./helpers/app.js";
+import { createTestDatabase, onPostgres, type TestDatabase } from "./helpers/database.js";
+
+const quiet = createLogger("silent");
+
+describe("KeyCache", () => {
+  const caller = (username: string) => ({ id: 1, username, role: "USER" });
+  it("when a user is forgotten, then all its keys go, whatever the case of the name", () => {
+    const cache = new KeyCache();
+    cache.set("h1", caller("Website"));
+    cache.set("h2", caller("website"));
+    cache.set("h3", caller("other"));
+    cache.forgetUser("WEBSITE");
+    expect([cache.get("h1"), cache.get("h2"), cache.get("h3")?.username]).toEqual([undefined, undefined, "other"]);
+  });
+  it("when an entry is older than its time to live, or the cache is off, then it is not used", async () => {
+    const cache = new KeyCache(20);
+    cache.set("h", caller("a"));
+    expect(cache.get("h")).toBeDefined();
+    await new Promise((r) => setTimeout(r, 30));
+    expect(cache.get("h")).toBeUndefined();
+    cache.set("h", caller("a"));
+    cache.setEnabled(false);
+    expect(cache.get("h")).toBeUndefined();
+    cache.set("h", caller("a"));
+    expect(cache.get("h")).toBeUndefined();
+  });
+});
+
+/** Polls until the request answers `status`, for at most `ms`; returns how long it took. */
+async function within(ms: number, status: number, send: () => Promise<request.Response>): Promise<number> {
+  const start = Date.now();
+  for (;;) {
+    if ((await send()).status === status) return Date.now() - start;
+    if (Date.now() - start > ms) throw new Error(`still not ${status} after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe("revocation with cached keys", () => {
+  let database: TestDatabase;
+  const apps: TestApp[] = [];
+  const syncs: { stop(): Promise<void> }[] = [];
+  const extraDbs: ReturnType<typeof openDatabase>[] = [];
+
+  /** An instance of the service with its own key cache, kept in sync, on its own connection pool when on PostgreSQL. */
+  async function instance(): Promise<TestApp> {
+    const db = database.url ? openDatabase({ kind: "postgres", url: database.url, poolMax: 4 }) : database.db;
+    if (database.url) extraDbs.push(db);
+    const cache = new KeyCache();
+    syncs.push(await keepKeyCacheInSync(db, cache, quiet));
+    const app = await startTestApp({ database: { db, url: database.url, drop: async () => undefined }, keyCache: cache });
+    apps.push(app);
+    return app;
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    for (const s of syncs) await s.stop();
+    for (const a of apps) await a.close();
+    for (const db of extraDbs) await db.close();
+    await database.drop();
+  });
+
+  it("when the operator revokes or rotates a key (another process), then every instance refuses the old key within a second", async () => {
+    const instances = onPostgres ? [await instance(), await instance()] : [await instance()];
+    // The operator's CLI: its own connection, no cache.
+    const cli = database.url ? openDatabase({ kind: "postgres", url: database.url, poolMax: 1 }) : database.db;
+    if (database.url) extraDbs.push(cli);
+    const operator = new ApiUsers(cli.prisma);
+
+    const key = (await operator.create("user-C")).apiKey;
+    const list = (app: TestApp, k: string) => request(app.url).get("/api/player/get-all-players").set("X-API-Key", k);
+    for (const app of instances) {
+      expect((await list(app, key)).status).toBe(200);
+      expect((await list(app, key)).status).toBe(200); // now served from the cache
+    }
+    await operator.revoke("user-c");
+    for (const app of instances) expect(await within(1000, 401, () => list(app, key))).toBeLessThan(1000);
+
+    const rotatedFrom = (await operator.rotate("user-C")).apiKey;
+    for (const app of instances) expect((await list(app, rotatedFrom)).status).toBe(200);
+    await operator.rotate("user-C");
+    for (const app of instances) expect(await within(1000, 401, () => list(app, rotatedFrom))).toBeLessThan(1000);
+  });
+
+  it.runIf(onPostgres)("when the revocation channel is cut, then the cache is off and a revocation without notice still counts at once", async () => {
+    const app = await instance();
+    const key = await app.key("user-D");
+    const list = () => request(app.url).get("/api/player/get-all-players").set("X-API-Key", key);
+    expect((await list()).status).toBe(200);
+    const conn = await database.db.connect();
+    try {
+      // Cut every LISTENing connection of this database, as a failover or a network blip would.
+      await conn.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%' AND pid <> pg_backend_pid()`,
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      // Revoke behind the service's back: no NOTIFY at all.
+      await conn.query(`UPDATE api_users SET "revokedAt" = now() WHERE username = 'user-D'`);
+    } finally {
+      await conn.release();
+    }
+    expect((await list()).status).toBe(401);
+  });
+});
