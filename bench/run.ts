@@ -56,7 +56,7 @@ async function admin(sql: string) {
 function start(name: string, script: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
   let err = "";
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (err += d.toString()));
   child.on("exit", (code) => {
     if (code && code !== 0) console.error(`${name} exited with ${code}:\n${err}`);
   });
@@ -104,7 +104,7 @@ async function main() {
     const db = openDatabase({ kind: "postgres", url: dbUrl, poolMax: 4 });
     await migrate(db, createLogger("silent"));
     const data = community(PLAYERS);
-    let t0 = Date.now();
+    const t0 = Date.now();
     await importData(db.prisma, data);
     const loadSeconds = (Date.now() - t0) / 1000;
     const key = (await new ApiUsers(db.prisma).create("user-A")).apiKey;
@@ -180,7 +180,7 @@ async function main() {
     const selected = scenarios.filter((s) => !args.only || s.name.includes(args.only));
     for (let round = 1; round <= ROUNDS; round++) {
       for (const s of selected) {
-        const order = (round % 2 ? ["service", "baseline"] : ["baseline", "service"]) as ("service" | "baseline")[];
+        const order = (round % 2 ? ["service", "baseline"] : ["baseline", "service"]);
         for (const target of order) {
           // The baseline has no conditional GETs: its row is its full answer.
           const expect = s.kind === "conditional" && target === "baseline" ? 200 : s.expect;
@@ -215,7 +215,7 @@ async function main() {
     lines.push("", `Service peak RSS over the run: ${rss.toFixed(0)} MB. Import of the community: ${loadSeconds.toFixed(1)} s.`);
     const table = lines.join("\n");
     console.log(`\n${table}`);
-    writeFileSync(args.out!, `${table}\n`);
+    writeFileSync(args.out, `${table}\n`);
     console.log(`\nwritten to ${args.out}`);
   } finally {
     for (const child of children) child.kill("SIGTERM");

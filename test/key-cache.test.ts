@@ -56,7 +56,7 @@ describe("revocation with cached keys", () => {
     if (database.url) extraDbs.push(db);
     const cache = new KeyCache();
     syncs.push(await keepKeyCacheInSync(db, cache, quiet));
-    const app = await startTestApp({ database: { db, url: database.url, drop: async () => undefined }, keyCache: cache });
+    const app = await startTestApp({ database: { db, url: database.url, drop: () => Promise.resolve() }, keyCache: cache });
     apps.push(app);
     return app;
   }
