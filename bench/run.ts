@@ -180,7 +180,7 @@ async function main() {
     const selected = scenarios.filter((s) => !args.only || s.name.includes(args.only));
     for (let round = 1; round <= ROUNDS; round++) {
       for (const s of selected) {
-        const order = (round % 2 ? ["service", "baseline"] : ["baseline", "service"]);
+        const order: ("service" | "baseline")[] = round % 2 ? ["service", "baseline"] : ["baseline", "service"];
         for (const target of order) {
           // The baseline has no conditional GETs: its row is its full answer.
           const expect = s.kind === "conditional" && target === "baseline" ? 200 : s.expect;
