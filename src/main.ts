@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     }
     await keySync?.stop();
     await db.close();
+    logger.flush();
     process.exit(0);
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));

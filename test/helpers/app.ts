@@ -63,6 +63,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   // Every JSON response is kept, and checked against the OpenAPI document when the app closes.
   const seen: SeenResponse[] = [];
   const app = express();
+  app.disable("x-powered-by");
   app.use((req, res, next) => {
     let body: unknown;
     const json = res.json.bind(res);

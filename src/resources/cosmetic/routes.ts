@@ -3,6 +3,7 @@ import { isRecordNotFound } from "../../db/prisma-errors.js";
 import { errors } from "../../errors.js";
 import { bool, clearableText, count, id, queryInt, requireAChange, text } from "../../http/fields.js";
 import { defineRoute } from "../../http/route.js";
+import { cosmeticById } from "./queries.js";
 import { cosmeticResponse, toCosmetic } from "./shape.js";
 
 /**
@@ -48,7 +49,7 @@ export const cosmeticRoutes = [
     response: cosmeticResponse,
     errors: { 404: "No cosmetic has this id: `Cosmetic not found`." },
     async handler({ query }, { deps }) {
-      const cosmetic = await deps.db.prisma.cosmetic.findUnique({ where: { id: query.id } });
+      const cosmetic = await cosmeticById(deps.db.prisma, query.id);
       if (!cosmetic) throw errors.notFound("Cosmetic");
       return toCosmetic(cosmetic);
     },

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { errors } from "../../errors.js";
 import { int32, queryInt, queryText } from "../../http/fields.js";
 import { defineRoute } from "../../http/route.js";
+import { playersByNick } from "./queries.js";
 import { PLAYER_SUMMARY_SELECT, playerFullResponse, playerSummaryResponse, toPlayerFull, toPlayerSummary } from "./shape.js";
 
 export const playerRoutes = [
@@ -49,12 +50,7 @@ export const playerRoutes = [
     response: playerSummaryResponse,
     errors: { 404: "No player has this pseudo or nickname: `Player not found`." },
     async handler({ query }, { deps }) {
-      // pseudo and nickname are citext: plain equality is case-insensitive and uses their unique indexes.
-      const matches = await deps.db.prisma.player.findMany({
-        where: { OR: [{ pseudo: query.nick }, { nickname: query.nick }] },
-        select: PLAYER_SUMMARY_SELECT,
-        take: 2,
-      });
+      const matches = await playersByNick(deps.db.prisma, query.nick);
       const nick = query.nick.toLowerCase();
       const player = matches.find((p) => p.pseudo.toLowerCase() === nick) ?? matches[0];
       if (!player) throw errors.notFound("Player");
