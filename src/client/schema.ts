@@ -632,6 +632,13 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerFull"][];
                 };
             };
+            /** @description Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
@@ -696,6 +703,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["PlayerSummary"][];
                 };
+            };
+            /** @description Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
@@ -841,6 +855,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Cosmetic"];
                 };
+            };
+            /** @description Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
@@ -1139,6 +1160,13 @@ export interface operations {
                     "application/json": components["schemas"]["InfectedStats"][];
                 };
             };
+            /** @description Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
@@ -1203,6 +1231,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["TemporaryItem"][];
                 };
+            };
+            /** @description Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
@@ -1582,6 +1617,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ParkourMap"][];
                 };
+            };
+            /** @description Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
             400: {

@@ -49,6 +49,11 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
       content: { "application/json": { schema: route.response } },
     },
   };
+  if (route.etag) {
+    responses["304"] = {
+      description: "Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match.",
+    };
+  }
   for (const status of documentedStatuses(route)) {
     const own = route.errors?.[status as 404 | 409];
     responses[String(status)] = errorResponse(own ?? meaningsOf(status));

@@ -42,6 +42,12 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
    * by the documentation.
    */
   errors?: Partial<Record<404 | 409, string>>;
+  /**
+   * A cheap version of what the answer would be (never a hash of the body):
+   * the route then sends it as ETag and answers If-None-Match with 304,
+   * without running the handler.
+   */
+  etag?: (input: { query: z.output<Q>; body: z.output<B> }, ctx: HandlerContext) => Promise<string>;
   handler: (input: { query: z.output<Q>; body: z.output<B> }, ctx: HandlerContext) => Promise<unknown>;
 }
 
@@ -49,6 +55,11 @@ export function defineRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType
   spec: RouteSpec<Q, B>,
 ): RouteSpec {
   return spec;
+}
+
+/** A response body already serialised (by PostgreSQL, for large lists): sent as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
 }
 
 declare module "express-serve-static-core" {
@@ -73,16 +84,28 @@ export function registerRoutes(router: Router, routes: readonly RouteSpec[], dep
     if (route.body) chain.push(express.json({ limit: BODY_LIMIT, strict: false, type: "application/json" }));
     chain.push(async (req: Request, res: Response) => {
       const input = parseInput(route, req);
+      const ctx = { deps, caller: req.caller! };
+      if (route.etag) {
+        // The version is read before the data: an answer is never older than its tag.
+        const tag = `"${await route.etag(input, ctx)}"`;
+        res.setHeader("ETag", tag);
+        if (matches(req.headers["if-none-match"], tag)) {
+          res.status(304).end();
+          return;
+        }
+      }
       let result: unknown;
       try {
-        result = await route.handler(input, { deps, caller: req.caller! });
+        result = await route.handler(input, ctx);
       } catch (error) {
         // A unique violation is named with the value the client sent.
         const violation = uniqueViolation(error);
         if (violation) throw errors.conflict(conflictMessage(violation, { ...asRecord(input.query), ...asRecord(input.body) }));
         throw error;
       }
-      res.status(route.successStatus ?? 200).json(result);
+      res.status(route.successStatus ?? 200);
+      if (result instanceof JsonText) res.type("application/json; charset=utf-8").send(result.text);
+      else res.json(result);
     });
     router[route.method.toLowerCase() as "get" | "post" | "patch"](route.path, ...chain);
   }
@@ -141,6 +164,15 @@ function authorize(callers: readonly CallerGroup[], deps: AppDeps): RequestHandl
     if (!deps.callers.may(req.caller!.username, callers)) throw errors.forbidden();
     next();
   };
+}
+
+/** If-None-Match: a list of tags, weak or strong, or `*`. */
+function matches(header: string | undefined, tag: string): boolean {
+  if (!header) return false;
+  return header.split(",").some((t) => {
+    const candidate = t.trim();
+    return candidate === "*" || candidate === tag || candidate === `W/${tag}`;
+  });
 }
 
 function asRecord(value: unknown): Record<string, unknown> {

@@ -71,6 +71,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       body = value;
       return json(value);
     };
+    // Bodies serialised by PostgreSQL are sent as text.
+    const send = res.send.bind(res);
+    res.send = (value: unknown) => {
+      if (body === undefined && typeof value === "string" && /json/.test(String(res.getHeader("content-type")))) {
+        body = JSON.parse(value);
+      }
+      return send(value);
+    };
     res.on("finish", () => {
       if (body !== undefined) {
         seen.push({ method: req.method, path: req.originalUrl.split("?")[0]!, status: res.statusCode, body: JSON.parse(JSON.stringify(body)) });

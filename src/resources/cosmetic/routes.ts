@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isRecordNotFound } from "../../db/prisma-errors.js";
+import { tableVersion } from "../../db/versions.js";
 import { errors } from "../../errors.js";
 import { bool, clearableText, count, id, queryInt, requireAChange, text } from "../../http/fields.js";
 import { defineRoute } from "../../http/route.js";
@@ -48,6 +49,7 @@ export const cosmeticRoutes = [
     query: z.strictObject({ id: queryInt(id).meta({ description: "The cosmetic's id", example: "3" }) }),
     response: cosmeticResponse,
     errors: { 404: "No cosmetic has this id: `Cosmetic not found`." },
+    etag: async ({ query }, { deps }) => `cosmetics-v${await tableVersion(deps.db.prisma, "cosmetics")}-${query.id}`,
     async handler({ query }, { deps }) {
       const cosmetic = await cosmeticById(deps.db.prisma, query.id);
       if (!cosmetic) throw errors.notFound("Cosmetic");

@@ -1,6 +1,8 @@
 import { z } from "zod";
-import { defineRoute } from "../../http/route.js";
-import { infectedStatsResponse, toInfectedStats } from "./shape.js";
+import { tableVersion } from "../../db/versions.js";
+import { defineRoute, JsonText } from "../../http/route.js";
+import { allInfectedStatsJson } from "./queries.js";
+import { infectedStatsResponse } from "./shape.js";
 
 export const infectedRoutes = [
   defineRoute({
@@ -11,9 +13,9 @@ export const infectedRoutes = [
     callers: ["A", "B", "D"],
     query: z.strictObject({}),
     response: z.array(infectedStatsResponse),
+    etag: async (_input, { deps }) => `infected-v${await tableVersion(deps.db.prisma, "infected_stats")}`,
     async handler(_input, { deps }) {
-      const stats = await deps.db.prisma.infectedStats.findMany({ orderBy: { playerId: "asc" } });
-      return stats.map(toInfectedStats);
+      return new JsonText(await allInfectedStatsJson(deps.db.prisma));
     },
   }),
 ];

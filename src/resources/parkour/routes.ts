@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { tableVersion } from "../../db/versions.js";
 import { defineRoute } from "../../http/route.js";
 import { parkourMapResponse, toParkourMap } from "./shape.js";
 
@@ -11,6 +12,7 @@ export const parkourRoutes = [
     callers: ["A", "B", "C"],
     query: z.strictObject({}),
     response: z.array(parkourMapResponse),
+    etag: async (_input, { deps }) => `maps-v${await tableVersion(deps.db.prisma, "parkour_maps")}`,
     async handler(_input, { deps }) {
       return (await deps.db.prisma.parkourMap.findMany({ orderBy: { id: "asc" } })).map(toParkourMap);
     },

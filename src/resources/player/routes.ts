@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { errors } from "../../errors.js";
 import { int32, queryInt, queryText } from "../../http/fields.js";
-import { defineRoute } from "../../http/route.js";
-import { playersByNick } from "./queries.js";
-import { PLAYER_SUMMARY_SELECT, playerFullResponse, playerSummaryResponse, toPlayerFull, toPlayerSummary } from "./shape.js";
+import { defineRoute, JsonText } from "../../http/route.js";
+import { tableVersion } from "../../db/versions.js";
+import { allPlayersJson, playersByGradeJson, playersByNick } from "./queries.js";
+import { playerFullResponse, playerSummaryResponse, toPlayerSummary } from "./shape.js";
 
 export const playerRoutes = [
   defineRoute({
@@ -17,9 +18,9 @@ export const playerRoutes = [
     callers: ["A", "B", "D"],
     query: z.strictObject({ gradeId: queryInt(int32).meta({ description: "The grade's id (an integer)", example: "2" }) }),
     response: z.array(playerFullResponse),
+    etag: async ({ query }, { deps }) => `players-v${await tableVersion(deps.db.prisma, "players")}-g${query.gradeId}`,
     async handler({ query }, { deps }) {
-      const players = await deps.db.prisma.player.findMany({ where: { gradeId: query.gradeId }, orderBy: { id: "asc" } });
-      return players.map(toPlayerFull);
+      return new JsonText(await playersByGradeJson(deps.db.prisma, query.gradeId));
     },
   }),
   defineRoute({
@@ -33,9 +34,9 @@ export const playerRoutes = [
     callers: ["A", "B", "C", "D"],
     query: z.strictObject({}),
     response: z.array(playerSummaryResponse),
+    etag: async (_input, { deps }) => `players-v${await tableVersion(deps.db.prisma, "players")}`,
     async handler(_input, { deps }) {
-      const players = await deps.db.prisma.player.findMany({ select: PLAYER_SUMMARY_SELECT, orderBy: { id: "asc" } });
-      return players.map(toPlayerSummary);
+      return new JsonText(await allPlayersJson(deps.db.prisma));
     },
   }),
   defineRoute({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineRoute } from "../../http/route.js";
+import { activeItemsVersion } from "./queries.js";
 import { temporaryItemResponse, toTemporaryItem } from "./shape.js";
 
 export const temporaryItemRoutes = [
@@ -12,6 +13,7 @@ export const temporaryItemRoutes = [
     callers: ["A", "B", "D"],
     query: z.strictObject({}),
     response: z.array(temporaryItemResponse),
+    etag: (_input, { deps }) => activeItemsVersion(deps.db.prisma, deps.now()),
     async handler(_input, { deps }) {
       const now = deps.now();
       const items = await deps.db.prisma.temporaryItem.findMany({
