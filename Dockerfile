@@ -26,4 +26,5 @@ USER node
 VOLUME ["/data"]
 EXPOSE 3000
 # Operator commands in the container: node dist/cli/main.js <command>
-CMD ["node", "dist/main.js"]
+# Memory flags measured by npm run bench: a small young generation keeps RSS flat under load.
+CMD ["node", "--max-semi-space-size=4", "--max-old-space-size=256", "dist/main.js"]

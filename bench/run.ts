@@ -37,6 +37,9 @@ const PLAYERS = Number(args.players);
 const ROUNDS = Number(args.rounds);
 const DURATION = Number(args.duration);
 const SERVER_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const SERVICE_NODE_OPTIONS = /node (--[^ ]+(?: --[^ ]+)*) dist\/main\.js/.exec(
+  (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } }).scripts.start,
+)?.[1] ?? "";
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -76,9 +79,9 @@ async function waitReady(url: string, key: string) {
   throw new Error(`${url} did not become ready`);
 }
 
-function peakRssMb(pid: number): number {
+function rssMb(pid: number, field: "VmHWM" | "VmRSS" = "VmHWM"): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
 }
 
 interface Scenario {
@@ -113,12 +116,18 @@ async function main() {
 
     const [servicePort, baselinePort] = [await freePort(), await freePort()];
     const env = { DATABASE_URL: dbUrl, HOST: "127.0.0.1", LOG_LEVEL: "info", NODE_ENV: "production" };
-    const service = await start("service", "dist/main.js", { ...env, PORT: String(servicePort) });
+    // The service runs as `npm start` runs it: with its memory flags.
+    const service = await start("service", "dist/main.js", {
+      ...env,
+      PORT: String(servicePort),
+      NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS ?? SERVICE_NODE_OPTIONS,
+    });
     const baseline = await start("baseline", "bench/baseline/server.mjs", { ...env, PORT: String(baselinePort) });
     children.push(service, baseline);
     const targets = { service: `http://127.0.0.1:${servicePort}`, baseline: `http://127.0.0.1:${baselinePort}` };
     await waitReady(targets.service, key);
     await waitReady(targets.baseline, key);
+    console.log(`service RSS at start: ${rssMb(service.pid!, "VmRSS").toFixed(0)} MB`);
 
     const nicks = Array.from({ length: 200 }, (_, i) => (i % 2 ? `player${(i * 37) % PLAYERS}` : `NICK${(i * 53) % PLAYERS}`));
     const cosmeticIds = data.cosmetics.map((c) => c.id);
@@ -178,6 +187,14 @@ async function main() {
     type Sample = { rps: number; p50: number; p99: number; bad: number };
     const results = new Map<string, { service: Sample[]; baseline: Sample[] }>();
     const selected = scenarios.filter((s) => !args.only || s.name.includes(args.only));
+    // Warm-up: JIT, connection pools and PostgreSQL's caches, on both, before anything is counted.
+    for (const s of selected) {
+      for (const target of ["service", "baseline"] as const) {
+        const headers = { "X-API-Key": key, ...(s.headers && target === "service" ? await s.headers(targets[target], key) : {}) };
+        await autocannon({ url: targets[target], connections: s.connections, duration: 1, headers, requests: s.request(target) });
+      }
+    }
+    console.log(`warmed up; service RSS ${rssMb(service.pid!, "VmRSS").toFixed(0)} MB`);
     for (let round = 1; round <= ROUNDS; round++) {
       for (const s of selected) {
         const order: ("service" | "baseline")[] = round % 2 ? ["service", "baseline"] : ["baseline", "service"];
@@ -191,12 +208,13 @@ async function main() {
           const entry = results.get(s.name) ?? { service: [], baseline: [] };
           entry[target].push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bad });
           results.set(s.name, entry);
-          console.log(`round ${round} ${s.name} ${target}: ${result.requests.average.toFixed(0)} req/s, p99 ${result.latency.p99} ms, unexpected ${bad}`);
+          const memory = target === "service" ? `, service RSS ${rssMb(service.pid!, "VmRSS").toFixed(0)} MB (peak ${rssMb(service.pid!).toFixed(0)})` : "";
+          console.log(`round ${round} ${s.name} ${target}: ${result.requests.average.toFixed(0)} req/s, p99 ${result.latency.p99} ms, unexpected ${bad}${memory}`);
         }
       }
     }
 
-    const rss = peakRssMb(service.pid!);
+    const rss = rssMb(service.pid!);
     const lines = [
       `Run of ${new Date().toISOString().slice(0, 16)}Z: ${PLAYERS} players, ${ROUNDS} rounds of ${DURATION} s per route and server, medians.`,
       `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, PostgreSQL on the same machine; load from autocannon in the same machine.`,

@@ -49,7 +49,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
       content: { "application/json": { schema: route.response } },
     },
   };
-  if (route.etag) {
+  if (route.etag || route.versioned) {
     responses["304"] = {
       description: "Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match.",
     };

@@ -48,6 +48,8 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
    * without running the handler.
    */
   etag?: (input: { query: z.output<Q>; body: z.output<B> }, ctx: HandlerContext) => Promise<string>;
+  /** The handler answers with a Versioned body (ETag, 304 on If-None-Match). */
+  versioned?: boolean;
   handler: (input: { query: z.output<Q>; body: z.output<B> }, ctx: HandlerContext) => Promise<unknown>;
 }
 
@@ -60,6 +62,18 @@ export function defineRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType
 /** A response body already serialised (by PostgreSQL, for large lists): sent as it is. */
 export class JsonText {
   constructor(readonly text: string) {}
+}
+
+/**
+ * A body with its version, for point reads: the version comes in the same
+ * query as the record, so it costs nothing; If-None-Match is checked after.
+ * (Lists declare `etag` instead, so a 304 spares building them.)
+ */
+export class Versioned {
+  constructor(
+    readonly etag: string,
+    readonly body: unknown,
+  ) {}
 }
 
 declare module "express-serve-static-core" {
@@ -102,6 +116,15 @@ export function registerRoutes(router: Router, routes: readonly RouteSpec[], dep
         const violation = uniqueViolation(error);
         if (violation) throw errors.conflict(conflictMessage(violation, { ...asRecord(input.query), ...asRecord(input.body) }));
         throw error;
+      }
+      if (result instanceof Versioned) {
+        const tag = `"${result.etag}"`;
+        res.setHeader("ETag", tag);
+        if (matches(req.headers["if-none-match"], tag)) {
+          res.status(304).end();
+          return;
+        }
+        result = result.body;
       }
       res.status(route.successStatus ?? 200);
       if (result instanceof JsonText) res.type("application/json; charset=utf-8").send(result.text);

@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { isRecordNotFound } from "../../db/prisma-errors.js";
-import { tableVersion } from "../../db/versions.js";
 import { errors } from "../../errors.js";
 import { bool, clearableText, count, id, queryInt, requireAChange, text } from "../../http/fields.js";
-import { defineRoute } from "../../http/route.js";
+import { defineRoute, Versioned } from "../../http/route.js";
 import { cosmeticById } from "./queries.js";
 import { cosmeticResponse, toCosmetic } from "./shape.js";
 
@@ -49,11 +48,11 @@ export const cosmeticRoutes = [
     query: z.strictObject({ id: queryInt(id).meta({ description: "The cosmetic's id", example: "3" }) }),
     response: cosmeticResponse,
     errors: { 404: "No cosmetic has this id: `Cosmetic not found`." },
-    etag: async ({ query }, { deps }) => `cosmetics-v${await tableVersion(deps.db.prisma, "cosmetics")}-${query.id}`,
+    versioned: true,
     async handler({ query }, { deps }) {
-      const cosmetic = await cosmeticById(deps.db.prisma, query.id);
+      const { cosmetic, version } = await cosmeticById(deps.db.prisma, query.id);
       if (!cosmetic) throw errors.notFound("Cosmetic");
-      return toCosmetic(cosmetic);
+      return new Versioned(`cosmetics-v${version}-${query.id}`, toCosmetic(cosmetic));
     },
   }),
   defineRoute({
