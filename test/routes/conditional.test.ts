@@ -3,6 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allInfectedStatsJson } from "../../src/resources/infected/queries.js";
 import { allPlayersJson, playersByGradeJson } from "../../src/resources/player/queries.js";
 import { toInfectedStats } from "../../src/resources/infected/shape.js";
+import { allMapsJson } from "../../src/resources/parkour/queries.js";
+import { toParkourMap } from "../../src/resources/parkour/shape.js";
+import { activeItemsJson } from "../../src/resources/temporary-item/queries.js";
+import { toTemporaryItem } from "../../src/resources/temporary-item/shape.js";
 import { PLAYER_SUMMARY_SELECT, toPlayerFull, toPlayerSummary } from "../../src/resources/player/shape.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { makeCosmetic, makePlayer, unique } from "../helpers/fixtures.js";
@@ -37,6 +41,19 @@ describe("lists serialised by PostgreSQL", () => {
     expect(await playersByGradeJson(prisma(), 987654)).toBe("[]");
     const stats = await prisma().infectedStats.findMany({ orderBy: { playerId: "asc" } });
     expect(await allInfectedStatsJson(prisma())).toBe(JSON.stringify(stats.map(toInfectedStats)));
+
+    for (const [i, text] of awkward.entries()) {
+      await prisma().parkourMap.create({ data: { name: text.slice(0, 60), enable: i % 2 === 0, spawnLocation: text, difficulty: i ? null : "hard" } });
+      await prisma().temporaryItem.create({
+        data: { itemName: text, itemDescription: text, price: i, startDate: new Date(Date.UTC(2026, 10, i + 1)), endDate: new Date(Date.UTC(2027, 0, 1)) },
+      });
+    }
+    const maps = await prisma().parkourMap.findMany({ orderBy: { id: "asc" } });
+    expect(await allMapsJson(prisma())).toBe(JSON.stringify(maps.map(toParkourMap)));
+    const at = new Date("2026-11-22T12:00:00Z");
+    const items = await prisma().temporaryItem.findMany({ where: { startDate: { lte: at }, endDate: { gt: at } }, orderBy: { id: "asc" } });
+    expect(items.length).toBe(awkward.length);
+    expect(await activeItemsJson(prisma(), at)).toBe(JSON.stringify(items.map(toTemporaryItem)));
   });
 });
 

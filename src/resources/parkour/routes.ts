@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { tableVersion } from "../../db/versions.js";
-import { defineRoute } from "../../http/route.js";
-import { parkourMapResponse, toParkourMap } from "./shape.js";
+import { defineRoute, JsonText } from "../../http/route.js";
+import { allMapsJson } from "./queries.js";
+import { parkourMapResponse } from "./shape.js";
 
 export const parkourRoutes = [
   defineRoute({
@@ -14,7 +15,7 @@ export const parkourRoutes = [
     response: z.array(parkourMapResponse),
     etag: async (_input, { deps }) => `maps-v${await tableVersion(deps.db.prisma, "parkour_maps")}`,
     async handler(_input, { deps }) {
-      return (await deps.db.prisma.parkourMap.findMany({ orderBy: { id: "asc" } })).map(toParkourMap);
+      return new JsonText(await allMapsJson(deps.db.prisma));
     },
   }),
 ];

@@ -12,3 +12,14 @@ export async function activeItemsVersion(prisma: PrismaClient, now: Date): Promi
                                        (SELECT max("endDate") FROM temporary_items WHERE "endDate" <= ${now})))::bigint::text AS boundary`;
   return `items-v${row?.version ?? "0"}-${row?.boundary ?? "0"}`;
 }
+
+/** The active items as JSON text built by PostgreSQL (see player/queries.ts); ids as strings. */
+export async function activeItemsJson(prisma: PrismaClient, now: Date): Promise<string> {
+  const [row] = await prisma.$queryRaw<{ json: string }[]>`
+    SELECT coalesce('[' || string_agg(row_to_json(t)::text, ',' ORDER BY t.id::int) || ']', '[]') AS json
+      FROM (SELECT id::text AS id, "itemName", "itemDescription", price,
+                   to_char("startDate" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "startDate",
+                   to_char("endDate" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "endDate"
+              FROM temporary_items WHERE "startDate" <= ${now} AND "endDate" > ${now}) t`;
+  return row!.json;
+}

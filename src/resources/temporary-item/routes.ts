@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { defineRoute } from "../../http/route.js";
-import { activeItemsVersion } from "./queries.js";
-import { temporaryItemResponse, toTemporaryItem } from "./shape.js";
+import { defineRoute, JsonText } from "../../http/route.js";
+import { activeItemsJson, activeItemsVersion } from "./queries.js";
+import { temporaryItemResponse } from "./shape.js";
 
 export const temporaryItemRoutes = [
   defineRoute({
@@ -15,12 +15,7 @@ export const temporaryItemRoutes = [
     response: z.array(temporaryItemResponse),
     etag: (_input, { deps }) => activeItemsVersion(deps.db.prisma, deps.now()),
     async handler(_input, { deps }) {
-      const now = deps.now();
-      const items = await deps.db.prisma.temporaryItem.findMany({
-        where: { startDate: { lte: now }, endDate: { gt: now } },
-        orderBy: { id: "asc" },
-      });
-      return items.map(toTemporaryItem);
+      return new JsonText(await activeItemsJson(deps.db.prisma, deps.now()));
     },
   }),
 ];

@@ -1,0 +1,94 @@
+/**
+ * npm run bench:profile [-- --route get-player-by-nick --seconds 8]
+ *
+ * Where a point read's CPU goes: starts the service with --cpu-prof on a
+ * database of 10,000 players, loads one route with autocannon, and prints the
+ * service's self time grouped by package (express, router, prisma, pg, pino,
+ * zod, our code, Node itself) per request.
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import pg from "pg";
+import { openDatabase } from "../src/db/database.js";
+import { migrate } from "../src/db/migrate.js";
+import { createLogger } from "../src/logger.js";
+import { importData } from "../src/transfer/transfer.js";
+import { ApiUsers } from "../src/users/users.js";
+import { community } from "./community.js";
+
+const { values: args } = parseArgs({ options: { route: { type: "string", default: "get-player-by-nick" }, seconds: { type: "string", default: "8" } } });
+const SERVER_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const PATHS: Record<string, () => string> = {
+  "get-player-by-nick": () => `/api/player/get-player-by-nick?nick=Player${Math.floor(Math.random() * 10000)}`,
+  "get-cosmetic": () => `/api/cosmetic/get-cosmetic?id=${1 + Math.floor(Math.random() * 1000)}`,
+};
+
+async function admin(sql: string) {
+  const c = new pg.Client({ connectionString: SERVER_URL });
+  await c.connect();
+  await c.query(sql);
+  await c.end();
+}
+
+const name = `profile_${randomBytes(4).toString("hex")}`;
+const url = new URL(SERVER_URL);
+url.pathname = `/${name}`;
+await admin(`CREATE DATABASE "${name}"`);
+try {
+  const db = openDatabase({ kind: "postgres", url: url.toString(), poolMax: 2 });
+  await migrate(db, createLogger("silent"));
+  await importData(db.prisma, community(10_000));
+  const key = (await new ApiUsers(db.prisma).create("user-A")).apiKey;
+  await db.close();
+
+  const dir = mkdtempSync(path.join(tmpdir(), "cpu-"));
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const service = spawn(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${dir}`, "--max-semi-space-size=4", "dist/main.js"], {
+    env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production" },
+    stdio: "ignore",
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    if (await fetch(`${base}/api/parkour/get-all-maps`, { headers: { "X-API-Key": key } }).then((r) => r.ok, () => false)) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const makePath = PATHS[args.route ?? "get-player-by-nick"]!;
+  const result = await autocannon({
+    url: base, connections: 32, duration: Number(args.seconds), headers: { "X-API-Key": key },
+    requests: [{ method: "GET", setupRequest: (req) => ({ ...req, path: makePath() }) }],
+  });
+  const exited = new Promise((r) => service.on("exit", r));
+  service.kill("SIGTERM");
+  await exited;
+
+  type Node = { id: number; callFrame: { url: string; functionName: string }; hitCount: number };
+  const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))!;
+  const profile = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as { nodes: Node[]; startTime: number; endTime: number; samples: number[] };
+  const interval = (profile.endTime - profile.startTime) / profile.samples.length; // µs per sample
+  const bucket = (u: string, fn: string) => {
+    if (!u) return fn === "(idle)" ? "idle" : fn === "(garbage collector)" ? "garbage collection" : "node (native)";
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u);
+    if (m) return m[1]!;
+    if (u.includes("/dist/")) return "this service";
+    return "node (internals)";
+  };
+  const totals = new Map<string, number>();
+  for (const n of profile.nodes) totals.set(bucket(n.callFrame.url, n.callFrame.functionName), (totals.get(bucket(n.callFrame.url, n.callFrame.functionName)) ?? 0) + n.hitCount * interval);
+  const requests = result.requests.total;
+  console.log(`${args.route}: ${result.requests.average.toFixed(0)} req/s over ${args.seconds} s, ${requests} requests`);
+  console.log("| where | CPU µs per request |\n|---|---|");
+  let busy = 0;
+  for (const [k, us] of [...totals].sort((a, b) => b[1] - a[1])) {
+    if (k === "idle") continue;
+    busy += us;
+    if (us / requests >= 1) console.log(`| ${k} | ${(us / requests).toFixed(0)} |`);
+  }
+  console.log(`| **total busy** | ${(busy / requests).toFixed(0)} |`);
+} finally {
+  await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+}
