@@ -1,6 +1,10 @@
 import express, { type Router } from "express";
+import { createRequire } from "node:module";
+import path from "node:path";
 import helmet from "helmet";
-import swaggerUi from "swagger-ui-dist";
+
+// The folder only: importing swagger-ui-dist would load its 1.5 MB browser bundle into the server.
+const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 
 /**
  * GET /api/openapi.json and the interactive documentation at GET /api/docs,
@@ -54,6 +58,6 @@ export function docsRouter(document: object): Router {
   router.get("/docs/init.js", (_req, res) => {
     res.type("application/javascript").send(INIT);
   });
-  router.use("/docs/assets", express.static(swaggerUi.getAbsoluteFSPath(), { index: false, maxAge: "1h" }));
+  router.use("/docs/assets", express.static(SWAGGER_UI_DIR, { index: false, maxAge: "1h" }));
   return router;
 }
