@@ -1,5 +1,6 @@
 import express, { type Express } from "express";
 import { CallerDirectory } from "./auth/callers.js";
+import { Bulkhead } from "./http/bulkhead.js";
 import type { KeyCache } from "./auth/key-cache.js";
 import type { Config } from "./config.js";
 import { requestContext } from "./context.js";
@@ -42,6 +43,8 @@ export interface AppDeps {
   requestContext: typeof requestContext;
   /** The time, for "now" in handlers; tests set it. */
   now: () => Date;
+  /** How many full lists are built and sent at once. */
+  heavyLists: Bulkhead;
 }
 
 export interface AppOptions {
@@ -65,6 +68,7 @@ export function createApp({ config, db, logger, routes = apiRoutes, now = () => 
     callers: new CallerDirectory(config.callers),
     requestContext,
     now,
+    heavyLists: new Bulkhead(config.heavyListsAtOnce),
   };
 
   const app = express();

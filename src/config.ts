@@ -37,6 +37,7 @@ const envSchema = z.object({
     }),
   DATA_DIR: z.string().min(1).default("./data"),
   DB_POOL_MAX: integer(1, 1000, 10),
+  HEAVY_LISTS_AT_ONCE: integer(1, 100, 2),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   CALLERS_USER_A: usernameList("user-A,user_A"),
   CALLERS_USER_B: usernameList("user-B"),
@@ -52,6 +53,8 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   dbPoolMax: number;
+  /** Full lists (all players, by grade, infected stats) built and sent at once; the rest wait. */
+  heavyListsAtOnce: number;
   logLevel: string;
   /** Usernames of each caller group, as configured (compared case-insensitively). */
   callers: Record<CallerGroup, string[]>;
@@ -83,6 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),
     dbPoolMax: e.DB_POOL_MAX,
+    heavyListsAtOnce: e.HEAVY_LISTS_AT_ONCE,
     logLevel: e.LOG_LEVEL,
     callers,
   };

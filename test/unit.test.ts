@@ -212,3 +212,30 @@ describe("Prisma errors through driver adapters", () => {
     expect(isDatabaseUnavailable(known("P2002", {}))).toBe(false);
   });
 });
+
+describe("the heavy-list bulkhead", () => {
+  it("when more ask than the limit, then the others wait in order and each release lets one in", async () => {
+    const { Bulkhead } = await import("../src/http/bulkhead.js");
+    const bulkhead = new Bulkhead(2);
+    const order: string[] = [];
+    const a = await bulkhead.acquire();
+    const b = await bulkhead.acquire();
+    const c = bulkhead.acquire().then((release) => (order.push("c"), release));
+    const d = bulkhead.acquire().then((release) => (order.push("d"), release));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(order).toEqual([]);
+    a();
+    a(); // a second release of the same holder changes nothing
+    const releaseC = await c;
+    expect(order).toEqual(["c"]);
+    b();
+    const releaseD = await d;
+    expect(order).toEqual(["c", "d"]);
+    releaseC();
+    releaseD();
+    const e = await bulkhead.acquire();
+    const f = await bulkhead.acquire();
+    expect(typeof e).toBe("function");
+    expect(typeof f).toBe("function");
+  });
+});

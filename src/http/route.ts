@@ -50,6 +50,8 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
   etag?: (input: { query: z.output<Q>; body: z.output<B> }, ctx: HandlerContext) => Promise<string>;
   /** The handler answers with a Versioned body (ETag, 304 on If-None-Match). */
   versioned?: boolean;
+  /** A full list: built and sent under the heavy-list bulkhead (HEAVY_LISTS_AT_ONCE). */
+  heavy?: boolean;
   handler: (input: { query: z.output<Q>; body: z.output<B> }, ctx: HandlerContext) => Promise<unknown>;
 }
 
@@ -107,6 +109,20 @@ export function registerRoutes(router: Router, routes: readonly RouteSpec[], dep
           res.status(304).end();
           return;
         }
+      }
+      if (route.heavy) {
+        // Held until the answer is sent (or the client is gone): that is when its memory is freed.
+        // A client that leaves while waiting must not take a place it will never give back.
+        let gone = false;
+        const leave = () => (gone = true);
+        res.once("close", leave);
+        const release = await deps.heavyLists.acquire();
+        res.off("close", leave);
+        if (gone) {
+          release();
+          return;
+        }
+        res.once("close", release);
       }
       let result: unknown;
       try {

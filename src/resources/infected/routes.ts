@@ -14,6 +14,7 @@ export const infectedRoutes = [
     query: z.strictObject({}),
     response: z.array(infectedStatsResponse),
     etag: async (_input, { deps }) => `infected-v${await tableVersion(deps.db.prisma, "infected_stats")}`,
+    heavy: true,
     async handler(_input, { deps }) {
       return new JsonText(await allInfectedStatsJson(deps.db.prisma));
     },

@@ -19,6 +19,7 @@ export const playerRoutes = [
     query: z.strictObject({ gradeId: queryInt(int32).meta({ description: "The grade's id (an integer)", example: "2" }) }),
     response: z.array(playerFullResponse),
     etag: async ({ query }, { deps }) => `players-v${await tableVersion(deps.db.prisma, "players")}-g${query.gradeId}`,
+    heavy: true,
     async handler({ query }, { deps }) {
       return new JsonText(await playersByGradeJson(deps.db.prisma, query.gradeId));
     },
@@ -35,6 +36,7 @@ export const playerRoutes = [
     query: z.strictObject({}),
     response: z.array(playerSummaryResponse),
     etag: async (_input, { deps }) => `players-v${await tableVersion(deps.db.prisma, "players")}`,
+    heavy: true,
     async handler(_input, { deps }) {
       return new JsonText(await allPlayersJson(deps.db.prisma));
     },
