@@ -16,6 +16,7 @@ const probes = [
     summary: "update a cosmetic that does not exist",
     description: "test probe",
     response: z.unknown(),
+    errors: { 404: "always" },
     callers: ["A"],
     handler: async (_input, { deps }) => deps.db.prisma.cosmetic.update({ where: { id: 999_999 }, data: { price: 1 } }),
   }),
@@ -25,6 +26,7 @@ const probes = [
     summary: "insert the same cosmetic name twice",
     description: "test probe",
     response: z.unknown(),
+    errors: { 409: "always" },
     callers: ["A"],
     body: z.strictObject({ name: z.string() }),
     async handler({ body }, { deps }) {

@@ -9,7 +9,8 @@ import { loadConfig, type Config } from "../../src/config.js";
 import type { RouteSpec } from "../../src/http/route.js";
 import { createLogger } from "../../src/logger.js";
 import { ApiUsers } from "../../src/users/users.js";
-import { contractProblem, type SeenResponse } from "./contract.js";
+import { apiRoutes } from "../../src/resources/index.js";
+import { contractChecker, type SeenResponse } from "./contract.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
 
 /** Collects every log line the app writes, parsed, for assertions. */
@@ -104,7 +105,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       server.close();
       await once(server, "close");
       if (!options.database) await database.drop();
-      const problems = seen.map(contractProblem).filter((p): p is string => p !== undefined);
+      const check = contractChecker(options.routes ?? apiRoutes);
+      const problems = seen.map(check).filter((p): p is string => p !== undefined);
       if (problems.length > 0) {
         throw new Error(`${problems.length} response(s) do not match the OpenAPI document:\n${problems.slice(0, 20).join("\n")}`);
       }
