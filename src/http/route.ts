@@ -111,14 +111,11 @@ export function registerRoutes(router: Router, routes: readonly RouteSpec[], dep
         }
       }
       if (route.heavy) {
-        // Held until the answer is sent (or the client is gone): that is when its memory is freed.
-        // A client that leaves while waiting must not take a place it will never give back.
-        let gone = false;
-        const leave = () => (gone = true);
-        res.once("close", leave);
+        // Held until the answer is sent or the client is gone ("close"): that is when its memory is
+        // freed. A client already gone when its turn comes (it left while waiting, or even before,
+        // while its key was checked, so "close" has passed) gives the turn on at once.
         const release = await deps.heavyLists.acquire();
-        res.off("close", leave);
-        if (gone) {
+        if (res.destroyed || req.socket.destroyed) {
           release();
           return;
         }
