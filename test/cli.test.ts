@@ -187,7 +187,8 @@ describe("import and export", () => {
   });
 
   it("when records are imported again with changes, then they are updated by id, not duplicated", async () => {
-    const db = (await createTestDatabase()).db;
+    const scratch = await createTestDatabase();
+    const db = scratch.db;
     try {
       await cli(["import", file("first.json", { players: community.players })], db);
       const changed = { players: [player(7, "Alex", { credit: 999 }), player(8, "Newcomer")] };
@@ -199,18 +200,19 @@ describe("import and export", () => {
         { id: 8, pseudo: "Newcomer", credit: 80 },
       ]);
     } finally {
-      await db.close();
+      await scratch.drop();
     }
   });
 
   it("when ids were imported, then records created later get ids past them", async () => {
-    const db = (await createTestDatabase()).db;
+    const scratch = await createTestDatabase();
+    const db = scratch.db;
     try {
       await cli(["import", file("ids.json", { players: [player(500, "Imported")] })], db);
       const created = await db.prisma.player.create({ data: { pseudo: "Later", token: "t", ip: "::1" } });
       expect(created.id).toBe(501);
     } finally {
-      await db.close();
+      await scratch.drop();
     }
   });
 
@@ -239,7 +241,8 @@ describe("import and export", () => {
   });
 
   it("when a late array fails against the database, then the earlier arrays are not written either", async () => {
-    const db = (await createTestDatabase()).db;
+    const scratch = await createTestDatabase();
+    const db = scratch.db;
     try {
       const data = { players: [player(1, "Kept?")], rewardLogs: [{ id: 1, playerId: 404, rewardId: 1, rewardedAt: "2026-01-01T00:00:00Z" }] };
       const r = await cli(["import", file("late.json", data)], db);
@@ -247,24 +250,26 @@ describe("import and export", () => {
       expect(r.stderr).toContain("rewardLogs[0].playerId: 404 matches no record of players");
       expect(await db.prisma.player.count()).toBe(0);
     } finally {
-      await db.close();
+      await scratch.drop();
     }
   });
 
   it("when an imported value is held by another id in the database, then the error names it and its constraint", async () => {
-    const db = (await createTestDatabase()).db;
+    const scratch = await createTestDatabase();
+    const db = scratch.db;
     try {
       await cli(["import", file("one.json", { players: [player(1, "Notch")] })], db);
       const r = await cli(["import", file("two.json", { players: [player(2, "NOTCH")] })], db);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain("players[0].pseudo: 'NOTCH' is already used by id 1 (unique constraint players_pseudo_key)");
     } finally {
-      await db.close();
+      await scratch.drop();
     }
   });
 
   it("when a pseudo moves to a new record and its old holder is renamed in the same import, then it is accepted", async () => {
-    const db = (await createTestDatabase()).db;
+    const scratch = await createTestDatabase();
+    const db = scratch.db;
     try {
       await cli(["import", file("before.json", { players: [player(1, "Alpha")] })], db);
       const renamed = { players: [player(1, "Charlie"), player(3, "ALPHA")] };
@@ -273,12 +278,13 @@ describe("import and export", () => {
       const players = await db.prisma.player.findMany({ orderBy: { id: "asc" }, select: { id: true, pseudo: true } });
       expect(players).toEqual([{ id: 1, pseudo: "Charlie" }, { id: 3, pseudo: "ALPHA" }]);
     } finally {
-      await db.close();
+      await scratch.drop();
     }
   });
 
   it("when a reward log repeats (player, reward, moment), in the file or in the database, then its index is named", async () => {
-    const db = (await createTestDatabase()).db;
+    const scratch = await createTestDatabase();
+    const db = scratch.db;
     try {
       const log = { id: 1, playerId: 7, rewardId: 42, rewardedAt: "2026-03-04T05:06:07Z" };
       const inFile = await cli(["import", file("dup-logs.json", { players: [player(7, "Alex")], rewardLogs: [log, { ...log, id: 2, rewardedAt: "2026-03-04T07:06:07+02:00" }] })], db);
@@ -293,7 +299,7 @@ describe("import and export", () => {
         "rewardLogs[0].playerId+rewardId+rewardedAt: 7, 42, 2026-03-04T05:06:07Z is already used by id 1 (unique constraint reward_logs_player_reward_time_key)",
       );
     } finally {
-      await db.close();
+      await scratch.drop();
     }
   });
 
