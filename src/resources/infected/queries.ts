@@ -1,10 +1,12 @@
-import type { PrismaClient } from "../../generated/prisma/client.js";
+import { Prisma, type PrismaClient } from "../../generated/prisma/client.js";
+import { jsonList } from "../../db/json-list.js";
 
-/** The whole list as JSON text built by PostgreSQL (see player/queries.ts); columns in the shape's order. */
-export async function allInfectedStatsJson(prisma: PrismaClient): Promise<string> {
-  const [row] = await prisma.$queryRaw<{ json: string }[]>`
-    SELECT coalesce('[' || string_agg(row_to_json(s)::text, ',' ORDER BY s."playerId") || ']', '[]') AS json
-      FROM (SELECT "playerId", kill, assist, death, game, "eligibleGame", "winZ", "winH", playtime, coin, point, objectif, "newPlayer"
-              FROM infected_stats) s`;
-  return row!.json;
+/** The whole list as JSON text built by PostgreSQL, columns in the shape's order. */
+export function allInfectedStatsJson(prisma: PrismaClient): Promise<string> {
+  return jsonList(
+    prisma,
+    Prisma.sql`SELECT "playerId", kill, assist, death, game, "eligibleGame", "winZ", "winH", playtime, coin, point, objectif, "newPlayer"
+                 FROM infected_stats`,
+    'r."playerId"',
+  );
 }

@@ -1,4 +1,5 @@
-import type { PrismaClient } from "../../generated/prisma/client.js";
+import { Prisma, type PrismaClient } from "../../generated/prisma/client.js";
+import { jsonList, utcText } from "../../db/json-list.js";
 
 /**
  * The ETag of the active items: the table's version, and the last start or
@@ -13,13 +14,12 @@ export async function activeItemsVersion(prisma: PrismaClient, now: Date): Promi
   return `items-v${row?.version ?? "0"}-${row?.boundary ?? "0"}`;
 }
 
-/** The active items as JSON text built by PostgreSQL (see player/queries.ts); ids as strings. */
-export async function activeItemsJson(prisma: PrismaClient, now: Date): Promise<string> {
-  const [row] = await prisma.$queryRaw<{ json: string }[]>`
-    SELECT coalesce('[' || string_agg(row_to_json(t)::text, ',' ORDER BY t.id::int) || ']', '[]') AS json
-      FROM (SELECT id::text AS id, "itemName", "itemDescription", price,
-                   to_char("startDate" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "startDate",
-                   to_char("endDate" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "endDate"
-              FROM temporary_items WHERE "startDate" <= ${now} AND "endDate" > ${now}) t`;
-  return row!.json;
+/** The active items as JSON text built by PostgreSQL; ids as strings (ordered as numbers). */
+export function activeItemsJson(prisma: PrismaClient, now: Date): Promise<string> {
+  return jsonList(
+    prisma,
+    Prisma.sql`SELECT id::text AS id, "itemName", "itemDescription", price, ${utcText("startDate")}, ${utcText("endDate")}
+                 FROM temporary_items WHERE "startDate" <= ${now} AND "endDate" > ${now}`,
+    "r.id::int",
+  );
 }
