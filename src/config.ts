@@ -1,4 +1,5 @@
 import path from "node:path";
+import express from "express";
 import { z } from "zod";
 
 /** The four caller groups of the spec (user-A … user-D). */
@@ -38,6 +39,34 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default("./data"),
   DB_POOL_MAX: integer(1, 1000, 10),
   HEAVY_LISTS_AT_ONCE: integer(1, 100, 2),
+  DB_CONNECT_TIMEOUT_MS: integer(100, 600_000, 5_000),
+  DB_STATEMENT_TIMEOUT_MS: integer(100, 3_600_000, 15_000),
+  REQUEST_TIMEOUT_MS: integer(1_000, 3_600_000, 30_000),
+  HEADERS_TIMEOUT_MS: integer(1_000, 3_600_000, 10_000),
+  KEEP_ALIVE_TIMEOUT_MS: integer(100, 3_600_000, 5_000),
+  SHUTDOWN_TIMEOUT_MS: integer(100, 3_600_000, 10_000),
+  RATE_LIMIT_PER_MINUTE: integer(0, 10_000_000, 600),
+  AUTH_FAILURES_PER_MINUTE: integer(0, 10_000_000, 30),
+  REDIS_URL: z
+    .string()
+    .optional()
+    .transform((raw) => (raw?.trim() ? raw.trim() : undefined))
+    .refine((url) => url === undefined || /^rediss?:\/\//.test(url), { message: "expected a redis:// or rediss:// URL" }),
+  TRUST_PROXY: z
+    .string()
+    .default("false")
+    .transform((raw) => parseTrustProxy(raw.trim()))
+    .refine(validTrustProxy, {
+      message: "expected false, true, a number of proxies, or a comma-separated list of addresses, CIDRs or loopback/linklocal/uniquelocal",
+    }),
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  METRICS_PORT: z
+    .string()
+    .default("9464")
+    .refine((raw) => raw.trim() === "off" || (/^\d+$/.test(raw.trim()) && Number(raw) <= 65535), {
+      message: "expected a port (0-65535) or off",
+    })
+    .transform((raw) => (raw.trim() === "off" ? undefined : Number(raw.trim()))),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   CALLERS_USER_A: usernameList("user-A,user_A"),
   CALLERS_USER_B: usernameList("user-B"),
@@ -55,6 +84,29 @@ export interface Config {
   dbPoolMax: number;
   /** Full lists (all players, by grade, infected stats) built and sent at once; the rest wait. */
   heavyListsAtOnce: number;
+  /** Waiting for a PostgreSQL connection (new, or free in the pool) longer than this is a 503. */
+  dbConnectTimeoutMs: number;
+  /** PostgreSQL cancels a statement running longer than this (statement_timeout): a 503. */
+  dbStatementTimeoutMs: number;
+  /** Node's server.requestTimeout: a request not fully received by then is dropped with 408. */
+  requestTimeoutMs: number;
+  /** Node's server.headersTimeout: headers not received by then, 408. */
+  headersTimeoutMs: number;
+  /** Node's server.keepAliveTimeout: an idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** On SIGTERM/SIGINT, in-flight requests get this long to finish before the process exits anyway. */
+  shutdownTimeoutMs: number;
+  /** Requests per API user and minute; 0 turns rate limiting off. */
+  rateLimitPerMinute: number;
+  /** Failed authentications per client address and minute; 0 turns this limit off. */
+  authFailuresPerMinute: number;
+  /** Shared store of rate-limit counters; undefined keeps them in this process's memory. */
+  redisUrl: string | undefined;
+  /** Express's "trust proxy": which X-Forwarded-For hops to believe when naming the client's address. */
+  trustProxy: boolean | number | string;
+  metricsHost: string;
+  /** Port of the Prometheus endpoint; undefined (METRICS_PORT=off) serves no metrics. */
+  metricsPort: number | undefined;
   logLevel: string;
   /** Usernames of each caller group, as configured (compared case-insensitively). */
   callers: Record<CallerGroup, string[]>;
@@ -75,6 +127,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const callers = { A: e.CALLERS_USER_A, B: e.CALLERS_USER_B, C: e.CALLERS_USER_C, D: e.CALLERS_USER_D };
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(["HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS"]);
+  }
   const empty = CALLER_GROUPS.filter((g) => callers[g].length === 0);
   if (empty.length > 0) {
     throw new ConfigError(empty.map((g) => `CALLERS_USER_${g}: expected at least one username`));
@@ -87,7 +142,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(e.DATA_DIR),
     dbPoolMax: e.DB_POOL_MAX,
     heavyListsAtOnce: e.HEAVY_LISTS_AT_ONCE,
+    dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+    dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
+    redisUrl: e.REDIS_URL,
+    trustProxy: e.TRUST_PROXY,
+    metricsHost: e.METRICS_HOST,
+    metricsPort: e.METRICS_PORT,
     logLevel: e.LOG_LEVEL,
     callers,
   };
+}
+
+/** Express compiles "trust proxy" when it is set, and throws on a bad address: the test it must pass. */
+function validTrustProxy(value: boolean | number | string): boolean {
+  try {
+    express().set("trust proxy", value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function parseTrustProxy(raw: string): boolean | number | string {
+  if (raw === "true") return true;
+  if (raw === "false") return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
 }
