@@ -120,6 +120,7 @@ async function main() {
     const service = await start("service", "dist/main.js", {
       ...env,
       PORT: String(servicePort),
+      METRICS_PORT: "0",
       NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS ?? SERVICE_NODE_OPTIONS,
     });
     const baseline = await start("baseline", "bench/baseline/server.mjs", { ...env, PORT: String(baselinePort) });

@@ -6,6 +6,8 @@ import type { Config } from "./config.js";
 import { requestContext } from "./context.js";
 import type { Database } from "./db/database.js";
 import { errors } from "./errors.js";
+import { withTimeout } from "./db/database.js";
+import { isDatabaseUnavailable } from "./db/prisma-errors.js";
 import { docsRouter } from "./http/docs.js";
 import { errorHandler } from "./http/error-handler.js";
 import { buildOpenApiDocument } from "./http/openapi.js";
@@ -14,6 +16,7 @@ import { registerRoutes, type RouteSpec } from "./http/route.js";
 import type { Logger } from "./logger.js";
 import { apiRoutes } from "./resources/index.js";
 import { ApiUsers } from "./users/users.js";
+import { Metrics } from "./metrics.js";
 
 /**
  * The headers a JSON API needs, set in one step: helmet's full chain of
@@ -45,7 +48,16 @@ export interface AppDeps {
   now: () => Date;
   /** How many full lists are built and sent at once. */
   heavyLists: Bulkhead;
+  metrics: Metrics;
 }
+
+/** What /readyz reports besides the database: set when the process begins to stop. */
+export interface Lifecycle {
+  stopping: boolean;
+}
+
+/** How long /readyz waits for the database before calling the instance unready. */
+const READINESS_TIMEOUT_MS = 1_000;
 
 export interface AppOptions {
   config: Config;
@@ -57,9 +69,22 @@ export interface AppOptions {
   now?: () => Date;
   /** Authenticated keys kept in memory; without one, every request looks its key up. */
   keyCache?: KeyCache;
+  /** Defaults to a registry of the app's own. */
+  metrics?: Metrics;
+  /** Shared with the process entry, which marks it stopping on SIGTERM. */
+  lifecycle?: Lifecycle;
 }
 
-export function createApp({ config, db, logger, routes = apiRoutes, now = () => new Date(), keyCache }: AppOptions): Express {
+export function createApp({
+  config,
+  db,
+  logger,
+  routes = apiRoutes,
+  now = () => new Date(),
+  keyCache,
+  metrics = new Metrics(db, { processMetrics: false }),
+  lifecycle = { stopping: false },
+}: AppOptions): Express {
   const deps: AppDeps = {
     config,
     db,
@@ -69,6 +94,7 @@ export function createApp({ config, db, logger, routes = apiRoutes, now = () => 
     requestContext,
     now,
     heavyLists: new Bulkhead(config.heavyListsAtOnce),
+    metrics,
   };
 
   const app = express();
@@ -76,9 +102,12 @@ export function createApp({ config, db, logger, routes = apiRoutes, now = () => 
   // No body-hash ETag on every response: conditional requests come from a cheap version, per route.
   app.set("etag", false);
   app.use(requestLifecycle(logger));
+  app.use(metrics.middleware());
   app.use(securityHeaders);
+  app.use(healthRouter(db, lifecycle));
 
   const api = express.Router();
+  api.use(Metrics.mountPoint());
   api.use(docsRouter(buildOpenApiDocument(routes)));
   registerRoutes(api, routes, deps);
   app.use("/api", api);
@@ -88,4 +117,30 @@ export function createApp({ config, db, logger, routes = apiRoutes, now = () => 
   });
   app.use(errorHandler(logger));
   return app;
+}
+
+/**
+ * Probes for orchestrators and load balancers, outside /api and without a key.
+ * /livez: the process answers (restart it if not). /readyz: it can serve —
+ * the database answers within a second and the process is not stopping
+ * (send it no traffic if not; do not restart it for that).
+ */
+function healthRouter(db: Database, lifecycle: Lifecycle): express.Router {
+  const router = express.Router();
+  router.get("/livez", (_req, res) => {
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ status: "ok" });
+  });
+  router.get("/readyz", async (_req, res) => {
+    res.setHeader("Cache-Control", "no-store");
+    if (lifecycle.stopping) throw errors.shuttingDown();
+    try {
+      await withTimeout(db.ping(READINESS_TIMEOUT_MS), READINESS_TIMEOUT_MS, "database did not answer");
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) throw errors.databaseUnavailable();
+      throw error;
+    }
+    res.json({ status: "ready", database: db.kind });
+  });
+  return router;
 }

@@ -61,8 +61,13 @@ export const ERROR_CATALOGUE = {
   },
   DATABASE_UNAVAILABLE: {
     status: 503,
-    meaning: "The database cannot be reached.",
-    action: "Retry later, with backoff.",
+    meaning: "The database cannot be reached, or did not answer in time.",
+    action: "Retry later, with backoff; nothing was written.",
+  },
+  SHUTTING_DOWN: {
+    status: 503,
+    meaning: "This instance is stopping (answered by GET /readyz only).",
+    action: "Send traffic to another instance; this one finishes what it has and exits.",
   },
 } as const satisfies Record<string, { status: number; meaning: string; action: string }>;
 
@@ -102,4 +107,5 @@ export const errors = {
   internal: (requestId: string, cause?: unknown) =>
     new ApiError("INTERNAL", `Internal server error (request id ${requestId})`, { cause }),
   databaseUnavailable: () => new ApiError("DATABASE_UNAVAILABLE", "Database unavailable, retry later"),
+  shuttingDown: () => new ApiError("SHUTTING_DOWN", "Not ready: this instance is shutting down"),
 };

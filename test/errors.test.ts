@@ -116,6 +116,14 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
       await dead.close();
     }
   },
+  SHUTTING_DOWN: async () => {
+    const stopping = await startTestApp({ database: t.database, lifecycle: { stopping: true } });
+    try {
+      return { res: await request(stopping.url).get("/readyz"), message: "Not ready: this instance is shutting down" };
+    } finally {
+      await stopping.close();
+    }
+  },
 };
 
 describe("the error catalogue", () => {

@@ -17,7 +17,7 @@ let dropServerDatabase: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "first-start-"));
-  env = { ...process.env, DATA_DIR: dir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", NODE_ENV: "production" };
+  env = { ...process.env, DATA_DIR: dir, PORT: "0", METRICS_PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", NODE_ENV: "production" };
   delete env.DATABASE_URL;
   if (onPostgres) {
     const server = await createServerDatabase();
@@ -110,7 +110,7 @@ describe.runIf(!onPostgres)("first start on the embedded database", () => {
     const list = await runCli(["user", "list"]);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/user-A\s+USER\s+A\s+active/);
-  });
+  }, 90_000);
 });
 
 describe.runIf(onPostgres)("start on a PostgreSQL server", () => {

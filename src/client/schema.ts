@@ -675,7 +675,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached. */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -747,7 +747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached. */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -824,7 +824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached. */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -908,7 +908,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached. */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1029,7 +1029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached. */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1131,7 +1131,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached. */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1203,7 +1203,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached. */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1275,7 +1275,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached. */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1375,7 +1375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached. */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1479,7 +1479,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached. */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1589,7 +1589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached. */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1661,7 +1661,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached. */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
                     [name: string]: unknown;

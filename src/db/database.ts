@@ -31,25 +31,72 @@ export interface Database {
    * connection dropped): messages may have been missed since.
    */
   subscribe(channel: string, handlers: { message(payload: string): void; lost(error: Error): void }): Promise<Subscription>;
+  /** Answers when the database runs a trivial query within `timeoutMs`; throws otherwise. */
+  ping(timeoutMs: number): Promise<void>;
+  /** The connection pool right now (PostgreSQL only): for metrics. */
+  poolStats(): PoolStats | undefined;
   close(): Promise<void>;
 }
 
+export interface PoolStats {
+  max: number;
+  total: number;
+  idle: number;
+  /** Requests waiting for a free connection. */
+  waiting: number;
+}
+
+/** Bounded waits for a PostgreSQL server; every wait for the database ends. */
+export interface PostgresLimits {
+  poolMax: number;
+  /** Waiting for a connection (a new one, or a free one from the full pool). */
+  connectTimeoutMs?: number;
+  /** statement_timeout of every session. */
+  statementTimeoutMs?: number;
+  /** Told about errors of idle connections (the server restarted, a connection was killed). */
+  onPoolError?: (error: Error) => void;
+}
+
 export type DatabaseOptions =
-  | { kind: "postgres"; url: string; poolMax: number }
+  | ({ kind: "postgres"; url: string } & PostgresLimits)
   | { kind: "embedded"; dataDir: string; command: string }
   | { kind: "memory" };
 
 export function openDatabase(options: DatabaseOptions): Database {
-  return options.kind === "postgres" ? openPostgres(options.url, options.poolMax) : openEmbedded(options);
+  return options.kind === "postgres" ? openPostgres(options.url, options) : openEmbedded(options);
 }
 
-function openPostgres(url: string, poolMax: number): Database {
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: poolMax }) });
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+
+function openPostgres(url: string, limits: PostgresLimits): Database {
+  const connectionTimeoutMillis = limits.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  // Our own pool, so that its waits are bounded and its errors heard: an idle
+  // connection killed by the server emits "error" on the pool, which would
+  // crash the process if nobody listened.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: limits.poolMax,
+    connectionTimeoutMillis,
+    ...(limits.statementTimeoutMs
+      ? {
+          statement_timeout: limits.statementTimeoutMs,
+          // The client's own backstop, for a server that never answers at all (a network partition):
+          // a connection whose query timed out this way is discarded by the pool.
+          query_timeout: limits.statementTimeoutMs + connectionTimeoutMillis,
+        }
+      : {}),
+    idleTimeoutMillis: 30_000,
+  });
+  pool.on("error", (error) => limits.onPoolError?.(error));
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  // Connections of their own (migrations, LISTEN) wait no longer than the pool's.
+  const clientConfig = { connectionString: url, connectionTimeoutMillis };
   return {
     kind: "postgres",
     prisma,
     async connect() {
-      const client = new pg.Client({ connectionString: url });
+      const client = new pg.Client(clientConfig);
+      client.on("error", () => undefined);
       await client.connect();
       return {
         async query<T>(text: string, params?: unknown[]) {
@@ -62,7 +109,7 @@ function openPostgres(url: string, poolMax: number): Database {
       };
     },
     async subscribe(channel, handlers) {
-      const client = new pg.Client({ connectionString: url });
+      const client = new pg.Client(clientConfig);
       let closing = false;
       let lost = false;
       const onLost = (error: Error) => {
@@ -84,8 +131,29 @@ function openPostgres(url: string, poolMax: number): Database {
         },
       };
     },
-    close: () => prisma.$disconnect(),
+    async ping(timeoutMs) {
+      await withTimeout(pool.query("SELECT 1"), timeoutMs, "database did not answer");
+    },
+    poolStats: () => ({ max: limits.poolMax, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    async close() {
+      await prisma.$disconnect();
+      // Prisma ends the pool only if it ever connected.
+      if (!pool.ended) await pool.end().catch(() => undefined);
+    },
   };
+}
+
+/** Rejects when `promise` has not settled within `ms` (the promise itself is left to finish). */
+export async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(message), { code: "ETIMEDOUT" })), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function openEmbedded(options: { kind: "embedded"; dataDir: string; command: string } | { kind: "memory" }): Database {
@@ -117,6 +185,10 @@ function openEmbedded(options: { kind: "embedded"; dataDir: string; command: str
         release: () => Promise.resolve(),
       };
     },
+    async ping(timeoutMs) {
+      await withTimeout(pglite.query("SELECT 1"), timeoutMs, "database did not answer");
+    },
+    poolStats: () => undefined,
     async subscribe(channel, handlers) {
       const unsubscribe = await pglite.listen(channel, (payload) => handlers.message(payload));
       return { close: () => unsubscribe() };

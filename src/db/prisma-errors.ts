@@ -58,15 +58,31 @@ export function isRecordNotFound(error: unknown): boolean {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2025";
 }
 
-/** The database cannot be reached: connection refused, lost, or timed out. */
+/**
+ * PostgreSQL's codes for "not now" rather than "wrong": connections lost or
+ * refused, the server shutting down or starting, too many connections, and a
+ * statement cancelled by statement_timeout. All are worth a retry later.
+ */
+const UNAVAILABLE_SQLSTATES = new Set(["57014", "57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08006"]);
+const UNAVAILABLE_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND"]);
+/** node-postgres says these in words only, without a code. */
+const UNAVAILABLE_MESSAGES = /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error/i;
+
+/** The database cannot be reached, or not in time: connection refused, lost, or timed out. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (error instanceof Prisma.PrismaClientInitializationError) return true;
   if (error instanceof Prisma.PrismaClientKnownRequestError) {
-    if (["P1001", "P1002", "P1017", "P2024"].includes(error.code)) return true;
-    const kind = adapterCause(error)?.kind;
-    return kind === "DatabaseNotReachable" || kind === "ConnectionClosed" || kind === "SocketTimeout";
+    // P2024: no connection from the pool in time; P2028: a transaction could not start or ran out of time.
+    if (["P1001", "P1002", "P1008", "P1017", "P2024", "P2028"].includes(error.code)) return true;
+    const cause = adapterCause(error);
+    if (cause?.kind === "DatabaseNotReachable" || cause?.kind === "ConnectionClosed" || cause?.kind === "SocketTimeout") return true;
+    if (cause?.originalCode !== undefined && UNAVAILABLE_SQLSTATES.has(cause.originalCode)) return true;
+    return UNAVAILABLE_MESSAGES.test(error.message);
+  }
+  if (error instanceof Prisma.PrismaClientUnknownRequestError || error instanceof Prisma.PrismaClientRustPanicError) {
+    return UNAVAILABLE_MESSAGES.test(error.message);
   }
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P03"].includes(code);
+  if (typeof code === "string" && (UNAVAILABLE_NODE_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code))) return true;
+  return error instanceof Error && UNAVAILABLE_MESSAGES.test(error.message);
 }
-

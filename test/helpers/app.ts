@@ -3,11 +3,12 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import express from "express";
-import { createApp } from "../../src/app.js";
+import { createApp, type Lifecycle } from "../../src/app.js";
 import type { KeyCache } from "../../src/auth/key-cache.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import type { RouteSpec } from "../../src/http/route.js";
 import { createLogger } from "../../src/logger.js";
+import type { Metrics } from "../../src/metrics.js";
 import { ApiUsers } from "../../src/users/users.js";
 import { apiRoutes } from "../../src/resources/index.js";
 import { contractChecker, type SeenResponse } from "./contract.js";
@@ -45,6 +46,8 @@ export interface TestAppOptions {
   keyCache?: KeyCache;
   routes?: readonly RouteSpec[];
   database?: TestDatabase;
+  metrics?: Metrics;
+  lifecycle?: Lifecycle;
 }
 
 /** The real app on a real database, listening on 127.0.0.1 on a free port. */
@@ -60,6 +63,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.routes ? { routes: options.routes } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.keyCache ? { keyCache: options.keyCache } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
   });
   // Every JSON response is kept, and checked against the OpenAPI document when the app closes.
   const seen: SeenResponse[] = [];

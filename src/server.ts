@@ -1,0 +1,135 @@
+import { once } from "node:events";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createApp, type Lifecycle } from "./app.js";
+import { KeyCache } from "./auth/key-cache.js";
+import { keepKeyCacheInSync } from "./auth/key-invalidation.js";
+import type { Config } from "./config.js";
+import type { Database } from "./db/database.js";
+import { migrate } from "./db/migrate.js";
+import { openConfiguredDatabase } from "./db/open.js";
+import type { Logger } from "./logger.js";
+import { Metrics, serveMetrics } from "./metrics.js";
+import { createFirstUser, firstUserBanner } from "./users/bootstrap.js";
+import { ApiUsers } from "./users/users.js";
+
+/** A running instance: the API listener, its metrics listener, and how to stop both. */
+export interface Service {
+  port: number;
+  /** Undefined when METRICS_PORT=off. */
+  metricsPort: number | undefined;
+  lifecycle: Lifecycle;
+  /**
+   * Stops gracefully: readiness turns false, the listener stops accepting,
+   * requests in flight finish, then the database closes. Connections still
+   * busy when `config.shutdownTimeoutMs` has passed are cut. Resolves to
+   * whether everything finished in time.
+   */
+  stop(): Promise<boolean>;
+}
+
+/**
+ * Opens the database, applies migrations, and serves the API (and the
+ * metrics) with every wait bounded by the configuration. Nothing is left
+ * open if it fails.
+ */
+export async function startService(config: Config, logger: Logger): Promise<Service> {
+  const db = openConfiguredDatabase(config, "server", (error) => {
+    // An idle connection was dropped (server restart, pg_terminate_backend): the pool replaces it.
+    logger.warn({ err: error }, "database connection lost; the pool will open a new one");
+  });
+  const lifecycle: Lifecycle = { stopping: false };
+  let keySync: { stop(): Promise<void> } | undefined;
+  let server: Server | undefined;
+  let metricsServer: Server | undefined;
+  try {
+    await migrate(db, logger);
+    if (db.kind === "embedded") {
+      const first = await createFirstUser(new ApiUsers(db.prisma), config);
+      if (first) process.stdout.write(firstUserBanner(first.username, first.apiKey));
+    }
+    const keyCache = new KeyCache();
+    keySync = await keepKeyCacheInSync(db, keyCache, logger);
+    const metrics = new Metrics(db);
+    const app = createApp({ config, db, logger, keyCache, metrics, lifecycle });
+
+    server = createServer(
+      {
+        requestTimeout: config.requestTimeoutMs,
+        headersTimeout: config.headersTimeoutMs,
+        keepAliveTimeout: config.keepAliveTimeoutMs,
+        // Node checks the two timeouts above only this often (30 s by default).
+        connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
+      },
+      app,
+    ).listen(config.port, config.host);
+    await once(server, "listening");
+    if (config.metricsPort !== undefined) {
+      metricsServer = serveMetrics(metrics).listen(config.metricsPort, config.metricsHost);
+      await once(metricsServer, "listening");
+    }
+  } catch (error) {
+    // A failed start (port taken, migration refused) must not leave the database, or its lock, held.
+    server?.close();
+    metricsServer?.close();
+    await keySync?.stop().catch(() => undefined);
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+
+  const port = (server.address() as AddressInfo).port;
+  const metricsPort = metricsServer ? (metricsServer.address() as AddressInfo).port : undefined;
+  logger.info(
+    { host: config.host, port, database: db.kind, metrics: metricsPort === undefined ? "off" : `${config.metricsHost}:${metricsPort}` },
+    `listening on http://${config.host}:${port}/api`,
+  );
+  const api = server;
+  const metricsListener = metricsServer;
+  let stopped: Promise<boolean> | undefined;
+  return {
+    port,
+    metricsPort,
+    lifecycle,
+    stop: () => (stopped ??= stopGracefully({ config, logger, lifecycle, server: api, metricsServer: metricsListener, keySync, db })),
+  };
+}
+
+async function stopGracefully(parts: {
+  config: Config;
+  logger: Logger;
+  lifecycle: Lifecycle;
+  server: Server;
+  metricsServer: Server | undefined;
+  keySync: { stop(): Promise<void> } | undefined;
+  db: Database;
+}): Promise<boolean> {
+  const { config, logger, lifecycle, server, metricsServer, keySync, db } = parts;
+  lifecycle.stopping = true;
+  const deadline = Date.now() + config.shutdownTimeoutMs;
+
+  // No new connections; idle keep-alive connections go now, busy ones as soon
+  // as their answer is out (checked every 50 ms), so in-flight requests finish.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const sweeper = setInterval(() => server.closeIdleConnections(), 50);
+  let timer: NodeJS.Timeout | undefined;
+  const inTime = await Promise.race([
+    closed.then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+    }),
+  ]);
+  clearInterval(sweeper);
+  clearTimeout(timer);
+  if (!inTime) {
+    logger.warn({ shutdownTimeoutMs: config.shutdownTimeoutMs }, "shutdown deadline passed: cutting the connections still open");
+    server.closeAllConnections();
+    await closed;
+  }
+  metricsServer?.closeAllConnections();
+  metricsServer?.close();
+  await keySync?.stop().catch(() => undefined);
+  await db.close().catch((error: unknown) => logger.warn({ err: error }, "closing the database failed"));
+  logger.info({ graceful: inTime }, "stopped");
+  return inTime;
+}

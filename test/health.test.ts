@@ -1,0 +1,175 @@
+import { once } from "node:events";
+import net from "node:net";
+import pg from "pg";
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config.js";
+import { openDatabase } from "../src/db/database.js";
+import { createLogger } from "../src/logger.js";
+import { Metrics } from "../src/metrics.js";
+import { startService, type Service } from "../src/server.js";
+import { ApiUsers } from "../src/users/users.js";
+import { LogCapture, startTestApp, type TestApp } from "./helpers/app.js";
+import { createServerDatabase, onPostgres } from "./helpers/database.js";
+import { makePlayer } from "./helpers/fixtures.js";
+
+let t: TestApp;
+let metrics: Metrics;
+let key: string;
+beforeAll(async () => {
+  const { createTestDatabase } = await import("./helpers/database.js");
+  const database = await createTestDatabase();
+  metrics = new Metrics(database.db, { processMetrics: false });
+  t = await startTestApp({ database, metrics });
+  key = await t.key("user-A");
+});
+afterAll(async () => {
+  await t.close();
+  await t.database.drop();
+});
+
+describe("health probes", () => {
+  it("when /livez is asked, without a key, then 200 and never cached", async () => {
+    const res = await request(t.url).get("/livez");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: "ok" });
+    expect(res.headers["cache-control"]).toBe("no-store");
+  });
+
+  it("when /readyz is asked and the database answers, then 200 naming the database", async () => {
+    const res = await request(t.url).get("/readyz");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: "ready", database: onPostgres ? "postgres" : "embedded" });
+  });
+
+  it("when the database cannot be reached, then /readyz is 503 with the error body within about a second, and /livez stays 200", async () => {
+    const dead = openDatabase({ kind: "postgres", url: "postgresql://postgres@127.0.0.1:1/none", poolMax: 1, connectTimeoutMs: 500 });
+    const down = await startTestApp({ database: { db: dead, url: undefined, drop: () => dead.close() } });
+    try {
+      const started = Date.now();
+      const res = await request(down.url).get("/readyz");
+      expect(Date.now() - started).toBeLessThan(1_500);
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ code: 503, message: "Database unavailable, retry later" });
+      expect((await request(down.url).get("/livez")).status).toBe(200);
+    } finally {
+      await down.close();
+      await dead.close();
+    }
+  });
+
+  it("when the probes are under /api, then they do not exist there", async () => {
+    expect((await request(t.url).get("/api/livez")).status).toBe(404);
+  });
+});
+
+describe("metrics", () => {
+  it("when requests are served, then the histogram counts them by declared route and status, and unknown paths share one label", async () => {
+    const player = await makePlayer(t.database.db.prisma);
+    await request(t.url).get("/api/player/get-player-by-nick").query({ nick: player.pseudo }).set("X-API-Key", key).expect(200);
+    await request(t.url).get("/api/player/get-player-by-nick").query({ nick: player.pseudo }).set("X-API-Key", key).expect(200);
+    await request(t.url).get("/api/player/get-player-by-nick").query({ nick: player.pseudo }).expect(401);
+    await request(t.url).get(`/no/such/${player.pseudo}`).expect(404);
+    const text = (await metrics.text()).body;
+    expect(text).toContain('http_request_duration_seconds_count{method="GET",route="/api/player/get-player-by-nick",status="200"} 2');
+    expect(text).toContain('http_request_duration_seconds_count{method="GET",route="/api/player/get-player-by-nick",status="401"} 1');
+    expect(text).toMatch(/^http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} \d+$/m);
+    // The value a client sent never becomes a label.
+    expect(text).not.toContain(player.pseudo);
+    if (onPostgres) {
+      expect(text).toMatch(/^db_pool_max_connections 20$/m);
+      expect(text).toMatch(/^db_pool_connections \d+$/m);
+      expect(text).toMatch(/^db_pool_waiting_requests 0$/m);
+    }
+  });
+});
+
+/** The whole service, as `npm start` runs it: its own listeners, timeouts and shutdown. */
+describe.skipIf(!onPostgres)("the service (PostgreSQL)", () => {
+  let service: Service;
+  let url: string;
+  let drop: () => Promise<void>;
+  let dbUrl: string;
+  const logs = new LogCapture();
+  beforeAll(async () => {
+    const database = await createServerDatabase();
+    drop = () => database.drop();
+    dbUrl = database.url;
+    const config = loadConfig({
+      NODE_ENV: "test",
+      DATABASE_URL: database.url,
+      HOST: "127.0.0.1",
+      PORT: "0",
+      METRICS_PORT: "0",
+      HEADERS_TIMEOUT_MS: "1000",
+      SHUTDOWN_TIMEOUT_MS: "5000",
+    });
+    service = await startService(config, createLogger("info", logs));
+    url = `http://127.0.0.1:${service.port}`;
+  });
+  afterAll(async () => {
+    await service.stop();
+    await drop();
+  });
+
+  it("when /metrics is asked, then it is served on the metrics port, bound to 127.0.0.1, and not on the API's", async () => {
+    await request(url).get("/livez").expect(200);
+    const res = await fetch(`http://127.0.0.1:${service.metricsPort}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await res.text();
+    expect(text).toContain('http_request_duration_seconds_count{method="GET",route="/livez",status="200"}');
+    expect(text).toContain("process_resident_memory_bytes");
+    expect(text).toMatch(/^rate_limit_rejections_total/m);
+    expect((await request(url).get("/metrics")).status).toBe(404);
+  });
+
+  it("when a client sends its headers too slowly, then the server drops it after HEADERS_TIMEOUT_MS", async () => {
+    const socket = net.connect(service.port, "127.0.0.1");
+    await once(socket, "connect");
+    socket.write("GET /livez HTTP/1.1\r\nHost: x\r\n");
+    const started = Date.now();
+    const answer: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => answer.push(chunk));
+    await once(socket, "close");
+    expect(Date.now() - started).toBeLessThan(3_500);
+    expect(Buffer.concat(answer).toString()).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it("when it stops with a request in flight, then readiness turns false, the request finishes with 200, and the listener closes", async () => {
+    const admin = new pg.Client({ connectionString: dbUrl });
+    await admin.connect();
+    try {
+      const direct = openDatabase({ kind: "postgres", url: dbUrl, poolMax: 1 });
+      const key = (await new ApiUsers(direct.prisma).create("user-A")).apiKey;
+      await direct.close();
+      // The request is held in the database by a lock until the stop has begun: in flight for sure.
+      await admin.query("BEGIN; LOCK TABLE players IN ACCESS EXCLUSIVE MODE");
+      const inFlight = fetch(`${url}/api/player/get-all-players`, { headers: { "X-API-Key": key } });
+      // (pg_stat_activity is a snapshot per transaction: cleared before each look.)
+      await waitFor(
+        async () =>
+          (await admin.query("SELECT pg_stat_clear_snapshot(); SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()") as unknown as pg.QueryResult[])[1]!.rowCount! > 0,
+      );
+      const stopping = service.stop();
+      expect(service.lifecycle.stopping).toBe(true);
+      await expect(fetch(`${url}/livez`)).rejects.toThrow(); // No longer accepting.
+      await admin.query("COMMIT");
+      const listed = await inFlight;
+      expect(listed.status).toBe(200);
+      expect(await listed.json()).toEqual([]);
+      expect(await stopping).toBe(true);
+      expect(logs.lines.some((l) => l.msg === "stopped" && l.graceful === true)).toBe(true);
+    } finally {
+      await admin.end();
+    }
+  });
+});
+
+async function waitFor(condition: () => Promise<boolean>, ms = 5_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
