@@ -104,6 +104,11 @@ export function createApp({
   app.use(requestLifecycle(logger));
   app.use(metrics.middleware());
   app.use(securityHeaders);
+  app.use((_req, res, next) => {
+    // Stopping: clients must not send another request on this connection.
+    if (lifecycle.stopping) res.setHeader("Connection", "close");
+    next();
+  });
   app.use(healthRouter(db, lifecycle));
 
   const api = express.Router();

@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { createApp, type Lifecycle } from "./app.js";
 import { KeyCache } from "./auth/key-cache.js";
 import { keepKeyCacheInSync } from "./auth/key-invalidation.js";
@@ -12,6 +12,9 @@ import type { Logger } from "./logger.js";
 import { Metrics, serveMetrics } from "./metrics.js";
 import { createFirstUser, firstUserBanner } from "./users/bootstrap.js";
 import { ApiUsers } from "./users/users.js";
+
+/** How long a connection accepted before the stop has to send its request. */
+const IDLE_GRACE_MS = 500;
 
 /** A running instance: the API listener, its metrics listener, and how to stop both. */
 export interface Service {
@@ -107,11 +110,20 @@ async function stopGracefully(parts: {
   lifecycle.stopping = true;
   const deadline = Date.now() + config.shutdownTimeoutMs;
 
-  // No new connections; idle keep-alive connections go now, busy ones as soon
-  // as their answer is out (checked every 50 ms), so in-flight requests finish.
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const sweeper = setInterval(() => server.closeIdleConnections(), 50);
+  // No new connections. http.Server#close would also drop every connection
+  // without a request in progress at once, including one accepted a moment ago
+  // whose request is still on its way: its client would see a reset. So the
+  // listener alone closes now; connections still idle after a grace period
+  // are closed then (and every answer from now on says Connection: close).
+  const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
+  let sweeper: NodeJS.Timeout | undefined;
+  const grace = setTimeout(
+    () => {
+      server.closeIdleConnections();
+      sweeper = setInterval(() => server.closeIdleConnections(), 100);
+    },
+    Math.min(IDLE_GRACE_MS, config.shutdownTimeoutMs / 2),
+  );
   let timer: NodeJS.Timeout | undefined;
   const inTime = await Promise.race([
     closed.then(() => true),
@@ -119,6 +131,7 @@ async function stopGracefully(parts: {
       timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
     }),
   ]);
+  clearTimeout(grace);
   clearInterval(sweeper);
   clearTimeout(timer);
   if (!inTime) {

@@ -211,6 +211,21 @@ describe("Prisma errors through driver adapters", () => {
     expect(isDatabaseUnavailable(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }))).toBe(true);
     expect(isDatabaseUnavailable(known("P2002", {}))).toBe(false);
   });
+
+  it("when the database is too slow or drops the connection, then that counts as unavailable too (503), as seen from node-postgres and the pg adapter", () => {
+    const postgres = (code: string, message: string) =>
+      known("P2010", { driverAdapterError: { cause: { kind: "postgres", originalCode: code, originalMessage: message } } });
+    expect(isDatabaseUnavailable(postgres("57014", "canceling statement due to statement timeout"))).toBe(true);
+    expect(isDatabaseUnavailable(postgres("57P01", "terminating connection due to administrator command"))).toBe(true);
+    expect(isDatabaseUnavailable(postgres("53300", "sorry, too many clients already"))).toBe(true);
+    // The pool's own words when no connection frees up in time, and a connection's connect timeout.
+    expect(isDatabaseUnavailable(new Error("timeout exceeded when trying to connect"))).toBe(true);
+    expect(isDatabaseUnavailable(new Error("Connection terminated due to connection timeout"))).toBe(true);
+    expect(isDatabaseUnavailable(known("P2028", {}))).toBe(true);
+    // A constraint or syntax failure is not.
+    expect(isDatabaseUnavailable(postgres("23505", "duplicate key value violates unique constraint"))).toBe(false);
+    expect(isDatabaseUnavailable(postgres("42601", "syntax error"))).toBe(false);
+  });
 });
 
 describe("the heavy-list bulkhead", () => {

@@ -1,0 +1,386 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config.js";
+import { openDatabase, type Database } from "../src/db/database.js";
+import { createLogger } from "../src/logger.js";
+import { startService, type Service } from "../src/server.js";
+import { ApiUsers } from "../src/users/users.js";
+import { LogCapture } from "./helpers/app.js";
+import { createServerDatabase, onPostgres } from "./helpers/database.js";
+import { makeCosmetic, makePlayer, makeWorld } from "./helpers/fixtures.js";
+import { TcpProxy } from "./helpers/tcp-proxy.js";
+
+/**
+ * Faults on a real PostgreSQL server: the database refused, partitioned,
+ * slow, its connections killed; the process stopped under load; clients
+ * leaving mid-write. What each fault test saw is written to
+ * test-output/faults.json (the numbers the README and the closing notes quote).
+ */
+const root = path.resolve(import.meta.dirname, "..");
+const observed: Record<string, unknown> = {};
+afterAll(() => {
+  mkdirSync(path.join(root, "test-output"), { recursive: true });
+  writeFileSync(path.join(root, "test-output", "faults.json"), `${JSON.stringify(observed, null, 2)}\n`);
+});
+const UNAVAILABLE = { code: 503, message: "Database unavailable, retry later" };
+
+interface Outcome {
+  start: number;
+  end: number;
+  status: number;
+  body: unknown;
+  error?: string;
+}
+
+/** `workers` clients calling `path` back to back until `until()` says stop. */
+async function load(url: string, path: string, key: string, workers: number, until: () => boolean): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (!until()) {
+        const start = Date.now();
+        try {
+          const res = await fetch(`${url}${path}`, { headers: { "X-API-Key": key }, signal: AbortSignal.timeout(15_000) });
+          const text = await res.text();
+          outcomes.push({ start, end: Date.now(), status: res.status, body: text ? JSON.parse(text) : undefined });
+        } catch (error) {
+          outcomes.push({ start, end: Date.now(), status: 0, body: undefined, error: String(error) });
+          await sleep(20);
+        }
+      }
+    }),
+  );
+  return outcomes.sort((a, b) => a.start - b.start);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function summary(outcomes: Outcome[], faultStart: number, faultEnd: number) {
+  const unavailable = outcomes.filter((o) => o.status === 503);
+  const firstOkAfter = outcomes.filter((o) => o.status === 200 && o.start >= faultEnd).sort((a, b) => a.end - b.end)[0];
+  return {
+    requests: outcomes.length,
+    ok: outcomes.filter((o) => o.status === 200).length,
+    unavailable: unavailable.length,
+    other: outcomes.filter((o) => o.status !== 200 && o.status !== 503).map((o) => `${o.status} ${o.error ?? JSON.stringify(o.body)}`),
+    slowest503Ms: Math.max(0, ...unavailable.map((o) => o.end - o.start)),
+    slowestMs: Math.max(0, ...outcomes.map((o) => o.end - o.start)),
+    faultMs: faultEnd - faultStart,
+    recoveryMs: firstOkAfter ? firstOkAfter.end - faultEnd : undefined,
+    okInLastSecond: outcomes.filter((o) => o.start > Date.now() - 1_000).every((o) => o.status === 200),
+  };
+}
+
+describe.skipIf(!onPostgres)("faults of the database (PostgreSQL)", () => {
+  let proxy: TcpProxy;
+  let service: Service;
+  let url: string;
+  let direct: Database;
+  let dbUrl: string;
+  let drop: () => Promise<void>;
+  let key: string;
+  let nick: string;
+  const logs = new LogCapture();
+
+  beforeAll(async () => {
+    const database = await createServerDatabase();
+    dbUrl = database.url;
+    drop = () => database.drop();
+    const target = new URL(database.url);
+    proxy = await new TcpProxy(target.hostname, Number(target.port || 5432)).listen();
+    const proxied = new URL(database.url);
+    proxied.hostname = "127.0.0.1";
+    proxied.port = String(proxy.port);
+    const config = loadConfig({
+      NODE_ENV: "test",
+      DATABASE_URL: proxied.toString(),
+      HOST: "127.0.0.1",
+      PORT: "0",
+      METRICS_PORT: "off",
+      DB_POOL_MAX: "8",
+      DB_CONNECT_TIMEOUT_MS: "500",
+      DB_STATEMENT_TIMEOUT_MS: "1000",
+    });
+    service = await startService(config, createLogger("info", logs));
+    url = `http://127.0.0.1:${service.port}`;
+    direct = openDatabase({ kind: "postgres", url: database.url, poolMax: 2 });
+    key = (await new ApiUsers(direct.prisma).create("user-A")).apiKey;
+    nick = (await makePlayer(direct.prisma)).pseudo;
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await proxy?.close();
+    await direct?.close();
+    await drop?.();
+  });
+
+  /** Load for `before` ms, the fault for `during` ms, then `after` ms of load on the mended database. */
+  async function underLoad(fault: { begin(): void | Promise<void>; end(): void | Promise<void> }, before = 800, during = 2_500, after = 2_500) {
+    let stop = false;
+    const running = load(url, `/api/player/get-player-by-nick?nick=${nick}`, key, 6, () => stop);
+    await sleep(before);
+    const faultStart = Date.now();
+    await fault.begin();
+    await sleep(during);
+    await fault.end();
+    const faultEnd = Date.now();
+    await sleep(after);
+    stop = true;
+    const outcomes = await running;
+    return { outcomes, ...summary(outcomes, faultStart, faultEnd) };
+  }
+
+  function expectOnly200And503(outcomes: Outcome[]) {
+    for (const o of outcomes) {
+      expect([200, 503], `${o.status} ${o.error ?? JSON.stringify(o.body)}`).toContain(o.status);
+      if (o.status === 503) expect(o.body).toEqual(UNAVAILABLE);
+    }
+  }
+
+  it("when the database refuses connections for a few seconds, then 503s with the error body, promptly, and recovery without a restart", async () => {
+    const run = await underLoad({ begin: () => proxy.cut(), end: () => proxy.restore() });
+    observed.refused = { ...run, outcomes: undefined };
+    expectOnly200And503(run.outcomes);
+    expect(run.unavailable).toBeGreaterThan(0);
+    expect(run.slowest503Ms).toBeLessThan(2_000);
+    expect(run.recoveryMs).toBeDefined();
+    expect(run.recoveryMs!).toBeLessThan(2_000);
+    expect(run.okInLastSecond).toBe(true);
+  });
+
+  it("when the network to the database hangs (packets dropped), then 503s within the connect budget, and recovery", async () => {
+    const run = await underLoad({ begin: () => proxy.blackhole(), end: () => proxy.restore() });
+    observed.partitioned = { ...run, outcomes: undefined };
+    expectOnly200And503(run.outcomes);
+    expect(run.unavailable).toBeGreaterThan(0);
+    // DB_CONNECT_TIMEOUT_MS=500 (a wait for a connection), or the 1.5 s client backstop on a statement.
+    expect(run.slowest503Ms).toBeLessThan(3_000);
+    expect(run.recoveryMs!).toBeLessThan(2_000);
+    expect(run.okInLastSecond).toBe(true);
+  });
+
+  it("when every connection is killed (pg_terminate_backend) mid-load, then at worst 503s, and the pool heals itself", async () => {
+    const admin = new pg.Client({ connectionString: dbUrl });
+    await admin.connect();
+    let killed = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const kill = async () => {
+      const { rows } = await admin.query<{ n: string }>(
+        "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'",
+      );
+      killed += Number(rows[0]!.n);
+    };
+    try {
+      const run = await underLoad(
+        {
+          begin: () => {
+            timer = setInterval(() => void kill(), 250);
+          },
+          end: () => clearInterval(timer),
+        },
+        800,
+        2_000,
+        2_500,
+      );
+      observed.terminated = { ...run, outcomes: undefined, connectionsKilled: killed };
+      expect(killed).toBeGreaterThan(0);
+      expectOnly200And503(run.outcomes);
+      expect(run.okInLastSecond).toBe(true);
+      // Idle connections killed are reported by the pool, and logged rather than crashing the process.
+      expect(logs.lines.some((l) => l.msg === "database connection lost; the pool will open a new one")).toBe(true);
+    } finally {
+      clearInterval(timer);
+      await admin.end();
+    }
+  });
+
+  it("when a statement waits longer than DB_STATEMENT_TIMEOUT_MS (a lock held elsewhere), then 503 after the budget, not a hang", async () => {
+    const admin = new pg.Client({ connectionString: dbUrl });
+    await admin.connect();
+    try {
+      await admin.query("BEGIN; LOCK TABLE players IN ACCESS EXCLUSIVE MODE");
+      const started = Date.now();
+      const res = await fetch(`${url}/api/player/get-player-by-nick?nick=${nick}`, { headers: { "X-API-Key": key } });
+      const took = Date.now() - started;
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual(UNAVAILABLE);
+      expect(took).toBeGreaterThanOrEqual(900);
+      expect(took).toBeLessThan(2_500);
+      observed.slowStatement = { statementTimeoutMs: 1_000, answeredAfterMs: took };
+    } finally {
+      await admin.query("ROLLBACK");
+      await admin.end();
+    }
+    const after = await fetch(`${url}/api/player/get-player-by-nick?nick=${nick}`, { headers: { "X-API-Key": key } });
+    expect(after.status).toBe(200);
+  });
+});
+
+describe.skipIf(!onPostgres)("stopping under load (PostgreSQL)", () => {
+  it("when SIGTERM comes while requests are in flight, then every one of them completes with 200, and the process exits 0", async () => {
+    const database = await createServerDatabase();
+    const direct = openDatabase({ kind: "postgres", url: database.url, poolMax: 2 });
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: database.url, HOST: "127.0.0.1", PORT: "0", METRICS_PORT: "off", LOG_LEVEL: "info", SHUTDOWN_TIMEOUT_MS: "10000" },
+      stdio: "pipe",
+    });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 60_000);
+        child.stdout.on("data", () => {
+          const m = /listening on http:\/\/127\.0\.0\.1:(\d+)\/api/.exec(output);
+          if (m) {
+            clearTimeout(timer);
+            resolve(Number(m[1]));
+          }
+        });
+      });
+      const key = (await new ApiUsers(direct.prisma).create("user-A")).apiKey;
+      // A list big enough to take a while to build and send.
+      await direct.prisma.player.createMany({ data: Array.from({ length: 3_000 }, (_, i) => ({ pseudo: `load${i}`, token: "t", ip: "198.51.100.1" })) });
+
+      // One connection per request (no keep-alive), as clients behind a balancer are.
+      const call = () =>
+        new Promise<{ status: number; bytes: number }>((resolve, reject) => {
+          const req = http.get({ host: "127.0.0.1", port, path: "/api/player/get-all-players", agent: false, headers: { "X-API-Key": key } }, (res) => {
+            let bytes = 0;
+            res.on("data", (c: Buffer) => (bytes += c.length));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, bytes }));
+            res.on("error", reject);
+          });
+          req.on("error", reject);
+        });
+      let signalledAt = Infinity;
+      const results: { start: number; end: number; status: number; error?: string }[] = [];
+      const workers = Array.from({ length: 8 }, async () => {
+        // A balancer stops sending new requests once the instance is told to stop.
+        while (Date.now() < signalledAt) {
+          const start = Date.now();
+          try {
+            const { status } = await call();
+            results.push({ start, end: Date.now(), status });
+          } catch (error) {
+            results.push({ start, end: Date.now(), status: 0, error: String(error) });
+          }
+        }
+      });
+      await sleep(1_500);
+      signalledAt = Date.now();
+      child.kill("SIGTERM");
+      await Promise.all(workers);
+      const code = await exited;
+
+      const inFlight = results.filter((r) => r.start < signalledAt && r.end >= signalledAt);
+      const failed = results.filter((r) => r.status !== 200);
+      observed.sigterm = { requests: results.length, inFlightAtSignal: inFlight.length, failed: failed.length, exitCode: code };
+      expect(failed, JSON.stringify(failed.slice(0, 5))).toEqual([]);
+      expect(inFlight.length).toBeGreaterThan(0);
+      expect(code, output).toBe(0);
+      expect(output).toContain('"graceful":true');
+      // No longer listening.
+      await expect(
+        new Promise((resolve, reject) => net.connect(port, "127.0.0.1").on("connect", resolve).on("error", reject)),
+      ).rejects.toThrow(/ECONNREFUSED/);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+      await direct.close();
+      await database.drop();
+    }
+  }, 120_000);
+});
+
+describe("a client leaving mid-write", () => {
+  let service: Service | undefined;
+  let direct: Database;
+  let drop: () => Promise<void> = () => Promise.resolve();
+  let url: string;
+  let key: string;
+  beforeAll(async () => {
+    // On PostgreSQL, the whole service; on PGlite, the test app over the in-memory database.
+    if (onPostgres) {
+      const database = await createServerDatabase();
+      drop = () => database.drop();
+      service = await startService(
+        loadConfig({ NODE_ENV: "test", DATABASE_URL: database.url, HOST: "127.0.0.1", PORT: "0", METRICS_PORT: "off" }),
+        createLogger("silent"),
+      );
+      url = `http://127.0.0.1:${service.port}`;
+      direct = openDatabase({ kind: "postgres", url: database.url, poolMax: 2 });
+    } else {
+      const { startTestApp } = await import("./helpers/app.js");
+      const t = await startTestApp();
+      url = t.url;
+      direct = t.database.db;
+      drop = () => t.close();
+    }
+    key = (await new ApiUsers(direct.prisma).create("user-A")).apiKey;
+  });
+  afterAll(async () => {
+    await service?.stop();
+    if (service) await direct.close();
+    await drop();
+  });
+
+  it("when the connection drops at any moment of a PATCH, then the row is entirely old or entirely new", async () => {
+    const cosmetic = await makeCosmetic(direct.prisma);
+    const world = await makeWorld(direct.prisma);
+    const olds = [
+      { path: "/api/cosmetic/update-cosmetic", id: cosmetic.id },
+      { path: "/api/freebuild/update-world", id: world.id },
+    ];
+    let partial = 0;
+    const seen = { old: 0, new: 0 };
+    for (let round = 0; round < 40; round++) {
+      const target = olds[round % 2]!;
+      const isCosmetic = target.path.includes("cosmetic");
+      const before = isCosmetic
+        ? await direct.prisma.cosmetic.findUniqueOrThrow({ where: { id: target.id } })
+        : await direct.prisma.world.findUniqueOrThrow({ where: { id: target.id } });
+      const body = isCosmetic
+        ? { id: target.id, name: `Renamed ${round}`, price: 1_000 + round, description: `round ${round}`, lootbox: round % 4 === 0 }
+        : { id: target.id, name: `World ${round}`, tag: `tag${round}`, spawnLocation: `${round},64,0`, status: round % 4 === 0 ? "PRIVATE" : "PUBLIC" };
+      const payload = JSON.stringify(body);
+      // Leave after a part of the body, after all of it, or a little later: before, during or after the handler.
+      const cutAfter = [payload.length / 2, payload.length, payload.length][round % 3]!;
+      const waitMs = [0, 0, 3][round % 3]!;
+      await new Promise<void>((resolve) => {
+        const socket = net.connect(Number(new URL(url).port), "127.0.0.1", () => {
+          socket.write(
+            `PATCH ${target.path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n`,
+          );
+          socket.write(payload.slice(0, Math.floor(cutAfter)));
+          setTimeout(() => {
+            socket.resetAndDestroy();
+            resolve();
+          }, waitMs);
+        });
+        socket.on("error", () => undefined);
+      });
+      await sleep(30); // let a handler that did start finish
+      const after = isCosmetic
+        ? await direct.prisma.cosmetic.findUniqueOrThrow({ where: { id: target.id } })
+        : await direct.prisma.world.findUniqueOrThrow({ where: { id: target.id } });
+      const fields = Object.keys(body).filter((f) => f !== "id") as (keyof typeof after)[];
+      const asOld = fields.every((f) => after[f] === before[f]);
+      const asNew = fields.every((f) => after[f] === (body as Record<string, unknown>)[f]);
+      if (asOld) seen.old++;
+      else if (asNew) seen.new++;
+      else partial++;
+    }
+    observed.disconnectMidPatch = { rounds: 40, ...seen, partial };
+    expect(partial).toBe(0);
+    // Both outcomes happened, so the cut did land on both sides of the write.
+    expect(seen.old).toBeGreaterThan(0);
+    expect(seen.new).toBeGreaterThan(0);
+  });
+});
