@@ -74,6 +74,9 @@ const envSchema = z.object({
   CALLERS_USER_D: usernameList("user-D"),
 });
 
+/** Every variable the service reads. */
+export const ENV_VARIABLES = Object.keys(envSchema.shape);
+
 export interface Config {
   nodeEnv: "development" | "production" | "test";
   host: string;
