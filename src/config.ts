@@ -38,6 +38,7 @@ const envSchema = z.object({
     }),
   DATA_DIR: z.string().min(1).default("./data"),
   DB_POOL_MAX: integer(1, 1000, 10),
+  WEB_CONCURRENCY: integer(1, 256, 1),
   HEAVY_LISTS_AT_ONCE: integer(1, 100, 2),
   DB_CONNECT_TIMEOUT_MS: integer(100, 600_000, 5_000),
   DB_STATEMENT_TIMEOUT_MS: integer(100, 3_600_000, 15_000),
@@ -85,6 +86,8 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   dbPoolMax: number;
+  /** Worker processes (node:cluster) sharing the port; 1 = this process serves alone. */
+  webConcurrency: number;
   /** Full lists (all players, by grade, infected stats) built and sent at once; the rest wait. */
   heavyListsAtOnce: number;
   /** Waiting for a PostgreSQL connection (new, or free in the pool) longer than this is a 503. */
@@ -133,6 +136,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
     throw new ConfigError(["HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS"]);
   }
+  if (e.WEB_CONCURRENCY > 1 && !e.DATABASE_URL) {
+    throw new ConfigError(["WEB_CONCURRENCY: more than one worker needs DATABASE_URL (the embedded database admits one process)"]);
+  }
   const empty = CALLER_GROUPS.filter((g) => callers[g].length === 0);
   if (empty.length > 0) {
     throw new ConfigError(empty.map((g) => `CALLERS_USER_${g}: expected at least one username`));
@@ -144,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),
     dbPoolMax: e.DB_POOL_MAX,
+    webConcurrency: e.WEB_CONCURRENCY,
     heavyListsAtOnce: e.HEAVY_LISTS_AT_ONCE,
     dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
     dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,

@@ -1,4 +1,6 @@
+import cluster from "node:cluster";
 import dotenv from "dotenv";
+import { runPrimary } from "./cluster.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { EmbeddedDatabaseBusyError } from "./db/embedded-lock.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -8,13 +10,19 @@ dotenv.config({ quiet: true });
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const root = createLogger(config.logLevel);
+  if (config.webConcurrency > 1 && cluster.isPrimary) {
+    await runPrimary(config, root);
+    return;
+  }
+  const worker = cluster.isWorker ? cluster.worker : undefined;
+  const logger = worker ? root.child({ worker: worker.id }) : root;
 
   // Signal handlers go in before anything can announce that we are up: without
   // one, SIGTERM's default action kills the process on the spot, skipping the
   // release of the database (and of the embedded database's lock). A signal
   // that comes while starting is answered once the start is over.
-  const starting = startService(config, logger);
+  const starting = startService(config, logger, { clusterWorker: worker !== undefined });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

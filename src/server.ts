@@ -10,6 +10,7 @@ import { migrate } from "./db/migrate.js";
 import { openConfiguredDatabase } from "./db/open.js";
 import type { Logger } from "./logger.js";
 import { Metrics, serveMetrics } from "./metrics.js";
+import { reportMetricsToPrimary } from "./cluster.js";
 import { createFirstUser, firstUserBanner } from "./users/bootstrap.js";
 import { ApiUsers } from "./users/users.js";
 
@@ -36,7 +37,7 @@ export interface Service {
  * metrics) with every wait bounded by the configuration. Nothing is left
  * open if it fails.
  */
-export async function startService(config: Config, logger: Logger): Promise<Service> {
+export async function startService(config: Config, logger: Logger, options: { clusterWorker?: boolean } = {}): Promise<Service> {
   const db = openConfiguredDatabase(config, "server", (error) => {
     // An idle connection was dropped (server restart, pg_terminate_backend): the pool replaces it.
     logger.warn({ err: error }, "database connection lost; the pool will open a new one");
@@ -54,6 +55,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const keyCache = new KeyCache();
     keySync = await keepKeyCacheInSync(db, keyCache, logger);
     const metrics = new Metrics(db);
+    // A worker's metrics are served, added up with the others', by the primary.
+    if (options.clusterWorker) reportMetricsToPrimary(metrics);
     const app = createApp({ config, db, logger, keyCache, metrics, lifecycle });
 
     server = createServer(
@@ -67,7 +70,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       app,
     ).listen(config.port, config.host);
     await once(server, "listening");
-    if (config.metricsPort !== undefined) {
+    if (config.metricsPort !== undefined && !options.clusterWorker) {
       metricsServer = serveMetrics(metrics).listen(config.metricsPort, config.metricsHost);
       await once(metricsServer, "listening");
     }
@@ -83,7 +86,13 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
   const port = (server.address() as AddressInfo).port;
   const metricsPort = metricsServer ? (metricsServer.address() as AddressInfo).port : undefined;
   logger.info(
-    { host: config.host, port, database: db.kind, metrics: metricsPort === undefined ? "off" : `${config.metricsHost}:${metricsPort}` },
+    {
+      host: config.host,
+      port,
+      pid: process.pid,
+      database: db.kind,
+      metrics: options.clusterWorker ? "via the primary" : metricsPort === undefined ? "off" : `${config.metricsHost}:${metricsPort}`,
+    },
     `listening on http://${config.host}:${port}/api`,
   );
   const api = server;

@@ -37,6 +37,33 @@ describe("configuration", () => {
     expect(() => loadConfig({ CALLERS_USER_C: " , " })).toThrow("CALLERS_USER_C: expected at least one username");
   });
 
+  it("when the hardening variables are not set, then the documented defaults apply", () => {
+    expect(loadConfig({})).toMatchObject({
+      webConcurrency: 1,
+      dbConnectTimeoutMs: 5_000,
+      dbStatementTimeoutMs: 15_000,
+      requestTimeoutMs: 30_000,
+      headersTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 5_000,
+      shutdownTimeoutMs: 10_000,
+      rateLimitPerMinute: 600,
+      authFailuresPerMinute: 30,
+      redisUrl: undefined,
+      trustProxy: false,
+      metricsHost: "127.0.0.1",
+      metricsPort: 9464,
+    });
+    expect(loadConfig({ METRICS_PORT: "off", TRUST_PROXY: "loopback, 10.0.0.0/8" })).toMatchObject({ metricsPort: undefined, trustProxy: "loopback, 10.0.0.0/8" });
+  });
+
+  it("when hardening variables contradict each other or are malformed, then start-up is refused naming them", () => {
+    expect(() => loadConfig({ WEB_CONCURRENCY: "2" })).toThrow("WEB_CONCURRENCY: more than one worker needs DATABASE_URL");
+    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: "60000", REQUEST_TIMEOUT_MS: "30000" })).toThrow("HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS");
+    expect(() => loadConfig({ TRUST_PROXY: "10.0.0.0/99" })).toThrow("TRUST_PROXY: expected false, true");
+    expect(() => loadConfig({ REDIS_URL: "http://x" })).toThrow("REDIS_URL: expected a redis:// or rediss:// URL");
+    expect(() => loadConfig({ METRICS_PORT: "70000" })).toThrow("METRICS_PORT: expected a port (0-65535) or off");
+  });
+
   it("when DATABASE_URL is blank, then the embedded database is used", () => {
     expect(loadConfig({ DATABASE_URL: "  " }).databaseUrl).toBeUndefined();
   });
