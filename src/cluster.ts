@@ -5,10 +5,11 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AggregatorRegistry } from "prom-client";
 import type { Config } from "./config.js";
-import { migrate } from "./db/migrate.js";
+import { prepareSchema } from "./db/migrate.js";
 import { openConfiguredDatabase } from "./db/open.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
+
 
 /** A worker that dies this often within a minute is not restarted again: the primary gives up. */
 const MAX_RESTARTS_PER_MINUTE = 5;
@@ -23,7 +24,7 @@ const MAX_RESTARTS_PER_MINUTE = 5;
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
   const db = openConfiguredDatabase(config, "server");
   try {
-    await migrate(db, logger);
+    await prepareSchema(db, logger, config.migrateOnStart);
   } finally {
     await db.close();
   }

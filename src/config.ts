@@ -39,6 +39,7 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default("./data"),
   DB_POOL_MAX: integer(1, 1000, 10),
   WEB_CONCURRENCY: integer(1, 256, 1),
+  MIGRATE_ON_START: z.enum(["true", "false"]).default("true"),
   HEAVY_LISTS_AT_ONCE: integer(1, 100, 2),
   DB_CONNECT_TIMEOUT_MS: integer(100, 600_000, 5_000),
   DB_STATEMENT_TIMEOUT_MS: integer(100, 3_600_000, 15_000),
@@ -86,6 +87,8 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   dbPoolMax: number;
+  /** Apply pending migrations at start-up; false: refuse to start while any is pending (a release step applies them). */
+  migrateOnStart: boolean;
   /** Worker processes (node:cluster) sharing the port; 1 = this process serves alone. */
   webConcurrency: number;
   /** Full lists (all players, by grade, infected stats) built and sent at once; the rest wait. */
@@ -151,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(e.DATA_DIR),
     dbPoolMax: e.DB_POOL_MAX,
     webConcurrency: e.WEB_CONCURRENCY,
+    migrateOnStart: e.MIGRATE_ON_START === "true",
     heavyListsAtOnce: e.HEAVY_LISTS_AT_ONCE,
     dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
     dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,

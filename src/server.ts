@@ -6,7 +6,7 @@ import { KeyCache } from "./auth/key-cache.js";
 import { keepKeyCacheInSync } from "./auth/key-invalidation.js";
 import type { Config } from "./config.js";
 import type { Database } from "./db/database.js";
-import { migrate } from "./db/migrate.js";
+import { prepareSchema } from "./db/migrate.js";
 import { openConfiguredDatabase } from "./db/open.js";
 import type { Logger } from "./logger.js";
 import { Metrics, serveMetrics } from "./metrics.js";
@@ -47,7 +47,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
   let server: Server | undefined;
   let metricsServer: Server | undefined;
   try {
-    await migrate(db, logger);
+    await prepareSchema(db, logger, config.migrateOnStart);
     if (db.kind === "embedded") {
       const first = await createFirstUser(new ApiUsers(db.prisma), config);
       if (first) process.stdout.write(firstUserBanner(first.username, first.apiKey));

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/database.js";
-import { MIGRATIONS_DIR, migrate, readMigrations } from "../src/db/migrate.js";
+import { MIGRATIONS_DIR, migrate, prepareSchema, readMigrations } from "../src/db/migrate.js";
 import { createLogger } from "../src/logger.js";
 import { createServerDatabase, createTestDatabase, onPostgres, type TestDatabase } from "./helpers/database.js";
 
@@ -68,6 +68,20 @@ describe("migrate", () => {
       expect(row.finished_at).not.toBeNull();
       expect(row.applied_steps_count).toBe(1);
     }
+  });
+
+  it("when MIGRATE_ON_START=false and a migration is pending, then start-up refuses naming it; once applied by the release step, it starts", async () => {
+    const t = await fresh();
+    const local = await readMigrations();
+    await expect(prepareSchema(t.db, quiet, false)).rejects.toThrow(
+      `${local.length} migration(s) not applied (${local.map((m) => m.name).join(", ")}) and MIGRATE_ON_START=false`,
+    );
+    await migrate(t.db, quiet);
+    await expect(prepareSchema(t.db, quiet, false)).resolves.toBeUndefined();
+    const dir = migrationsWith({ "29990101000000_later": "CREATE TABLE later_one (id int);" });
+    await expect(prepareSchema(t.db, quiet, false)).resolves.toBeUndefined();
+    const { pendingMigrations } = await import("../src/db/migrate.js");
+    expect(await pendingMigrations(t.db, dir)).toEqual(["29990101000000_later"]);
   });
 
   it("when a migration fails, then none of it stays, it is not recorded, and the error names it", async () => {

@@ -108,6 +108,42 @@ export async function migrate(db: Database, logger: Logger, dir = MIGRATIONS_DIR
   }
 }
 
+/** Migrations of this version not yet applied to the database (all of them on an empty one). */
+export async function pendingMigrations(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const migrations = await readMigrations(dir);
+  const conn = await db.connect();
+  try {
+    const [table] = await conn.query<{ present: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`);
+    if (!table?.present) return migrations.map((m) => m.name);
+    const rows = await conn.query<{ migration_name: string }>(
+      `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+    );
+    const done = new Set(rows.map((r) => r.migration_name));
+    return migrations.filter((m) => !done.has(m.name)).map((m) => m.name);
+  } finally {
+    await conn.release();
+  }
+}
+
+/**
+ * Migrations at start-up (the default; safe from many instances at once, under
+ * an advisory lock), or — MIGRATE_ON_START=false, when a release step applies
+ * them — a refusal to serve a schema older than this version expects.
+ */
+export async function prepareSchema(db: Database, logger: Logger, migrateOnStart: boolean): Promise<void> {
+  if (migrateOnStart) {
+    await migrate(db, logger);
+    return;
+  }
+  const pending = await pendingMigrations(db);
+  if (pending.length > 0) {
+    throw new Error(
+      `${pending.length} migration(s) not applied (${pending.join(", ")}) and MIGRATE_ON_START=false: ` +
+        "run `node dist/cli/main.js migrate` (npm run db:migrate) first",
+    );
+  }
+}
+
 async function applyOne(conn: Awaited<ReturnType<Database["connect"]>>, migration: LocalMigration): Promise<void> {
   const id = randomUUID();
   await conn.exec("BEGIN");
