@@ -36,6 +36,13 @@ const envSchema = z.object({
     .refine((url) => url === undefined || /^postgres(ql)?:\/\//.test(url), {
       message: "expected a postgres:// or postgresql:// URL",
     }),
+  DATABASE_READ_URL: z
+    .string()
+    .optional()
+    .transform((raw) => (raw?.trim() ? raw.trim() : undefined))
+    .refine((url) => url === undefined || /^postgres(ql)?:\/\//.test(url), {
+      message: "expected a postgres:// or postgresql:// URL",
+    }),
   DATA_DIR: z.string().min(1).default("./data"),
   DB_POOL_MAX: integer(1, 1000, 10),
   WEB_CONCURRENCY: integer(1, 256, 1),
@@ -85,6 +92,8 @@ export interface Config {
   port: number;
   /** PostgreSQL server; undefined selects the embedded PGlite database in dataDir. */
   databaseUrl: string | undefined;
+  /** A read replica for the read-only routes; undefined: they read from DATABASE_URL. */
+  databaseReadUrl: string | undefined;
   dataDir: string;
   dbPoolMax: number;
   /** Apply pending migrations at start-up; false: refuse to start while any is pending (a release step applies them). */
@@ -139,6 +148,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
     throw new ConfigError(["HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS"]);
   }
+  if (e.DATABASE_READ_URL && !e.DATABASE_URL) {
+    throw new ConfigError(["DATABASE_READ_URL: a read replica needs DATABASE_URL (the primary) too"]);
+  }
   if (e.WEB_CONCURRENCY > 1 && !e.DATABASE_URL) {
     throw new ConfigError(["WEB_CONCURRENCY: more than one worker needs DATABASE_URL (the embedded database admits one process)"]);
   }
@@ -151,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
+    databaseReadUrl: e.DATABASE_READ_URL,
     dataDir: path.resolve(e.DATA_DIR),
     dbPoolMax: e.DB_POOL_MAX,
     webConcurrency: e.WEB_CONCURRENCY,

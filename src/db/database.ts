@@ -24,6 +24,12 @@ export interface Subscription {
 export interface Database {
   readonly kind: "postgres" | "embedded";
   readonly prisma: PrismaClient;
+  /**
+   * For the read-only routes: a client on the read replica (DATABASE_READ_URL)
+   * when one is configured, else the same client as `prisma`. Never for API
+   * keys (a revocation must count at once) nor inside a write.
+   */
+  readonly reader: PrismaClient;
   /** A connection of its own (PostgreSQL) or the single one (PGlite). */
   connect(): Promise<SqlConnection>;
   /**
@@ -55,6 +61,8 @@ export interface PostgresLimits {
   statementTimeoutMs?: number;
   /** Told about errors of idle connections (the server restarted, a connection was killed). */
   onPoolError?: (error: Error) => void;
+  /** A read replica for the read-only routes, with the same limits. */
+  readUrl?: string;
 }
 
 export type DatabaseOptions =
@@ -70,30 +78,16 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 
 function openPostgres(url: string, limits: PostgresLimits): Database {
   const connectionTimeoutMillis = limits.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  // Our own pool, so that its waits are bounded and its errors heard: an idle
-  // connection killed by the server emits "error" on the pool, which would
-  // crash the process if nobody listened.
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: limits.poolMax,
-    connectionTimeoutMillis,
-    ...(limits.statementTimeoutMs
-      ? {
-          statement_timeout: limits.statementTimeoutMs,
-          // The client's own backstop, for a server that never answers at all (a network partition):
-          // a connection whose query timed out this way is discarded by the pool.
-          query_timeout: limits.statementTimeoutMs + connectionTimeoutMillis,
-        }
-      : {}),
-    idleTimeoutMillis: 30_000,
-  });
-  pool.on("error", (error) => limits.onPoolError?.(error));
+  const pool = boundedPool(url, limits, connectionTimeoutMillis);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  const replicaPool = limits.readUrl ? boundedPool(limits.readUrl, limits, connectionTimeoutMillis) : undefined;
+  const reader = replicaPool ? new PrismaClient({ adapter: new PrismaPg(replicaPool, { disposeExternalPool: true }) }) : prisma;
   // Connections of their own (migrations, LISTEN) wait no longer than the pool's.
   const clientConfig = { connectionString: url, connectionTimeoutMillis };
   return {
     kind: "postgres",
     prisma,
+    reader,
     async connect() {
       const client = new pg.Client(clientConfig);
       client.on("error", () => undefined);
@@ -132,15 +126,42 @@ function openPostgres(url: string, limits: PostgresLimits): Database {
       };
     },
     async ping(timeoutMs) {
-      await withTimeout(pool.query("SELECT 1"), timeoutMs, "database did not answer");
+      const pings = [pool, replicaPool].filter((p) => p !== undefined).map((p) => p.query("SELECT 1"));
+      await withTimeout(Promise.all(pings), timeoutMs, "database did not answer");
     },
     poolStats: () => ({ max: limits.poolMax, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
-      await prisma.$disconnect();
-      // Prisma ends the pool only if it ever connected.
-      if (!pool.ended) await pool.end().catch(() => undefined);
+      for (const [client, p] of [[prisma, pool], ...(replicaPool ? [[reader, replicaPool] as const] : [])] as const) {
+        await client.$disconnect();
+        // Prisma ends the pool only if it ever connected.
+        if (!p.ended) await p.end().catch(() => undefined);
+      }
     },
   };
+}
+
+/**
+ * Our own pool, so that its waits are bounded and its errors heard: an idle
+ * connection killed by the server emits "error" on the pool, which would
+ * crash the process if nobody listened.
+ */
+function boundedPool(url: string, limits: PostgresLimits, connectionTimeoutMillis: number): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: limits.poolMax,
+    connectionTimeoutMillis,
+    ...(limits.statementTimeoutMs
+      ? {
+          statement_timeout: limits.statementTimeoutMs,
+          // The client's own backstop, for a server that never answers at all (a network partition):
+          // a connection whose query timed out this way is discarded by the pool.
+          query_timeout: limits.statementTimeoutMs + connectionTimeoutMillis,
+        }
+      : {}),
+    idleTimeoutMillis: 30_000,
+  });
+  pool.on("error", (error) => limits.onPoolError?.(error));
+  return pool;
 }
 
 /** Rejects when `promise` has not settled within `ms` (the promise itself is left to finish). */
@@ -173,6 +194,7 @@ function openEmbedded(options: { kind: "embedded"; dataDir: string; command: str
   return {
     kind: "embedded",
     prisma,
+    reader: prisma,
     async connect() {
       await pglite.waitReady;
       return {
