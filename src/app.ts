@@ -33,6 +33,13 @@ function securityHeaders(_req: express.Request, res: express.Response, next: exp
   next();
 }
 
+/** A key used from a client address its user may not use it from (the request was refused with 403). */
+export interface RefusedAddress {
+  username: string;
+  clientAddress: string | undefined;
+  requestId: string | undefined;
+}
+
 /** What handlers may use. Built once per app, so tests build their own. */
 export interface AppDeps {
   config: Config;
@@ -45,6 +52,8 @@ export interface AppDeps {
   now: () => Date;
   /** How many full lists are built and sent at once. */
   heavyLists: Bulkhead;
+  /** Where refused client addresses are recorded (beyond the warn log line): the audit log. */
+  onRefusedAddress: (event: RefusedAddress) => Promise<void>;
 }
 
 export interface AppOptions {
@@ -57,9 +66,20 @@ export interface AppOptions {
   now?: () => Date;
   /** Authenticated keys kept in memory; without one, every request looks its key up. */
   keyCache?: KeyCache;
+  /** Records a refused client address; defaults to recording nothing beyond the log line. */
+  onRefusedAddress?: (event: RefusedAddress) => Promise<void>;
 }
 
-export function createApp({ config, db, logger, routes = apiRoutes, now = () => new Date(), keyCache }: AppOptions): Express {
+export function createApp({
+  config,
+  db,
+  logger,
+  routes = apiRoutes,
+  now = () => new Date(),
+  keyCache,
+  // The audit log's call site: `recordAudit(…, { action: "api_user.refused_ip", … })` belongs here.
+  onRefusedAddress = () => Promise.resolve(),
+}: AppOptions): Express {
   const deps: AppDeps = {
     config,
     db,
@@ -69,10 +89,13 @@ export function createApp({ config, db, logger, routes = apiRoutes, now = () => 
     requestContext,
     now,
     heavyLists: new Bulkhead(config.heavyListsAtOnce),
+    onRefusedAddress,
   };
 
   const app = express();
   app.disable("x-powered-by");
+  // req.ip, which per-user address allow-lists check, believes X-Forwarded-For only from these proxies.
+  app.set("trust proxy", config.trustProxy);
   // No body-hash ETag on every response: conditional requests come from a cheap version, per route.
   app.set("etag", false);
   app.use(requestLifecycle(logger));

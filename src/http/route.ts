@@ -184,8 +184,23 @@ function authenticate(deps: AppDeps): RequestHandler {
     req.caller = caller;
     const ctx = deps.requestContext.getStore();
     if (ctx) ctx.user = caller.username;
+    if (caller.allowedAddresses && !caller.allowedAddresses.allows(req.ip)) {
+      await refuseAddress(deps, caller, req.ip, ctx?.requestId);
+      throw errors.addressNotAllowed();
+    }
     next();
   };
+}
+
+/** A key used from elsewhere than its user's allowed addresses: logged (never the key) and recorded. */
+async function refuseAddress(deps: AppDeps, caller: Caller, clientAddress: string | undefined, requestId: string | undefined) {
+  deps.logger.warn({ clientAddress }, "API key used from a client address not allowed for its user");
+  try {
+    await deps.onRefusedAddress({ username: caller.username, clientAddress, requestId });
+  } catch (error) {
+    // The refusal stands whether or not it could be recorded.
+    deps.logger.error({ err: error }, "could not record a refused client address");
+  }
 }
 
 /**

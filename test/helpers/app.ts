@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import express from "express";
-import { createApp } from "../../src/app.js";
+import { createApp, type RefusedAddress } from "../../src/app.js";
 import type { KeyCache } from "../../src/auth/key-cache.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import type { RouteSpec } from "../../src/http/route.js";
@@ -45,6 +45,7 @@ export interface TestAppOptions {
   keyCache?: KeyCache;
   routes?: readonly RouteSpec[];
   database?: TestDatabase;
+  onRefusedAddress?: (event: RefusedAddress) => Promise<void>;
 }
 
 /** The real app on a real database, listening on 127.0.0.1 on a free port. */
@@ -60,6 +61,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.routes ? { routes: options.routes } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.keyCache ? { keyCache: options.keyCache } : {}),
+    ...(options.onRefusedAddress ? { onRefusedAddress: options.onRefusedAddress } : {}),
   });
   // Every JSON response is kept, and checked against the OpenAPI document when the app closes.
   const seen: SeenResponse[] = [];
