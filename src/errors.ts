@@ -1,3 +1,5 @@
+import { maskKeys } from "./auth/api-keys.js";
+
 /**
  * The error catalogue: every failure the API can answer, with its status and
  * its message. Handlers throw these; one middleware (http/error-handler.ts)
@@ -100,9 +102,9 @@ export const errors = {
   /** The message does not say which addresses are allowed: that list is the operator's business. */
   addressNotAllowed: () => new ApiError("FORBIDDEN", "This API user may not call the API from this client address"),
   notFound: (what: string) => new ApiError("NOT_FOUND", `${what} not found`),
-  routeNotFound: (method: string, path: string) => new ApiError("ROUTE_NOT_FOUND", `No route ${method} ${path}`),
+  routeNotFound: (method: string, path: string) => new ApiError("ROUTE_NOT_FOUND", `No route ${method} ${maskKeys(path)}`),
   methodNotAllowed: (method: string, path: string) =>
-    new ApiError("METHOD_NOT_ALLOWED", `Method ${method} not allowed on ${path}`),
+    new ApiError("METHOD_NOT_ALLOWED", `Method ${method} not allowed on ${maskKeys(path)}`),
   conflict: (message: string) => new ApiError("CONFLICT", message),
   preconditionFailed: (what: string) =>
     new ApiError("PRECONDITION_FAILED", `${what} changed since the ETag sent in If-Match; nothing was written`),

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
 import type { z } from "zod";
 import type { CallerGroup } from "../config.js";
@@ -151,6 +152,9 @@ export function registerRoutes(router: Router, routes: readonly RouteSpec[], dep
           return;
         }
         result = result.body;
+      } else if (!route.etag) {
+        // No validator, nothing for If-None-Match to match: Express would still answer `*` with a 304.
+        Object.defineProperty(req, "fresh", { value: false });
       }
       res.status(route.successStatus ?? 200);
       if (result instanceof JsonText) res.type("application/json; charset=utf-8").send(result.text);
@@ -193,7 +197,9 @@ function authenticate(deps: AppDeps): RequestHandler {
 }
 
 /** A key used from elsewhere than its user's allowed addresses: logged (never the key) and recorded. */
-async function refuseAddress(deps: AppDeps, caller: Caller, clientAddress: string | undefined, requestId: string | undefined) {
+async function refuseAddress(deps: AppDeps, caller: Caller, address: string | undefined, requestId: string | undefined) {
+  // Behind a trusted proxy req.ip is the client's own X-Forwarded-For text: only an address is kept.
+  const clientAddress = address !== undefined && isIP(address) ? address : "(not an IP address)";
   deps.logger.warn({ clientAddress }, "API key used from a client address not allowed for its user");
   try {
     await deps.onRefusedAddress({ username: caller.username, clientAddress, requestId });
