@@ -257,6 +257,34 @@ describe("no mass assignment", () => {
   });
 });
 
+describe("response headers", () => {
+  it("when the API answers (success, any failure, unknown route), then the security headers are there and X-Powered-By is not", async () => {
+    const api = () => request(t.url);
+    const responses = [
+      await api().get("/api/player/get-all-players").set("X-API-Key", key),
+      await api().get("/api/player/get-all-players").query({ x: "1" }).set("X-API-Key", key),
+      await api().get("/api/player/get-all-players"),
+      await api().get("/api/parkour/get-all-maps").set("X-API-Key", await t.key("user-D")),
+      await api().get("/api/no/such/route"),
+      await api().delete("/api/inscription").set("X-API-Key", key),
+      await api().post("/api/inscription").set({ "X-API-Key": key, "Content-Type": "application/json" }).send("{"),
+    ];
+    expect(responses.map((r) => r.status)).toEqual([200, 400, 401, 403, 404, 405, 400]);
+    for (const res of responses) {
+      expect(res.headers, String(res.status)).toMatchObject({
+        "content-type": "application/json; charset=utf-8",
+        "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+        "x-content-type-options": "nosniff",
+        "x-frame-options": "DENY",
+        "referrer-policy": "no-referrer",
+        "cross-origin-resource-policy": "same-origin",
+        "strict-transport-security": "max-age=31536000; includeSubDomains",
+      });
+      expect(res.headers["x-powered-by"]).toBeUndefined();
+    }
+  });
+});
+
 describe("conditional requests", () => {
   it("when If-None-Match: * reaches a route without an ETag, then the full answer, not an undocumented 304 (found by the fuzz below)", async () => {
     const route = apiRoutes.find((r) => r.path === "/player/get-player-by-nick")!;
