@@ -4,7 +4,9 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../src/auth/api-keys.js";
 import { runCli } from "../src/cli/cli.js";
-import type { RouteSpec } from "../src/http/route.js";
+import { z } from "zod";
+import { createApp } from "../src/app.js";
+import { defineRoute, type RouteSpec } from "../src/http/route.js";
 import { createLogger } from "../src/logger.js";
 import { apiRoutes } from "../src/resources/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
@@ -253,6 +255,15 @@ describe("no mass assignment", () => {
         expect(res.body.message).toContain(`${field}: unknown field`);
         expect(await snapshot(table)).toBe(before);
       },
+    );
+  });
+});
+
+describe("function-level authorization fails closed", () => {
+  it("when a route declares no callers, then the app refuses to start", () => {
+    const open = defineRoute({ method: "GET", path: "/open", summary: "s", description: "d", callers: [], response: z.unknown(), handler: () => Promise.resolve({}) });
+    expect(() => createApp({ config: t.config, db: t.database.db, logger: createLogger("silent"), routes: [...apiRoutes, open] })).toThrow(
+      "Route GET /open declares no callers: every route must name the groups allowed to call it",
     );
   });
 });
