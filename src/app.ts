@@ -36,6 +36,13 @@ function securityHeaders(_req: express.Request, res: express.Response, next: exp
   next();
 }
 
+/** A key used from a client address its user may not use it from (the request was refused with 403). */
+export interface RefusedAddress {
+  username: string;
+  clientAddress: string | undefined;
+  requestId: string | undefined;
+}
+
 /** What handlers may use. Built once per app, so tests build their own. */
 export interface AppDeps {
   config: Config;
@@ -49,6 +56,8 @@ export interface AppDeps {
   /** How many full lists are built and sent at once. */
   heavyLists: Bulkhead;
   metrics: Metrics;
+  /** Where refused client addresses are recorded (beyond the warn log line): the audit log. */
+  onRefusedAddress: (event: RefusedAddress) => Promise<void>;
 }
 
 /** What /readyz reports besides the database: set when the process begins to stop. */
@@ -73,6 +82,8 @@ export interface AppOptions {
   metrics?: Metrics;
   /** Shared with the process entry, which marks it stopping on SIGTERM. */
   lifecycle?: Lifecycle;
+  /** Records a refused client address; defaults to recording nothing beyond the log line. */
+  onRefusedAddress?: (event: RefusedAddress) => Promise<void>;
 }
 
 export function createApp({
@@ -84,6 +95,8 @@ export function createApp({
   keyCache,
   metrics = new Metrics(db, { processMetrics: false }),
   lifecycle = { stopping: false },
+  // The audit log's call site: `recordAudit(…, { action: "api_user.refused_ip", … })` belongs here.
+  onRefusedAddress = () => Promise.resolve(),
 }: AppOptions): Express {
   const deps: AppDeps = {
     config,
@@ -95,10 +108,13 @@ export function createApp({
     now,
     heavyLists: new Bulkhead(config.heavyListsAtOnce),
     metrics,
+    onRefusedAddress,
   };
 
   const app = express();
   app.disable("x-powered-by");
+  // req.ip, which per-user address allow-lists check, believes X-Forwarded-For only from these proxies.
+  app.set("trust proxy", config.trustProxy);
   // No body-hash ETag on every response: conditional requests come from a cheap version, per route.
   app.set("etag", false);
   app.use(requestLifecycle(logger));

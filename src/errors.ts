@@ -1,3 +1,5 @@
+import { maskKeys } from "./auth/api-keys.js";
+
 /**
  * The error catalogue: every failure the API can answer, with its status and
  * its message. Handlers throw these; one middleware (http/error-handler.ts)
@@ -21,8 +23,8 @@ export const ERROR_CATALOGUE = {
   },
   FORBIDDEN: {
     status: 403,
-    meaning: "The API user is not on this route's list of callers.",
-    action: "Ask an operator to add the user to a caller group allowed on this route.",
+    meaning: "The API user is not on this route's list of callers, or may not use its key from this client address.",
+    action: "Ask an operator to add the user to a caller group allowed on this route, or to allow this address for the user.",
   },
   NOT_FOUND: {
     status: 404,
@@ -43,6 +45,11 @@ export const ERROR_CATALOGUE = {
     status: 409,
     meaning: "The write conflicts with existing data; the message names the value and the constraint.",
     action: "Change the conflicting value; a retried duplicate needs no action, the first one was recorded.",
+  },
+  PRECONDITION_FAILED: {
+    status: 412,
+    meaning: "The record changed since the ETag sent in If-Match was issued; nothing was written.",
+    action: "Read the record again for its current ETag, reapply the change to it, and send it with that ETag.",
   },
   PAYLOAD_TOO_LARGE: {
     status: 413,
@@ -97,11 +104,15 @@ export const errors = {
   malformedJson: (message = "Malformed JSON in request body") => new ApiError("MALFORMED_JSON", message),
   unauthenticated: () => new ApiError("UNAUTHENTICATED", "API key missing or invalid"),
   forbidden: () => new ApiError("FORBIDDEN", "This API user may not call this route"),
+  /** The message does not say which addresses are allowed: that list is the operator's business. */
+  addressNotAllowed: () => new ApiError("FORBIDDEN", "This API user may not call the API from this client address"),
   notFound: (what: string) => new ApiError("NOT_FOUND", `${what} not found`),
-  routeNotFound: (method: string, path: string) => new ApiError("ROUTE_NOT_FOUND", `No route ${method} ${path}`),
+  routeNotFound: (method: string, path: string) => new ApiError("ROUTE_NOT_FOUND", `No route ${method} ${maskKeys(path)}`),
   methodNotAllowed: (method: string, path: string) =>
-    new ApiError("METHOD_NOT_ALLOWED", `Method ${method} not allowed on ${path}`),
+    new ApiError("METHOD_NOT_ALLOWED", `Method ${method} not allowed on ${maskKeys(path)}`),
   conflict: (message: string) => new ApiError("CONFLICT", message),
+  preconditionFailed: (what: string) =>
+    new ApiError("PRECONDITION_FAILED", `${what} changed since the ETag sent in If-Match; nothing was written`),
   payloadTooLarge: () => new ApiError("PAYLOAD_TOO_LARGE", "Request body larger than 100 KB"),
   unsupportedMediaType: (message: string) => new ApiError("UNSUPPORTED_MEDIA_TYPE", message),
   internal: (requestId: string, cause?: unknown) =>

@@ -7,6 +7,7 @@ import { ERROR_CATALOGUE, type ErrorKind } from "../src/errors.js";
 import { defineRoute } from "../src/http/route.js";
 import { apiRoutes } from "../src/resources/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
+import { makeCosmetic } from "./helpers/fixtures.js";
 
 /** Routes that exist only in this test, to reach the failures no spec route can produce yet. */
 const probes = [
@@ -84,6 +85,15 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
     res: await api().post("/api/probe/duplicate-cosmetic").set("X-API-Key", key).send({ name: "Halo" }),
     message: "Cosmetic name 'Halo' is already used (unique constraint cosmetics_name_key)",
   }),
+  PRECONDITION_FAILED: async () => {
+    const cosmetic = await makeCosmetic(t.database.db.prisma);
+    const res = await api()
+      .patch("/api/cosmetic/update-cosmetic")
+      .set("X-API-Key", key)
+      .set("If-Match", `"cosmetic-${cosmetic.id}-v${cosmetic.version + 1}"`)
+      .send({ id: cosmetic.id, price: 1 });
+    return { res, message: `Cosmetic ${cosmetic.id} changed since the ETag sent in If-Match; nothing was written` };
+  },
   PAYLOAD_TOO_LARGE: async () => ({
     res: await api()
       .post("/api/inscription")

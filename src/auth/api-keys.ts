@@ -26,6 +26,16 @@ export function hashApiKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }
 
+const KEY_LIKE = /gsk_[A-Za-z0-9_-]{8,}/g;
+
+/**
+ * Text a client chose (a path, a forwarded address) with anything that looks
+ * like a key masked: such text goes into log lines and messages, keys must not.
+ */
+export function maskKeys(text: string): string {
+  return text.replace(KEY_LIKE, `${API_KEY_PREFIX}[masked]`);
+}
+
 /** Cheap shape check, so that garbage never costs a database lookup. */
 export function looksLikeApiKey(value: string): boolean {
   return API_KEY_PATTERN.test(value);

@@ -4,6 +4,7 @@ import { CallerDirectory } from "../auth/callers.js";
 import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
 import { migrate } from "../db/migrate.js";
+import { AddressAllowList } from "../auth/address-allow-list.js";
 import { ApiError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { exportData, ImportError, importData } from "../transfer/transfer.js";
@@ -16,6 +17,9 @@ Commands:
   user list [--json]                     list API users (never their keys)
   user revoke <username>                 revoke the user's key at once
   user rotate <username>                 issue a new key (printed on stdout); the old one stops working
+  user allow-ip <username> <cidr>[,<cidr>…]
+                                         the key works only from these addresses (IPv4/IPv6, CIDR or plain)
+  user allow-ip <username> --any         the key works from anywhere again
   import <file.json>                     load data in the API's shapes, upserting by id, all or nothing
   export [file.json]                     write all data in the same format (stdout when no file)
   migrate                                apply pending database migrations
@@ -151,6 +155,7 @@ async function userCommand(args: string[], users: ApiUsers, deps: CliDeps, io: C
         created: formatDate(u.createdAt),
         rotated: formatDate(u.rotatedAt),
         revoked: formatDate(u.revokedAt),
+        "allowed ips": u.allowedIps ?? "any",
       }));
       io.stdout(values.json ? `${JSON.stringify(rows, null, 2)}\n` : table(rows));
       return 0;
@@ -170,9 +175,32 @@ async function userCommand(args: string[], users: ApiUsers, deps: CliDeps, io: C
       io.stderr(`Rotated the key of '${user.username}': the previous key no longer works. The key above is shown only once.\n`);
       return 0;
     }
+    case "allow-ip":
+      return allowIp(rest, users, io);
     default:
-      throw new UsageError(sub ? `Unknown user command '${sub}'` : "user needs a command: create, list, revoke or rotate");
+      throw new UsageError(sub ? `Unknown user command '${sub}'` : "user needs a command: create, list, revoke, rotate or allow-ip");
   }
+}
+
+async function allowIp(args: string[], users: ApiUsers, io: CliIo): Promise<number> {
+  const { values, positionals } = parse(args, { any: { type: "boolean" } });
+  const [username, ...addresses] = positionals;
+  if (!username || (values.any ? addresses.length > 0 : addresses.length === 0)) {
+    throw new UsageError("user allow-ip takes a username and either a comma-separated list of addresses/CIDRs or --any");
+  }
+  let list: AddressAllowList | null = null;
+  if (!values.any) {
+    const parsed = AddressAllowList.parse(addresses.join(","));
+    if (!parsed.list) throw new ApiError("VALIDATION", `Invalid allowed addresses, nothing changed: ${parsed.problems.join("; ")}`);
+    list = parsed.list;
+  }
+  const user = await users.setAllowedAddresses(username, list);
+  io.stdout(
+    list
+      ? `The key of '${user.username}' now works only from ${list.entries.join(", ")}.\n`
+      : `The key of '${user.username}' now works from any address.\n`,
+  );
+  return 0;
 }
 
 function table(rows: Record<string, string>[]): string {

@@ -75,7 +75,7 @@ export interface paths {
         };
         /**
          * One cosmetic
-         * @description The cosmetic with this id. The English description is written argumentEn.
+         * @description The cosmetic with this id. The English description is written argumentEn. The ETag names this cosmetic's version (`"cosmetic-3-v2"`): send it in If-None-Match for a 304 while it is unchanged, or in If-Match on update-cosmetic so the update applies only to that version.
          *
          *     **Callers:** user-A, user-B, user-C, user-D (the website) (caller groups A, B, C, D). **Version:** 2.0.0.
          */
@@ -103,7 +103,7 @@ export interface paths {
         head?: never;
         /**
          * Change one or more fields of a cosmetic
-         * @description A partial update: id plus at least one other field; only the fields sent change, in one statement. The English description is argument_EN here (argumentEn is accepted too; both with different values is a 400). description, collection and render are cleared by null or the string "null"; null for another field is a 400. Returns the whole cosmetic after the change.
+         * @description A partial update: id plus at least one other field; only the fields sent change, in one statement. The English description is argument_EN here (argumentEn is accepted too; both with different values is a 400). description, collection and render are cleared by null or the string "null"; null for another field is a 400. Returns the whole cosmetic after the change, with its new ETag. With If-Match (the ETag of a previous get-cosmetic or update), the update applies only if the cosmetic is still at that version, else 412 and nothing is written: two clients editing the same cosmetic cannot overwrite each other unseen. A malformed If-Match is a 400. Without If-Match the update applies unconditionally.
          *
          *     **Callers:** user-A, user-B, user-D (the website) (caller groups A, B, D).
          */
@@ -657,7 +657,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API user is not on this route's list of callers. */
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -729,7 +729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API user is not on this route's list of callers. */
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -797,7 +797,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API user is not on this route's list of callers. */
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -881,7 +881,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API user is not on this route's list of callers. */
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -922,7 +922,9 @@ export interface operations {
     cosmetic_updateCosmetic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "If-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -975,7 +977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API user is not on this route's list of callers. */
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -995,6 +997,15 @@ export interface operations {
             };
             /** @description The name is another cosmetic's: `Cosmetic name 'Halo' is already used (unique constraint cosmetics_name_key)`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description If-Match names none of the cosmetic's current version: `Cosmetic 3 changed since the ETag sent in If-Match; nothing was written`. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1095,7 +1106,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API user is not on this route's list of callers. */
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1185,7 +1196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API user is not on this route's list of callers. */
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1257,7 +1268,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API user is not on this route's list of callers. */
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1330,7 +1341,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API user is not on this route's list of callers. */
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1434,7 +1445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API user is not on this route's list of callers. */
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1544,7 +1555,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API user is not on this route's list of callers. */
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1643,7 +1654,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API user is not on this route's list of callers. */
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
                     [name: string]: unknown;

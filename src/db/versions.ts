@@ -1,6 +1,6 @@
 import type { PrismaClient } from "../generated/prisma/client.js";
 
-export type VersionedTable = "players" | "cosmetics" | "infected_stats" | "temporary_items" | "parkour_maps";
+export type VersionedTable = "players" | "infected_stats" | "temporary_items" | "parkour_maps";
 
 /**
  * The table's version (bumped by a trigger in every writing transaction), for

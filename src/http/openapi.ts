@@ -55,7 +55,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
     };
   }
   for (const status of documentedStatuses(route)) {
-    const own = route.errors?.[status as 404 | 409];
+    const own = route.errors?.[status as 404 | 409 | 412];
     responses[String(status)] = errorResponse(own ?? meaningsOf(status));
   }
   const op: ZodOpenApiOperationObject = {
@@ -69,7 +69,12 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
     "x-callers": [...route.callers],
     ...(route.version ? { "x-version": route.version } : {}),
   };
-  if (route.query) op.requestParams = { query: route.query as z.ZodObject };
+  if (route.query || route.headers) {
+    op.requestParams = {
+      ...(route.query ? { query: route.query as z.ZodObject } : {}),
+      ...(route.headers ? { header: route.headers as z.ZodObject } : {}),
+    };
+  }
   if (route.body) op.requestBody = { required: true, content: { "application/json": { schema: route.body } } };
   return op;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { RequestHandler } from "express";
-import { API_KEY_PREFIX } from "../auth/api-keys.js";
+import { API_KEY_PREFIX, maskKeys } from "../auth/api-keys.js";
 import { requestContext } from "../context.js";
 import type { Logger } from "../logger.js";
 
@@ -26,7 +26,8 @@ export function requestLifecycle(logger: Logger): RequestHandler {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       requestContext.run(ctx, () => {
         logger.info(
-          { method: req.method, path: req.originalUrl.split("?")[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 },
+          // A key pasted into the path (a client's mistake) must not land in the log.
+          { method: req.method, path: maskKeys(req.originalUrl.split("?")[0] ?? ""), status: res.statusCode, ms: Math.round(ms * 10) / 10 },
           "request",
         );
       });

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
 import type { z } from "zod";
 import type { CallerGroup } from "../config.js";
@@ -20,7 +21,14 @@ export interface HandlerContext {
  * its handler. `registerRoutes` turns it into Express middleware; nothing else
  * wires authentication, allow-lists or validation, so none can be forgotten.
  */
-export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+/** What a handler receives: the parsed query, body and declared headers. */
+export interface RouteInput<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType, H extends z.ZodType = z.ZodType> {
+  query: z.output<Q>;
+  body: z.output<B>;
+  headers: z.output<H>;
+}
+
+export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType, H extends z.ZodType = z.ZodType> {
   method: Method;
   /** Relative to /api, as the spec writes it. */
   path: string;
@@ -33,6 +41,11 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
   callers: readonly CallerGroup[];
   query?: Q;
   body?: B;
+  /**
+   * Request headers the handler reads (If-Match), an object keyed by header
+   * name as documented; validated like the query, after the key checks.
+   */
+  headers?: H;
   /** The JSON the route answers with on success. */
   response: z.ZodType;
   successStatus?: 200 | 201;
@@ -41,22 +54,22 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
    * route shares (400, 401, 403, 500, 503; 413 and 415 with a body) are added
    * by the documentation.
    */
-  errors?: Partial<Record<404 | 409, string>>;
+  errors?: Partial<Record<404 | 409 | 412, string>>;
   /**
    * A cheap version of what the answer would be (never a hash of the body):
    * the route then sends it as ETag and answers If-None-Match with 304,
    * without running the handler.
    */
-  etag?: (input: { query: z.output<Q>; body: z.output<B> }, ctx: HandlerContext) => Promise<string>;
+  etag?: (input: RouteInput<Q, B, H>, ctx: HandlerContext) => Promise<string>;
   /** The handler answers with a Versioned body (ETag, 304 on If-None-Match). */
   versioned?: boolean;
   /** A full list: built and sent under the heavy-list bulkhead (HEAVY_LISTS_AT_ONCE). */
   heavy?: boolean;
-  handler: (input: { query: z.output<Q>; body: z.output<B> }, ctx: HandlerContext) => Promise<unknown>;
+  handler: (input: RouteInput<Q, B, H>, ctx: HandlerContext) => Promise<unknown>;
 }
 
-export function defineRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType>(
-  spec: RouteSpec<Q, B>,
+export function defineRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType, H extends z.ZodType = z.ZodType>(
+  spec: RouteSpec<Q, B, H>,
 ): RouteSpec {
   return spec;
 }
@@ -69,7 +82,8 @@ export class JsonText {
 /**
  * A body with its version, for point reads: the version comes in the same
  * query as the record, so it costs nothing; If-None-Match is checked after.
- * (Lists declare `etag` instead, so a 304 spares building them.)
+ * (Lists declare `etag` instead, so a 304 spares building them.) A write
+ * answers with the record's new version as ETag, never with a 304.
  */
 export class Versioned {
   constructor(
@@ -133,11 +147,14 @@ export function registerRoutes(router: Router, routes: readonly RouteSpec[], dep
       if (result instanceof Versioned) {
         const tag = `"${result.etag}"`;
         res.setHeader("ETag", tag);
-        if (matches(req.headers["if-none-match"], tag)) {
+        if (route.method === "GET" && matches(req.headers["if-none-match"], tag)) {
           res.status(304).end();
           return;
         }
         result = result.body;
+      } else if (!route.etag) {
+        // No validator, nothing for If-None-Match to match: Express would still answer `*` with a 304.
+        Object.defineProperty(req, "fresh", { value: false });
       }
       res.status(route.successStatus ?? 200);
       if (result instanceof JsonText) res.type("application/json; charset=utf-8").send(result.text);
@@ -171,8 +188,25 @@ function authenticate(deps: AppDeps): RequestHandler {
     req.caller = caller;
     const ctx = deps.requestContext.getStore();
     if (ctx) ctx.user = caller.username;
+    if (caller.allowedAddresses && !caller.allowedAddresses.allows(req.ip)) {
+      await refuseAddress(deps, caller, req.ip, ctx?.requestId);
+      throw errors.addressNotAllowed();
+    }
     next();
   };
+}
+
+/** A key used from elsewhere than its user's allowed addresses: logged (never the key) and recorded. */
+async function refuseAddress(deps: AppDeps, caller: Caller, address: string | undefined, requestId: string | undefined) {
+  // Behind a trusted proxy req.ip is the client's own X-Forwarded-For text: only an address is kept.
+  const clientAddress = address !== undefined && isIP(address) ? address : "(not an IP address)";
+  deps.logger.warn({ clientAddress }, "API key used from a client address not allowed for its user");
+  try {
+    await deps.onRefusedAddress({ username: caller.username, clientAddress, requestId });
+  } catch (error) {
+    // The refusal stands whether or not it could be recorded.
+    deps.logger.error({ err: error }, "could not record a refused client address");
+  }
 }
 
 /**
@@ -215,8 +249,8 @@ function asRecord(value: unknown): Record<string, unknown> {
   return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
 }
 
-function parseInput(route: RouteSpec, req: Request): { query: unknown; body: unknown } {
-  const input: { query: unknown; body: unknown } = { query: undefined, body: undefined };
+function parseInput(route: RouteSpec, req: Request): RouteInput {
+  const input: RouteInput = { query: undefined, body: undefined, headers: undefined };
   if (route.query) {
     const parsed = route.query.safeParse(req.query, PARSE_OPTIONS);
     if (!parsed.success) throw validationError(parsed.error);
@@ -229,6 +263,16 @@ function parseInput(route: RouteSpec, req: Request): { query: unknown; body: unk
     const parsed = route.body.safeParse(req.body, PARSE_OPTIONS);
     if (!parsed.success) throw validationError(parsed.error);
     input.body = parsed.data;
+  }
+  if (route.headers) {
+    const names = Object.keys((route.headers as z.ZodObject).shape);
+    const sent = Object.fromEntries(names.flatMap((name) => {
+      const value = req.headers[name.toLowerCase()];
+      return value === undefined ? [] : [[name, value]];
+    }));
+    const parsed = route.headers.safeParse(sent, PARSE_OPTIONS);
+    if (!parsed.success) throw validationError(parsed.error);
+    input.headers = parsed.data;
   }
   return input;
 }

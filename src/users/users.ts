@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AddressAllowList } from "../auth/address-allow-list.js";
 import { generateApiKey, hashApiKey, looksLikeApiKey } from "../auth/api-keys.js";
 import { conflictMessage } from "../db/constraints.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
@@ -28,15 +29,27 @@ export interface ApiUserSummary {
   createdAt: Date;
   rotatedAt: Date | null;
   revokedAt: Date | null;
+  /** Comma-separated CIDRs the key may be used from; null: anywhere. */
+  allowedIps: string | null;
 }
 
 export interface Caller {
   id: number;
   username: string;
   role: string;
+  /** Where the key may be used from; absent: anywhere. Cached with the caller, so changing it announces the user. */
+  allowedAddresses?: AddressAllowList;
 }
 
-const summary = { username: true, role: true, keyHint: true, createdAt: true, rotatedAt: true, revokedAt: true } as const;
+const summary = {
+  username: true,
+  role: true,
+  keyHint: true,
+  createdAt: true,
+  rotatedAt: true,
+  revokedAt: true,
+  allowedIps: true,
+} as const;
 
 /** The channel on which revocations and rotations are announced to every instance. */
 export const USER_CHANGED_CHANNEL = "api_user_changed";
@@ -79,10 +92,11 @@ export class ApiUsers {
     if (cached) return cached;
     const user = await this.prisma.apiUser.findUnique({
       where: { keyHash },
-      select: { id: true, username: true, role: true, revokedAt: true },
+      select: { id: true, username: true, role: true, revokedAt: true, allowedIps: true },
     });
     if (!user || user.revokedAt !== null) return undefined;
-    const caller = { id: user.id, username: user.username, role: user.role };
+    const caller: Caller = { id: user.id, username: user.username, role: user.role };
+    if (user.allowedIps !== null) caller.allowedAddresses = AddressAllowList.parse(user.allowedIps).list ?? AddressAllowList.nowhere();
     this.cache?.set(keyHash, caller);
     return caller;
   }
@@ -103,6 +117,19 @@ export class ApiUsers {
   private announce(username: string) {
     this.cache?.forgetUser(username);
     return this.prisma.$executeRaw`SELECT pg_notify(${USER_CHANGED_CHANNEL}, lower(${username}))`;
+  }
+
+  /**
+   * Restricts where the user's key may be used from (null: anywhere again).
+   * Every instance drops the user's cached keys, so the change holds at once.
+   */
+  async setAllowedAddresses(username: string, list: AddressAllowList | null): Promise<ApiUserSummary> {
+    const [{ count }] = await this.prisma.$transaction([
+      this.prisma.apiUser.updateMany({ where: { username }, data: { allowedIps: list?.toString() ?? null } }),
+      this.announce(username),
+    ]);
+    if (count === 0) throw errors.notFound("API user");
+    return this.prisma.apiUser.findUniqueOrThrow({ where: { username }, select: summary });
   }
 
   /** Issues a new key; the old one stops working at once, on every instance. A revoked user is reinstated. */

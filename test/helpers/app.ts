@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import express from "express";
-import { createApp, type Lifecycle } from "../../src/app.js";
+import { createApp, type Lifecycle, type RefusedAddress } from "../../src/app.js";
 import type { KeyCache } from "../../src/auth/key-cache.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import type { RouteSpec } from "../../src/http/route.js";
@@ -48,6 +48,7 @@ export interface TestAppOptions {
   database?: TestDatabase;
   metrics?: Metrics;
   lifecycle?: Lifecycle;
+  onRefusedAddress?: (event: RefusedAddress) => Promise<void>;
 }
 
 /** The real app on a real database, listening on 127.0.0.1 on a free port. */
@@ -65,6 +66,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.keyCache ? { keyCache: options.keyCache } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
+    ...(options.onRefusedAddress ? { onRefusedAddress: options.onRefusedAddress } : {}),
   });
   // Every JSON response is kept, and checked against the OpenAPI document when the app closes.
   const seen: SeenResponse[] = [];

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { isRecordNotFound } from "../../db/prisma-errors.js";
 import { errors } from "../../errors.js";
 import { bool, clearableText, count, id, queryInt, requireAChange, text } from "../../http/fields.js";
+import { ifMatchHeader } from "../../http/if-match.js";
 import { defineRoute, Versioned } from "../../http/route.js";
-import { cosmeticById } from "./queries.js";
-import { cosmeticResponse, toCosmetic } from "./shape.js";
+import { cosmeticById, updateCosmetic } from "./queries.js";
+import { cosmeticEtag, cosmeticResponse, toCosmetic, versionsNamed } from "./shape.js";
 
 /**
  * The update names the English description `argument_EN` (the spec's
@@ -42,7 +42,10 @@ export const cosmeticRoutes = [
     method: "GET",
     path: "/cosmetic/get-cosmetic",
     summary: "One cosmetic",
-    description: "The cosmetic with this id. The English description is written argumentEn.",
+    description:
+      "The cosmetic with this id. The English description is written argumentEn. The ETag names this cosmetic's " +
+      'version (`"cosmetic-3-v2"`): send it in If-None-Match for a 304 while it is unchanged, or in If-Match on ' +
+      "update-cosmetic so the update applies only to that version.",
     version: "2.0.0",
     callers: ["A", "B", "C", "D"],
     query: z.strictObject({ id: queryInt(id).meta({ description: "The cosmetic's id", example: "3" }) }),
@@ -50,9 +53,9 @@ export const cosmeticRoutes = [
     errors: { 404: "No cosmetic has this id: `Cosmetic not found`." },
     versioned: true,
     async handler({ query }, { deps }) {
-      const { cosmetic, version } = await cosmeticById(deps.db.prisma, query.id);
+      const cosmetic = await cosmeticById(deps.db.prisma, query.id);
       if (!cosmetic) throw errors.notFound("Cosmetic");
-      return new Versioned(`cosmetics-v${version}-${query.id}`, toCosmetic(cosmetic));
+      return new Versioned(cosmeticEtag(cosmetic), toCosmetic(cosmetic));
     },
   }),
   defineRoute({
@@ -63,27 +66,30 @@ export const cosmeticRoutes = [
       "A partial update: id plus at least one other field; only the fields sent change, in one statement. " +
       "The English description is argument_EN here (argumentEn is accepted too; both with different values is a 400). " +
       'description, collection and render are cleared by null or the string "null"; null for another field is a 400. ' +
-      "Returns the whole cosmetic after the change.",
+      "Returns the whole cosmetic after the change, with its new ETag. " +
+      "With If-Match (the ETag of a previous get-cosmetic or update), the update applies only if the cosmetic is " +
+      "still at that version, else 412 and nothing is written: two clients editing the same cosmetic cannot overwrite " +
+      "each other unseen. A malformed If-Match is a 400. Without If-Match the update applies unconditionally.",
     callers: ["A", "B", "D"],
     body: updateCosmeticBody,
+    headers: z.object({ "If-Match": ifMatchHeader.optional() }),
     response: cosmeticResponse,
     errors: {
       404: "No cosmetic has this id: `Cosmetic not found`.",
       409: "The name is another cosmetic's: `Cosmetic name 'Halo' is already used (unique constraint cosmetics_name_key)`.",
+      412: "If-Match names none of the cosmetic's current version: `Cosmetic 3 changed since the ETag sent in If-Match; nothing was written`.",
     },
-    async handler({ body }, { deps }) {
+    async handler({ body, headers }, { deps }) {
       const { id: cosmeticId, argument_EN, argumentEn, ...fields } = body;
-      try {
-        // One UPDATE of the fields sent: concurrent updates of other fields are kept.
-        const cosmetic = await deps.db.prisma.cosmetic.update({
-          where: { id: cosmeticId },
-          data: { ...fields, argumentEn: argument_EN ?? argumentEn },
-        });
-        return toCosmetic(cosmetic);
-      } catch (error) {
-        if (isRecordNotFound(error)) throw errors.notFound("Cosmetic");
-        throw error;
-      }
+      const ifMatch = headers["If-Match"];
+      // One UPDATE of the fields sent: concurrent updates of other fields are kept.
+      const cosmetic = await updateCosmetic(
+        deps.db.prisma,
+        cosmeticId,
+        { ...fields, argumentEn: argument_EN ?? argumentEn },
+        ifMatch ? versionsNamed(ifMatch, cosmeticId) : undefined,
+      );
+      return new Versioned(cosmeticEtag(cosmetic), toCosmetic(cosmetic));
     },
   }),
 ];

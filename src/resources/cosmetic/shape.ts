@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { bool, count, id, out, text } from "../../http/fields.js";
+import { bool, count, id, INT32_MAX, out, text } from "../../http/fields.js";
+import type { IfMatch } from "../../http/if-match.js";
 import type { Cosmetic } from "../../generated/prisma/client.js";
 
 export const cosmeticSchema = z.strictObject({
@@ -56,3 +57,22 @@ export const cosmeticResponse = z
     permanent: out.bool("Whether it is permanent"),
   })
   .meta({ id: "Cosmetic" });
+
+/** The strong ETag of one cosmetic at one version (quoted by the registrar). */
+export function cosmeticEtag(c: Pick<Cosmetic, "id" | "version">): string {
+  return `cosmetic-${c.id}-v${c.version}`;
+}
+
+/**
+ * The versions of cosmetic `id` that If-Match names: undefined for `*` (any
+ * version). Strong comparison is exact: a tag of another cosmetic, or written
+ * differently (`v01`), names none.
+ */
+export function versionsNamed(ifMatch: IfMatch, id: number): number[] | undefined {
+  if (ifMatch.any) return undefined;
+  return ifMatch.strongTags.flatMap((tag) => {
+    const m = /^cosmetic-([1-9]\d{0,9})-v([1-9]\d{0,9})$/.exec(tag);
+    if (!m || Number(m[1]) !== id || Number(m[2]) > INT32_MAX) return [];
+    return [Number(m[2])];
+  });
+}
