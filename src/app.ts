@@ -9,9 +9,11 @@ import { errors } from "./errors.js";
 import { docsRouter } from "./http/docs.js";
 import { errorHandler } from "./http/error-handler.js";
 import { buildOpenApiDocument } from "./http/openapi.js";
+import { createRateLimits, type RateLimitKind } from "./http/rate-limit.js";
 import { requestLifecycle } from "./http/request-context.js";
 import { registerRoutes, type RouteSpec } from "./http/route.js";
 import type { Logger } from "./logger.js";
+import type { Redis } from "./redis.js";
 import { apiRoutes } from "./resources/index.js";
 import { ApiUsers } from "./users/users.js";
 
@@ -57,9 +59,33 @@ export interface AppOptions {
   now?: () => Date;
   /** Authenticated keys kept in memory; without one, every request looks its key up. */
   keyCache?: KeyCache;
+  /**
+   * The client of REDIS_URL (made by createRedis, closed by its owner): the
+   * rate-limit counters are kept there, shared by every instance. Required
+   * when REDIS_URL is set; without it, counters live in this process.
+   */
+  redis?: Redis;
+  /** Prefix of the rate-limit keys in Redis (default `rl:`); tests use their own. */
+  rateLimitPrefix?: string;
+  /** Called on every 429 of a rate limit, naming which one (for metrics). */
+  onRateLimited?: (kind: RateLimitKind) => void;
 }
 
-export function createApp({ config, db, logger, routes = apiRoutes, now = () => new Date(), keyCache }: AppOptions): Express {
+export function createApp({
+  config,
+  db,
+  logger,
+  routes = apiRoutes,
+  now = () => new Date(),
+  keyCache,
+  redis,
+  rateLimitPrefix,
+  onRateLimited,
+}: AppOptions): Express {
+  if (config.redisUrl && !redis) {
+    // Counting in memory while the operator asked for shared counters would multiply the limit by the instances.
+    throw new Error("REDIS_URL is set: pass its client (createRedis) to createApp");
+  }
   const deps: AppDeps = {
     config,
     db,
@@ -75,12 +101,21 @@ export function createApp({ config, db, logger, routes = apiRoutes, now = () => 
   app.disable("x-powered-by");
   // No body-hash ETag on every response: conditional requests come from a cheap version, per route.
   app.set("etag", false);
+  // Which X-Forwarded-For hops name the client (req.ip), for the per-address limit: only the configured proxies.
+  app.set("trust proxy", config.trustProxy);
   app.use(requestLifecycle(logger));
   app.use(securityHeaders);
 
   const api = express.Router();
   api.use(docsRouter(buildOpenApiDocument(routes)));
-  registerRoutes(api, routes, deps);
+  const limits = createRateLimits({
+    config,
+    logger,
+    ...(redis ? { redis } : {}),
+    ...(rateLimitPrefix ? { prefix: rateLimitPrefix } : {}),
+    ...(onRateLimited ? { onLimited: onRateLimited } : {}),
+  });
+  registerRoutes(api, routes, deps, limits);
   app.use("/api", api);
 
   app.use((req) => {

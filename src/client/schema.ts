@@ -606,7 +606,14 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The per-user limit (IETF draft 8 of the RateLimit header fields): requests left in this window (r) and seconds until it ends (t), e.g. `"user"; r=599; t=42`. Absent when rate limiting is off, or could not be checked. */
+        RateLimit: string;
+        /** @description The per-user policy: requests allowed (q) per window of w seconds, e.g. `"user"; q=600; w=60; pk=:…:`. */
+        RateLimitPolicy: string;
+        /** @description Seconds to wait before retrying. */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -626,6 +633,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -666,6 +675,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
@@ -698,6 +719,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -732,6 +755,18 @@ export interface operations {
             /** @description The API user is not on this route's list of callers. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -773,6 +808,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -815,6 +852,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
@@ -850,6 +899,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -893,6 +944,18 @@ export interface operations {
             /** @description No cosmetic has this id: `Cosmetic not found`. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -951,6 +1014,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1020,6 +1085,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
@@ -1071,6 +1148,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1122,6 +1201,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
@@ -1154,6 +1245,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1194,6 +1287,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
@@ -1226,6 +1331,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1260,6 +1367,18 @@ export interface operations {
             /** @description The API user is not on this route's list of callers. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1306,6 +1425,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1366,6 +1487,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
@@ -1410,6 +1543,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1470,6 +1605,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
@@ -1520,6 +1667,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1580,6 +1729,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
@@ -1612,6 +1773,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1646,6 +1809,18 @@ export interface operations {
             /** @description The API user is not on this route's list of callers. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {

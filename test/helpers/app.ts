@@ -6,8 +6,10 @@ import express from "express";
 import { createApp } from "../../src/app.js";
 import type { KeyCache } from "../../src/auth/key-cache.js";
 import { loadConfig, type Config } from "../../src/config.js";
+import type { RateLimitKind } from "../../src/http/rate-limit.js";
 import type { RouteSpec } from "../../src/http/route.js";
 import { createLogger } from "../../src/logger.js";
+import { closeRedis, createRedis, redisSettled } from "../../src/redis.js";
 import { ApiUsers } from "../../src/users/users.js";
 import { apiRoutes } from "../../src/resources/index.js";
 import { contractChecker, type SeenResponse } from "./contract.js";
@@ -45,14 +47,25 @@ export interface TestAppOptions {
   keyCache?: KeyCache;
   routes?: readonly RouteSpec[];
   database?: TestDatabase;
+  /** Prefix of the rate-limit keys in Redis, so parallel tests do not share counters. */
+  rateLimitPrefix?: string;
+  onRateLimited?: (kind: RateLimitKind) => void;
 }
+
+/**
+ * Rate limits are off unless the test's env sets them: other tests send
+ * thousands of requests with one key, or many bad keys from one address.
+ */
+const LIMITS_OFF = { RATE_LIMIT_PER_MINUTE: "0", AUTH_FAILURES_PER_MINUTE: "0" };
 
 /** The real app on a real database, listening on 127.0.0.1 on a free port. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const config = loadConfig({ NODE_ENV: "test", ...options.env });
+  const config = loadConfig({ NODE_ENV: "test", ...LIMITS_OFF, ...options.env });
   const logs = new LogCapture();
   const logger = createLogger("debug", logs);
   const database = options.database ?? (await createTestDatabase());
+  const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : undefined;
+  if (redis) await redisSettled(redis, 2_000);
   const api = createApp({
     config,
     db: database.db,
@@ -60,6 +73,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.routes ? { routes: options.routes } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.keyCache ? { keyCache: options.keyCache } : {}),
+    ...(redis ? { redis } : {}),
+    ...(options.rateLimitPrefix ? { rateLimitPrefix: options.rateLimitPrefix } : {}),
+    ...(options.onRateLimited ? { onRateLimited: options.onRateLimited } : {}),
   });
   // Every JSON response is kept, and checked against the OpenAPI document when the app closes.
   const seen: SeenResponse[] = [];
@@ -104,6 +120,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       server.closeAllConnections();
       server.close();
       await once(server, "close");
+      if (redis) await closeRedis(redis);
       if (!options.database) await database.drop();
       const check = contractChecker(options.routes ?? apiRoutes);
       const problems = seen.map(check).filter((p): p is string => p !== undefined);
