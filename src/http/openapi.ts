@@ -119,11 +119,12 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): oas31.OpenAP
       version: "2.1.0",
       description:
         "The HTTP/JSON back-end of a game-server community. Every route needs an API key (X-API-Key, or " +
-        "Authorization: Bearer) and admits only the caller groups it names. Checks run in this order: 401, 403, " +
-        "400, then 404/409. Every failure is `{code, message}` with `code` equal to the HTTP status. Timestamps are " +
-        "written yyyy-mm-ddThh:mm:ssZ (UTC); inputs accept ISO 8601 with Z or an offset. Unknown body fields and " +
-        "query parameters are a 400. Each API user may send RATE_LIMIT_PER_MINUTE requests a minute (600 unless the operator " +
-        "changed it): beyond, 429 with Retry-After.",
+        "Authorization: Bearer) and admits only the caller groups it names. Checks run in this order: 429 for an " +
+        "address that sent too many invalid keys, 401, 429 for a user over its budget, 403, 400, then 404/409. " +
+        "Every failure is `{code, message}` with `code` equal to the HTTP status. Timestamps are written " +
+        "yyyy-mm-ddThh:mm:ssZ (UTC); inputs accept ISO 8601 with Z or an offset. Unknown body fields and query " +
+        "parameters are a 400. Each API user may send RATE_LIMIT_PER_MINUTE requests a minute (600 unless the " +
+        "operator changed it): beyond, 429 with Retry-After.",
     },
     servers: [{ url: "/api", description: "This server" }],
     security: [{ ApiKey: [] }, { Bearer: [] }],
