@@ -11,9 +11,11 @@ import { isDatabaseUnavailable } from "./db/prisma-errors.js";
 import { docsRouter } from "./http/docs.js";
 import { errorHandler } from "./http/error-handler.js";
 import { buildOpenApiDocument } from "./http/openapi.js";
+import { createRateLimits, type RateLimitKind } from "./http/rate-limit.js";
 import { requestLifecycle } from "./http/request-context.js";
 import { registerRoutes, type RouteSpec } from "./http/route.js";
 import type { Logger } from "./logger.js";
+import type { Redis } from "./redis.js";
 import { apiRoutes } from "./resources/index.js";
 import { ApiUsers } from "./users/users.js";
 import { Metrics } from "./metrics.js";
@@ -84,6 +86,16 @@ export interface AppOptions {
   lifecycle?: Lifecycle;
   /** Records a refused client address; defaults to recording nothing beyond the log line. */
   onRefusedAddress?: (event: RefusedAddress) => Promise<void>;
+  /**
+   * The client of REDIS_URL (made by createRedis, closed by its owner): the
+   * rate-limit counters are kept there, shared by every instance. Required
+   * when REDIS_URL is set; without it, counters live in this process.
+   */
+  redis?: Redis;
+  /** Prefix of the rate-limit keys in Redis (default `rl:`); tests use their own. */
+  rateLimitPrefix?: string;
+  /** Called on every 429 of a rate limit, naming which one (for metrics). */
+  onRateLimited?: (kind: RateLimitKind) => void;
 }
 
 export function createApp({
@@ -97,7 +109,14 @@ export function createApp({
   lifecycle = { stopping: false },
   // The audit log's call site: `recordAudit(…, { action: "api_user.refused_ip", … })` belongs here.
   onRefusedAddress = () => Promise.resolve(),
+  redis,
+  rateLimitPrefix,
+  onRateLimited,
 }: AppOptions): Express {
+  if (config.redisUrl && !redis && (config.rateLimitPerMinute > 0 || config.authFailuresPerMinute > 0)) {
+    // Counting in memory while the operator asked for shared counters would multiply the limit by the instances.
+    throw new Error("REDIS_URL is set: pass its client (createRedis) to createApp");
+  }
   const deps: AppDeps = {
     config,
     db,
@@ -113,7 +132,8 @@ export function createApp({
 
   const app = express();
   app.disable("x-powered-by");
-  // req.ip, which per-user address allow-lists check, believes X-Forwarded-For only from these proxies.
+  // Which X-Forwarded-For hops name the client (req.ip), for the per-address limit and the
+  // per-user address allow-lists: only the configured proxies.
   app.set("trust proxy", config.trustProxy);
   // No body-hash ETag on every response: conditional requests come from a cheap version, per route.
   app.set("etag", false);
@@ -130,7 +150,17 @@ export function createApp({
   const api = express.Router();
   api.use(Metrics.mountPoint());
   api.use(docsRouter(buildOpenApiDocument(routes)));
-  registerRoutes(api, routes, deps);
+  const limits = createRateLimits({
+    config,
+    logger,
+    ...(redis ? { redis } : {}),
+    ...(rateLimitPrefix ? { prefix: rateLimitPrefix } : {}),
+    onLimited: (kind) => {
+      metrics.rateLimited(kind);
+      onRateLimited?.(kind);
+    },
+  });
+  registerRoutes(api, routes, deps, limits);
   app.use("/api", api);
 
   app.use((req) => {

@@ -61,6 +61,11 @@ export const ERROR_CATALOGUE = {
     meaning: "The body's charset, or content encoding other than gzip, deflate and br, is not supported.",
     action: "Send UTF-8 JSON, uncompressed or gzip/deflate/br.",
   },
+  RATE_LIMITED: {
+    status: 429,
+    meaning: "Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys.",
+    action: "Wait the number of seconds given in Retry-After, then retry; spread requests out (the RateLimit header tells what is left).",
+  },
   INTERNAL: {
     status: 500,
     meaning: "An unexpected failure; the message carries the request id, the details are in the server's log.",
@@ -115,6 +120,7 @@ export const errors = {
     new ApiError("PRECONDITION_FAILED", `${what} changed since the ETag sent in If-Match; nothing was written`),
   payloadTooLarge: () => new ApiError("PAYLOAD_TOO_LARGE", "Request body larger than 100 KB"),
   unsupportedMediaType: (message: string) => new ApiError("UNSUPPORTED_MEDIA_TYPE", message),
+  rateLimited: (message: string) => new ApiError("RATE_LIMITED", message),
   internal: (requestId: string, cause?: unknown) =>
     new ApiError("INTERNAL", `Internal server error (request id ${requestId})`, { cause }),
   databaseUnavailable: () => new ApiError("DATABASE_UNAVAILABLE", "Database unavailable, retry later"),

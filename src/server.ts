@@ -11,6 +11,7 @@ import { openConfiguredDatabase } from "./db/open.js";
 import type { Logger } from "./logger.js";
 import { Metrics, serveMetrics } from "./metrics.js";
 import { reportMetricsToPrimary } from "./cluster.js";
+import { closeRedis, createRedis, redisSettled, type Redis } from "./redis.js";
 import { createFirstUser, firstUserBanner } from "./users/bootstrap.js";
 import { ApiUsers } from "./users/users.js";
 
@@ -44,6 +45,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
   });
   const lifecycle: Lifecycle = { stopping: false };
   let keySync: { stop(): Promise<void> } | undefined;
+  let redis: Redis | undefined;
   let server: Server | undefined;
   let metricsServer: Server | undefined;
   try {
@@ -57,7 +59,12 @@ export async function startService(config: Config, logger: Logger, options: { cl
     const metrics = new Metrics(db);
     // A worker's metrics are served, added up with the others', by the primary.
     if (options.clusterWorker) reportMetricsToPrimary(metrics);
-    const app = createApp({ config, db, logger, keyCache, metrics, lifecycle });
+    if (config.redisUrl) {
+      // Shared rate-limit counters. A Redis that is down does not hold the start: limits fail open.
+      redis = createRedis(config.redisUrl, logger);
+      await redisSettled(redis, 2_000);
+    }
+    const app = createApp({ config, db, logger, keyCache, metrics, lifecycle, ...(redis ? { redis } : {}) });
 
     server = createServer(
       {
@@ -79,6 +86,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     server?.close();
     metricsServer?.close();
     await keySync?.stop().catch(() => undefined);
+    if (redis) await closeRedis(redis);
     await db.close().catch(() => undefined);
     throw error;
   }
@@ -102,7 +110,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     port,
     metricsPort,
     lifecycle,
-    stop: () => (stopped ??= stopGracefully({ config, logger, lifecycle, server: api, metricsServer: metricsListener, keySync, db })),
+    stop: () => (stopped ??= stopGracefully({ config, logger, lifecycle, server: api, metricsServer: metricsListener, keySync, redis, db })),
   };
 }
 
@@ -113,9 +121,10 @@ async function stopGracefully(parts: {
   server: Server;
   metricsServer: Server | undefined;
   keySync: { stop(): Promise<void> } | undefined;
+  redis: Redis | undefined;
   db: Database;
 }): Promise<boolean> {
-  const { config, logger, lifecycle, server, metricsServer, keySync, db } = parts;
+  const { config, logger, lifecycle, server, metricsServer, keySync, redis, db } = parts;
   lifecycle.stopping = true;
   const deadline = Date.now() + config.shutdownTimeoutMs;
 
@@ -151,6 +160,7 @@ async function stopGracefully(parts: {
   metricsServer?.closeAllConnections();
   metricsServer?.close();
   await keySync?.stop().catch(() => undefined);
+  if (redis) await closeRedis(redis);
   await db.close().catch((error: unknown) => logger.warn({ err: error }, "closing the database failed"));
   logger.info({ graceful: inTime }, "stopped");
   return inTime;

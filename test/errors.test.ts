@@ -110,6 +110,17 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
       .send('{"username":"abc"}'),
     message: 'Unsupported charset "latin1"',
   }),
+  RATE_LIMITED: async () => {
+    const limited = await startTestApp({ database: t.database, env: { RATE_LIMIT_PER_MINUTE: "1" } });
+    try {
+      await request(limited.url).get("/api/parkour/get-all-maps").set("X-API-Key", key);
+      const res = await request(limited.url).get("/api/parkour/get-all-maps").set("X-API-Key", key);
+      expect(res.headers["retry-after"]).toMatch(/^\d+$/);
+      return { res, message: /^Too many requests: this API user may send 1 a minute; retry in \d+ s$/ };
+    } finally {
+      await limited.close();
+    }
+  },
   INTERNAL: async () => {
     const res = await api().get("/api/probe/crash").set("X-API-Key", key);
     return { res, message: `Internal server error (request id ${res.headers["x-request-id"]})` };

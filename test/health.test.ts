@@ -84,6 +84,24 @@ describe("metrics", () => {
   });
 });
 
+describe("metrics of the rate limits", () => {
+  it("when a user goes over its limit, then rate_limit_rejections_total{kind=\"user\"} counts each 429", async () => {
+    const limited = new Metrics(undefined, { processMetrics: false });
+    const app = await startTestApp({ database: t.database, metrics: limited, env: { RATE_LIMIT_PER_MINUTE: "1" } });
+    try {
+      const k = await app.key("user-B");
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await request(app.url).get("/api/player/get-all-players").set("X-API-Key", k)).status);
+      expect(statuses).toEqual([200, 429, 429]);
+      const text = (await limited.text()).body;
+      expect(text).toContain('rate_limit_rejections_total{kind="user"} 2');
+      expect(text).toContain('rate_limit_rejections_total{kind="address"} 0');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 /** The whole service, as `npm start` runs it: its own listeners, timeouts and shutdown. */
 describe.skipIf(!onPostgres)("the service (PostgreSQL)", () => {
   let service: Service;

@@ -606,7 +606,14 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The per-user limit (IETF draft 8 of the RateLimit header fields): requests left in this window (r) and seconds until it ends (t), e.g. `"user"; r=599; t=42`. Absent when rate limiting is off, or could not be checked. */
+        RateLimit: string;
+        /** @description The per-user policy: requests allowed (q) per window of w seconds, e.g. `"user"; q=600; w=60; pk=:…:`. */
+        RateLimitPolicy: string;
+        /** @description Seconds to wait before retrying. */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -626,6 +633,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -666,6 +675,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
@@ -698,6 +719,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -732,6 +755,18 @@ export interface operations {
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -773,6 +808,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -815,6 +852,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
@@ -850,6 +899,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -893,6 +944,18 @@ export interface operations {
             /** @description No cosmetic has this id: `Cosmetic not found`. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -953,6 +1016,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1031,6 +1096,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
@@ -1082,6 +1159,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1133,6 +1212,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
@@ -1165,6 +1256,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1205,6 +1298,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
@@ -1237,6 +1342,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1271,6 +1378,18 @@ export interface operations {
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1317,6 +1436,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1377,6 +1498,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
@@ -1421,6 +1554,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1481,6 +1616,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
@@ -1531,6 +1678,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1591,6 +1740,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
@@ -1623,6 +1784,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1657,6 +1820,18 @@ export interface operations {
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -33,9 +33,40 @@ function errorResponse(description: string) {
   return { description, content: { "application/json": { schema: errorBody } } };
 }
 
+/** The headers of the rate limits (http/rate-limit.ts), declared once and referenced by every operation. */
+const RATE_LIMIT_HEADERS = {
+  RateLimit: {
+    description:
+      'The per-user limit (IETF draft 8 of the RateLimit header fields): requests left in this window (r) and seconds until ' +
+      'it ends (t), e.g. `"user"; r=599; t=42`. Absent when rate limiting is off, or could not be checked.',
+    schema: { type: "string" },
+  },
+  RateLimitPolicy: {
+    description: 'The per-user policy: requests allowed (q) per window of w seconds, e.g. `"user"; q=600; w=60; pk=:…:`.',
+    schema: { type: "string" },
+  },
+  RetryAfter: {
+    description: "Seconds to wait before retrying.",
+    required: true,
+    schema: { type: "integer", minimum: 0 },
+  },
+} as const;
+const headerRef = (name: keyof typeof RATE_LIMIT_HEADERS) => ({ $ref: `#/components/headers/${name}` });
+const limitHeaders = { RateLimit: headerRef("RateLimit"), "RateLimit-Policy": headerRef("RateLimitPolicy") };
+
+function tooManyRequests(): ZodOpenApiResponseObject {
+  return {
+    ...errorResponse(
+      `${meaningsOf(429)} The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys ` +
+        "answers before the key is checked, with Retry-After alone.",
+    ),
+    headers: { "Retry-After": headerRef("RetryAfter"), ...limitHeaders },
+  };
+}
+
 /** The failures a route can answer with: the ones all routes share, and its own. */
 export function documentedStatuses(route: RouteSpec): number[] {
-  const statuses = [400, 401, 403, 500, 503];
+  const statuses = [400, 401, 403, 429, 500, 503];
   if (route.body) statuses.push(413, 415);
   for (const s of Object.keys(route.errors ?? {})) statuses.push(Number(s));
   return statuses.sort((a, b) => a - b);
@@ -46,6 +77,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
   const responses: Record<string, ZodOpenApiResponseObject> = {
     [String(route.successStatus ?? 200)]: {
       description: route.successStatus === 201 ? "Created" : "OK",
+      headers: limitHeaders,
       content: { "application/json": { schema: route.response } },
     },
   };
@@ -56,7 +88,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
   }
   for (const status of documentedStatuses(route)) {
     const own = route.errors?.[status as 404 | 409 | 412];
-    responses[String(status)] = errorResponse(own ?? meaningsOf(status));
+    responses[String(status)] = status === 429 ? tooManyRequests() : errorResponse(own ?? meaningsOf(status));
   }
   const op: ZodOpenApiOperationObject = {
     operationId: route.path.split("/").filter(Boolean).join("_").replace(/-([a-zA-Z])/g, (_, c: string) => c.toUpperCase()),
@@ -92,10 +124,12 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): oas31.OpenAP
       version: "2.1.0",
       description:
         "The HTTP/JSON back-end of a game-server community. Every route needs an API key (X-API-Key, or " +
-        "Authorization: Bearer) and admits only the caller groups it names. Checks run in this order: 401, 403, " +
-        "400, then 404/409. Every failure is `{code, message}` with `code` equal to the HTTP status. Timestamps are " +
-        "written yyyy-mm-ddThh:mm:ssZ (UTC); inputs accept ISO 8601 with Z or an offset. Unknown body fields and " +
-        "query parameters are a 400.",
+        "Authorization: Bearer) and admits only the caller groups it names. Checks run in this order: 429 for an " +
+        "address that sent too many invalid keys, 401, 429 for a user over its budget, 403, 400, then 404/409. " +
+        "Every failure is `{code, message}` with `code` equal to the HTTP status. Timestamps are written " +
+        "yyyy-mm-ddThh:mm:ssZ (UTC); inputs accept ISO 8601 with Z or an offset. Unknown body fields and query " +
+        "parameters are a 400. Each API user may send RATE_LIMIT_PER_MINUTE requests a minute (600 unless the " +
+        "operator changed it): beyond, 429 with Retry-After.",
     },
     servers: [{ url: "/api", description: "This server" }],
     security: [{ ApiKey: [] }, { Bearer: [] }],
@@ -104,6 +138,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): oas31.OpenAP
         ApiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "gsk_ followed by 43 base64url characters" },
         Bearer: { type: "http", scheme: "bearer", description: "The same key, as Authorization: Bearer <key>" },
       },
+      headers: RATE_LIMIT_HEADERS,
     },
     paths,
   });

@@ -51,7 +51,7 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
   successStatus?: 200 | 201;
   /**
    * Failures particular to this route, with when they happen. The ones every
-   * route shares (400, 401, 403, 500, 503; 413 and 415 with a body) are added
+   * route shares (400, 401, 403, 429, 500, 503; 413 and 415 with a body) are added
    * by the documentation.
    */
   errors?: Partial<Record<404 | 409 | 412, string>>;
@@ -100,7 +100,19 @@ declare module "express-serve-static-core" {
 
 const BODY_LIMIT = "100kb";
 
-export function registerRoutes(router: Router, routes: readonly RouteSpec[], deps: AppDeps): void {
+/** Middleware around the key check (the rate limits): `before` runs ahead of it, `after` once the caller is known. */
+export interface AuthenticationGuards {
+  before: RequestHandler[];
+  after: RequestHandler[];
+}
+
+export function registerRoutes(
+  router: Router,
+  routes: readonly RouteSpec[],
+  deps: AppDeps,
+  guards: AuthenticationGuards = { before: [], after: [] },
+): void {
+  const authenticated = [...guards.before, authenticate(deps), ...guards.after];
   const seen = new Set<string>();
   for (const route of routes) {
     const id = `${route.method} ${route.path}`;
@@ -110,7 +122,7 @@ export function registerRoutes(router: Router, routes: readonly RouteSpec[], dep
     if (seen.has(id)) throw new Error(`Route ${id} is declared twice`);
     seen.add(id);
 
-    const chain: RequestHandler[] = [authenticate(deps), authorize(route.callers, deps)];
+    const chain: RequestHandler[] = [...authenticated, authorize(route.callers, deps)];
     if (route.body) chain.push(express.json({ limit: BODY_LIMIT, strict: false, type: "application/json" }));
     chain.push(async (req: Request, res: Response) => {
       const input = parseInput(route, req);
@@ -170,7 +182,7 @@ export function registerRoutes(router: Router, routes: readonly RouteSpec[], dep
   }
   for (const [path, methods] of methodsByPath) {
     const allow = methods.includes("GET") ? [...methods, "HEAD"] : methods;
-    router.all(path, authenticate(deps), (req, res) => {
+    router.all(path, ...authenticated, (req, res) => {
       res.setHeader("Allow", allow.join(", "));
       throw errors.methodNotAllowed(req.method, req.originalUrl.split("?")[0] ?? path);
     });

@@ -6,9 +6,11 @@ import express from "express";
 import { createApp, type Lifecycle, type RefusedAddress } from "../../src/app.js";
 import type { KeyCache } from "../../src/auth/key-cache.js";
 import { loadConfig, type Config } from "../../src/config.js";
+import type { RateLimitKind } from "../../src/http/rate-limit.js";
 import type { RouteSpec } from "../../src/http/route.js";
 import { createLogger } from "../../src/logger.js";
 import type { Metrics } from "../../src/metrics.js";
+import { closeRedis, createRedis, redisSettled } from "../../src/redis.js";
 import { ApiUsers } from "../../src/users/users.js";
 import { apiRoutes } from "../../src/resources/index.js";
 import { contractChecker, type SeenResponse } from "./contract.js";
@@ -49,14 +51,25 @@ export interface TestAppOptions {
   metrics?: Metrics;
   lifecycle?: Lifecycle;
   onRefusedAddress?: (event: RefusedAddress) => Promise<void>;
+  /** Prefix of the rate-limit keys in Redis, so parallel tests do not share counters. */
+  rateLimitPrefix?: string;
+  onRateLimited?: (kind: RateLimitKind) => void;
 }
+
+/**
+ * Rate limits are off unless the test's env sets them: other tests send
+ * thousands of requests with one key, or many bad keys from one address.
+ */
+const LIMITS_OFF = { RATE_LIMIT_PER_MINUTE: "0", AUTH_FAILURES_PER_MINUTE: "0" };
 
 /** The real app on a real database, listening on 127.0.0.1 on a free port. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const config = loadConfig({ NODE_ENV: "test", ...options.env });
+  const config = loadConfig({ NODE_ENV: "test", ...LIMITS_OFF, ...options.env });
   const logs = new LogCapture();
   const logger = createLogger("debug", logs);
   const database = options.database ?? (await createTestDatabase());
+  const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : undefined;
+  if (redis) await redisSettled(redis, 2_000);
   const api = createApp({
     config,
     db: database.db,
@@ -67,6 +80,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
     ...(options.onRefusedAddress ? { onRefusedAddress: options.onRefusedAddress } : {}),
+    ...(redis ? { redis } : {}),
+    ...(options.rateLimitPrefix ? { rateLimitPrefix: options.rateLimitPrefix } : {}),
+    ...(options.onRateLimited ? { onRateLimited: options.onRateLimited } : {}),
   });
   // Every JSON response is kept, and checked against the OpenAPI document when the app closes.
   const seen: SeenResponse[] = [];
@@ -111,6 +127,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       server.closeAllConnections();
       server.close();
       await once(server, "close");
+      if (redis) await closeRedis(redis);
       if (!options.database) await database.drop();
       const check = contractChecker(options.routes ?? apiRoutes);
       const problems = seen.map(check).filter((p): p is string => p !== undefined);

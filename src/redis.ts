@@ -1,0 +1,64 @@
+import { Redis } from "ioredis";
+import type { Logger } from "./logger.js";
+import { throttledWarning } from "./throttled-warning.js";
+
+export type { Redis };
+
+/**
+ * The Redis client of the rate-limit counters, made to fail fast: while
+ * Redis is unreachable a command is refused at once (no offline queue) or
+ * within COMMAND_TIMEOUT_MS (a server that accepts but does not answer), so
+ * the limiters let the request through instead of holding it. The client
+ * reconnects on its own, with backoff, and never crashes the process: its
+ * errors are logged, at most one line per 30 s.
+ */
+export const COMMAND_TIMEOUT_MS = 500;
+
+export function createRedis(url: string, logger: Logger): Redis {
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    connectTimeout: 2_000,
+    // 250 ms, 500 ms, … up to 5 s between attempts, for as long as it takes.
+    retryStrategy: (attempt) => Math.min(attempt * 250, 5_000),
+  });
+  const warn = throttledWarning(logger, "Redis unreachable: rate limits are not enforced until it is back");
+  let failing = false;
+  redis.on("error", (err: unknown) => {
+    failing = true;
+    warn(err);
+  });
+  redis.on("ready", () => {
+    if (failing) logger.info("Redis reachable again: rate limits are enforced");
+    failing = false;
+  });
+  return redis;
+}
+
+/**
+ * Resolves once the client is connected, or has failed once, or after
+ * timeoutMs: whichever comes first. A server entry awaits it before
+ * listening, so counting starts with the first request when Redis is up,
+ * and a Redis that is down does not hold the start (requests pass, fail open).
+ */
+export function redisSettled(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === "ready") return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off("ready", done);
+      redis.off("error", done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    redis.once("ready", done);
+    redis.once("error", done);
+  });
+}
+
+/** Closes the client: politely when connected, at once otherwise (QUIT cannot be sent to a server that is gone). */
+export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status === "ready") await redis.quit().catch(() => undefined);
+  redis.disconnect();
+}
