@@ -105,6 +105,8 @@ describe.skipIf(!onPostgres)("faults of the database (PostgreSQL)", () => {
       DB_POOL_MAX: "8",
       DB_CONNECT_TIMEOUT_MS: "500",
       DB_STATEMENT_TIMEOUT_MS: "1000",
+      // Six clients on one key for seconds: far over any per-user budget.
+      RATE_LIMIT_PER_MINUTE: "0",
     });
     service = await startService(config, createLogger("info", logs));
     url = `http://127.0.0.1:${service.port}`;
@@ -227,7 +229,16 @@ describe.skipIf(!onPostgres)("stopping under load (PostgreSQL)", () => {
     const direct = openDatabase({ kind: "postgres", url: database.url, poolMax: 2 });
     const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: database.url, HOST: "127.0.0.1", PORT: "0", METRICS_PORT: "off", LOG_LEVEL: "info", SHUTDOWN_TIMEOUT_MS: "10000" },
+      env: {
+        ...process.env,
+        DATABASE_URL: database.url,
+        HOST: "127.0.0.1",
+        PORT: "0",
+        METRICS_PORT: "off",
+        LOG_LEVEL: "info",
+        SHUTDOWN_TIMEOUT_MS: "10000",
+        RATE_LIMIT_PER_MINUTE: "0",
+      },
       stdio: "pipe",
     });
     let output = "";
