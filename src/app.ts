@@ -92,7 +92,7 @@ export interface AppOptions {
    * when REDIS_URL is set; without it, counters live in this process.
    */
   redis?: Redis;
-  /** Prefix of the rate-limit keys in Redis (default `rl:`); tests use their own. */
+  /** Prefix of the rate-limit keys in Redis (default: REDIS_KEY_PREFIX); tests use their own. */
   rateLimitPrefix?: string;
   /** Called on every 429 of a rate limit, naming which one (for metrics). */
   onRateLimited?: (kind: RateLimitKind) => void;
@@ -154,7 +154,7 @@ export function createApp({
     config,
     logger,
     ...(redis ? { redis } : {}),
-    ...(rateLimitPrefix ? { prefix: rateLimitPrefix } : {}),
+    prefix: rateLimitPrefix ?? config.redisKeyPrefix,
     onLimited: (kind) => {
       metrics.rateLimited(kind);
       onRateLimited?.(kind);

@@ -61,6 +61,7 @@ const envSchema = z.object({
     .optional()
     .transform((raw) => (raw?.trim() ? raw.trim() : undefined))
     .refine((url) => url === undefined || /^rediss?:\/\//.test(url), { message: "expected a redis:// or rediss:// URL" }),
+  REDIS_KEY_PREFIX: z.string().min(1).max(64).default("rl:"),
   TRUST_PROXY: z
     .string()
     .default("false")
@@ -120,6 +121,8 @@ export interface Config {
   authFailuresPerMinute: number;
   /** Shared store of rate-limit counters; undefined keeps them in this process's memory. */
   redisUrl: string | undefined;
+  /** Prefix of this service's keys in Redis, so that environments can share one Redis. */
+  redisKeyPrefix: string;
   /** Express's "trust proxy": which X-Forwarded-For hops to believe when naming the client's address. */
   trustProxy: boolean | number | string;
   metricsHost: string;
@@ -178,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     trustProxy: e.TRUST_PROXY,
     metricsHost: e.METRICS_HOST,
     metricsPort: e.METRICS_PORT,
