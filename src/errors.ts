@@ -54,6 +54,11 @@ export const ERROR_CATALOGUE = {
     meaning: "The body's charset, or content encoding other than gzip, deflate and br, is not supported.",
     action: "Send UTF-8 JSON, uncompressed or gzip/deflate/br.",
   },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    meaning: "The Idempotency-Key was already used in the last 24 hours with another request (another body or route).",
+    action: "Use a new key for a new request; to get the first answer again, resend the first request unchanged.",
+  },
   INTERNAL: {
     status: 500,
     meaning: "An unexpected failure; the message carries the request id, the details are in the server's log.",
@@ -97,6 +102,11 @@ export const errors = {
   methodNotAllowed: (method: string, path: string) =>
     new ApiError("METHOD_NOT_ALLOWED", `Method ${method} not allowed on ${path}`),
   conflict: (message: string) => new ApiError("CONFLICT", message),
+  idempotencyKeyReused: (firstRoute: string, sameRoute: boolean) =>
+    new ApiError(
+      "IDEMPOTENCY_KEY_REUSED",
+      `Idempotency-Key already used in the last 24 hours ${sameRoute ? `with another body on ${firstRoute}` : `on ${firstRoute}`}: use a new key for a new request`,
+    ),
   payloadTooLarge: () => new ApiError("PAYLOAD_TOO_LARGE", "Request body larger than 100 KB"),
   unsupportedMediaType: (message: string) => new ApiError("UNSUPPORTED_MEDIA_TYPE", message),
   internal: (requestId: string, cause?: unknown) =>

@@ -1043,7 +1043,10 @@ export interface operations {
     form_createForm: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1115,6 +1118,15 @@ export interface operations {
             };
             /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1289,7 +1301,10 @@ export interface operations {
     website_createRewardLog: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1366,6 +1381,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
@@ -1389,7 +1413,10 @@ export interface operations {
     inscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1443,7 +1470,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The username is taken, in any case: `Username 'WEBSITE' is already used (unique constraint api_users_username_key, case-insensitive)`. */
+            /** @description The username is taken, in any case: `Username 'WEBSITE' is already used (unique constraint api_users_username_key, case-insensitive)`. Or the request was resent with the Idempotency-Key of one that registered the user: its key is not kept, so the replay is this 409 (ask an operator to rotate the key if the first answer was lost). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1463,6 +1490,15 @@ export interface operations {
             };
             /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -71,14 +71,13 @@ export const cosmeticRoutes = [
       404: "No cosmetic has this id: `Cosmetic not found`.",
       409: "The name is another cosmetic's: `Cosmetic name 'Halo' is already used (unique constraint cosmetics_name_key)`.",
     },
-    async handler({ body }, { deps }) {
+    async handler({ body }, { db, audit }) {
       const { id: cosmeticId, argument_EN, argumentEn, ...fields } = body;
+      const changes = { ...fields, argumentEn: argument_EN ?? argumentEn };
       try {
         // One UPDATE of the fields sent: concurrent updates of other fields are kept.
-        const cosmetic = await deps.db.prisma.cosmetic.update({
-          where: { id: cosmeticId },
-          data: { ...fields, argumentEn: argument_EN ?? argumentEn },
-        });
+        const cosmetic = await db.cosmetic.update({ where: { id: cosmeticId }, data: changes });
+        await audit({ action: "cosmetic.update", target: `cosmetic:${cosmeticId}`, changes });
         return toCosmetic(cosmetic);
       } catch (error) {
         if (isRecordNotFound(error)) throw errors.notFound("Cosmetic");
