@@ -162,6 +162,32 @@ describe("the audit log", () => {
     expect(await entriesOf(requestId)).toEqual([]);
   });
 
+  it("when a write's transaction runs out of time, then 503 and nothing of it is stored", async () => {
+    const slow = defineRoute({
+      method: "PATCH",
+      path: "/probe/slow-write",
+      summary: "a write slower than its transaction may last",
+      description: "test probe",
+      response: z.unknown(),
+      callers: ["B"],
+      body: z.strictObject({ name: z.string() }),
+      async handler({ body }, { db }) {
+        await db.parkourMap.create({ data: { name: body.name } });
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        return db.parkourMap.create({ data: { name: `${body.name} 2` } });
+      },
+    });
+    const hurried = await startTestApp({ routes: [...apiRoutes, slow], env: { DB_STATEMENT_TIMEOUT_MS: "150" }, database: t.database });
+    try {
+      const name = unique("slow-");
+      const res = await request(hurried.url).patch("/api/probe/slow-write").set("X-API-Key", key).send({ name });
+      expect(res.body).toEqual({ code: 503, message: "Database unavailable, retry later" });
+      expect(await prisma().parkourMap.count({ where: { name: { startsWith: name } } })).toBe(0);
+    } finally {
+      await hurried.close();
+    }
+  });
+
   it("when the operator creates, rotates and revokes a user, then one entry each names the operator", async () => {
     const username = unique("operated-");
     const before = await prisma().auditLog.count();

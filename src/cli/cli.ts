@@ -23,7 +23,7 @@ Commands:
   audit [--since WHEN] [--user NAME] [--limit N] [--json]
                                          the audit log of writes, newest first; WHEN is an ISO 8601
                                          date-time or a duration back from now (30m, 24h, 7d);
-                                         at most N entries (default 100)
+                                         at most N entries (default 100); --json: one object a line
   migrate                                apply pending database migrations
   help                                   this text
 
@@ -220,11 +220,8 @@ async function auditCommand(args: string[], deps: CliDeps, io: CliIo): Promise<n
     throw new ApiError("VALIDATION", `Invalid --limit '${limitText}': expected a whole number from 1 to 100000`);
   }
   const entries = await readAudit(deps.db.prisma, { ...(since ? { since } : {}), ...(values.user ? { user: values.user } : {}), limit });
-  if (values.json) {
-    io.stdout(entries.map((e) => `${JSON.stringify({ ...e, at: e.at.toISOString() })}\n`).join(""));
-    return 0;
-  }
-  io.stdout(entries.length === 0 ? "No audit entries.\n" : table(entries.map(auditRow)));
+  if (values.json) io.stdout(entries.map((e) => `${JSON.stringify({ ...e, at: e.at.toISOString() })}\n`).join(""));
+  else io.stdout(entries.length === 0 ? "No audit entries.\n" : table(entries.map(auditRow)));
   if (entries.length === limit) io.stderr(`Showing the newest ${limit} entries; use --limit or --since for others.\n`);
   return 0;
 }

@@ -58,11 +58,14 @@ export function isRecordNotFound(error: unknown): boolean {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2025";
 }
 
-/** The database cannot be reached: connection refused, lost, or timed out. */
+/**
+ * The database cannot be reached: connection refused, lost, or timed out; or a
+ * write's transaction could not start or finish in time (P2028).
+ */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (error instanceof Prisma.PrismaClientInitializationError) return true;
   if (error instanceof Prisma.PrismaClientKnownRequestError) {
-    if (["P1001", "P1002", "P1017", "P2024"].includes(error.code)) return true;
+    if (["P1001", "P1002", "P1017", "P2024", "P2028"].includes(error.code)) return true;
     const kind = adapterCause(error)?.kind;
     return kind === "DatabaseNotReachable" || kind === "ConnectionClosed" || kind === "SocketTimeout";
   }
