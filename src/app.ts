@@ -18,6 +18,7 @@ import type { Logger } from "./logger.js";
 import type { Redis } from "./redis.js";
 import { apiRoutes } from "./resources/index.js";
 import { ApiUsers } from "./users/users.js";
+import { recordAudit } from "./audit/audit.js";
 import { Metrics } from "./metrics.js";
 
 /**
@@ -107,8 +108,15 @@ export function createApp({
   keyCache,
   metrics = new Metrics(db, { processMetrics: false }),
   lifecycle = { stopping: false },
-  // The audit log's call site: `recordAudit(…, { action: "api_user.refused_ip", … })` belongs here.
-  onRefusedAddress = () => Promise.resolve(),
+  // A key used from an address its user may not use it from: one audit entry, in a transaction of its own.
+  onRefusedAddress = (e) =>
+    recordAudit(db.prisma, {
+      actor: e.username,
+      action: "api_user.refused_ip",
+      target: `api_user:${e.username}`,
+      ...(e.requestId ? { requestId: e.requestId } : {}),
+      ...(e.clientAddress ? { clientAddress: e.clientAddress } : {}),
+    }),
   redis,
   rateLimitPrefix,
   onRateLimited,

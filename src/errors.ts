@@ -61,6 +61,11 @@ export const ERROR_CATALOGUE = {
     meaning: "The body's charset, or content encoding other than gzip, deflate and br, is not supported.",
     action: "Send UTF-8 JSON, uncompressed or gzip/deflate/br.",
   },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    meaning: "The Idempotency-Key was already used in the last 24 hours with another request (another body or route).",
+    action: "Use a new key for a new request; to get the first answer again, resend the first request unchanged.",
+  },
   RATE_LIMITED: {
     status: 429,
     meaning: "Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys.",
@@ -118,6 +123,11 @@ export const errors = {
   conflict: (message: string) => new ApiError("CONFLICT", message),
   preconditionFailed: (what: string) =>
     new ApiError("PRECONDITION_FAILED", `${what} changed since the ETag sent in If-Match; nothing was written`),
+  idempotencyKeyReused: (firstRoute: string, sameRoute: boolean) =>
+    new ApiError(
+      "IDEMPOTENCY_KEY_REUSED",
+      `Idempotency-Key already used in the last 24 hours ${sameRoute ? `with another body on ${firstRoute}` : `on ${firstRoute}`}: use a new key for a new request`,
+    ),
   payloadTooLarge: () => new ApiError("PAYLOAD_TOO_LARGE", "Request body larger than 100 KB"),
   unsupportedMediaType: (message: string) => new ApiError("UNSUPPORTED_MEDIA_TYPE", message),
   rateLimited: (message: string) => new ApiError("RATE_LIMITED", message),

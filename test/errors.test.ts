@@ -19,7 +19,7 @@ const probes = [
     response: z.unknown(),
     errors: { 404: "always" },
     callers: ["A"],
-    handler: async (_input, { deps }) => deps.db.prisma.cosmetic.update({ where: { id: 999_999 }, data: { price: 1 } }),
+    handler: async (_input, { db }) => db.cosmetic.update({ where: { id: 999_999 }, data: { price: 1 } }),
   }),
   defineRoute({
     method: "POST",
@@ -30,10 +30,10 @@ const probes = [
     errors: { 409: "always" },
     callers: ["A"],
     body: z.strictObject({ name: z.string() }),
-    async handler({ body }, { deps }) {
+    async handler({ body }, { db }) {
       const data = { name: body.name, type: "hat", rarity: "rare", game: "lobby", argumentFr: "", argumentEn: "", image: "halo.png" };
-      await deps.db.prisma.cosmetic.create({ data });
-      return deps.db.prisma.cosmetic.create({ data });
+      await db.cosmetic.create({ data });
+      return db.cosmetic.create({ data });
     },
   }),
   defineRoute({
@@ -110,6 +110,14 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
       .send('{"username":"abc"}'),
     message: 'Unsupported charset "latin1"',
   }),
+  IDEMPOTENCY_KEY_REUSED: async () => {
+    const post = (body: object) => api().post("/api/inscription").set("X-API-Key", key).set("Idempotency-Key", "catalogue-1").send(body);
+    await post({ username: "idem-first" });
+    return {
+      res: await post({ username: "idem-other" }),
+      message: "Idempotency-Key already used in the last 24 hours with another body on POST /inscription: use a new key for a new request",
+    };
+  },
   RATE_LIMITED: async () => {
     const limited = await startTestApp({ database: t.database, env: { RATE_LIMIT_PER_MINUTE: "1" } });
     try {

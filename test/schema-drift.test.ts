@@ -54,6 +54,8 @@ function expectedType(f: DmmfField): string {
       return "float8";
     case "Boolean":
       return "bool";
+    case "Json":
+      return native === "Json" ? "json" : "jsonb";
     case "DateTime":
       return native === "Timestamptz" ? `timestamptz(${args[0] ?? 6})` : native === "Date" ? "date" : `timestamp(${args[0] ?? 3})`;
     case "String":

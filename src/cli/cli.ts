@@ -1,10 +1,12 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
+import { cliSource, readAudit, type AuditRecord, type AuditSource } from "../audit/audit.js";
 import { CallerDirectory } from "../auth/callers.js";
 import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
 import { migrate } from "../db/migrate.js";
 import { AddressAllowList } from "../auth/address-allow-list.js";
+import { parseTimestamp } from "../http/fields.js";
 import { ApiError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { exportData, ImportError, importData } from "../transfer/transfer.js";
@@ -22,6 +24,10 @@ Commands:
   user allow-ip <username> --any         the key works from anywhere again
   import <file.json>                     load data in the API's shapes, upserting by id, all or nothing
   export [file.json]                     write all data in the same format (stdout when no file)
+  audit [--since WHEN] [--user NAME] [--limit N] [--json]
+                                         the audit log of writes, newest first; WHEN is an ISO 8601
+                                         date-time or a duration back from now (30m, 24h, 7d);
+                                         at most N entries (default 100); --json: one object a line
   migrate                                apply pending database migrations
   help                                   this text
 
@@ -37,6 +43,10 @@ export interface CliDeps {
   config: Config;
   db: Database;
   logger: Logger;
+  /** Who the audit log names for this run's changes; defaults to cli:<os user>. */
+  actor?: AuditSource;
+  /** For --since durations; defaults to the system clock. */
+  now?: () => Date;
 }
 
 /** Thrown for a usage mistake: exit code 2, with the message and the usage. */
@@ -84,6 +94,8 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
     }
     case "user":
       return userCommand(rest, users, deps, io);
+    case "audit":
+      return auditCommand(rest, deps, io);
     case "import": {
       const { positionals } = parse(rest, {});
       if (positionals.length !== 1) throw new UsageError("import takes one file");
@@ -115,7 +127,7 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
   }
 }
 
-function parse(args: string[], options: Record<string, { type: "string" | "boolean" }>) {
+function parse<const O extends Record<string, { type: "string" | "boolean" }>>(args: string[], options: O) {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
@@ -125,13 +137,14 @@ function parse(args: string[], options: Record<string, { type: "string" | "boole
 
 async function userCommand(args: string[], users: ApiUsers, deps: CliDeps, io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
+  const by = deps.actor ?? cliSource();
   switch (sub) {
     case "create": {
       const { values, positionals } = parse(rest, { role: { type: "string" } });
       if (positionals.length !== 1) throw new UsageError("user create takes one username");
       const username = checked(usernameSchema, "username", positionals[0]);
       const role = checked(roleSchema, "role", values.role ?? DEFAULT_ROLE);
-      const { apiKey } = await users.create(username, role);
+      const { apiKey } = await users.create(username, role, by);
       io.stdout(`${apiKey}\n`);
       const groups = [...new CallerDirectory(deps.config.callers).groupsOf(username)];
       io.stderr(
@@ -163,26 +176,26 @@ async function userCommand(args: string[], users: ApiUsers, deps: CliDeps, io: C
     case "revoke": {
       const { positionals } = parse(rest, {});
       if (positionals.length !== 1) throw new UsageError("user revoke takes one username");
-      const user = await users.revoke(positionals[0]!);
+      const user = await users.revoke(positionals[0]!, by);
       io.stdout(`Revoked '${user.username}': its key no longer works.\n`);
       return 0;
     }
     case "rotate": {
       const { positionals } = parse(rest, {});
       if (positionals.length !== 1) throw new UsageError("user rotate takes one username");
-      const { apiKey, user } = await users.rotate(positionals[0]!);
+      const { apiKey, user } = await users.rotate(positionals[0]!, by);
       io.stdout(`${apiKey}\n`);
       io.stderr(`Rotated the key of '${user.username}': the previous key no longer works. The key above is shown only once.\n`);
       return 0;
     }
     case "allow-ip":
-      return allowIp(rest, users, io);
+      return allowIp(rest, users, io, by);
     default:
       throw new UsageError(sub ? `Unknown user command '${sub}'` : "user needs a command: create, list, revoke, rotate or allow-ip");
   }
 }
 
-async function allowIp(args: string[], users: ApiUsers, io: CliIo): Promise<number> {
+async function allowIp(args: string[], users: ApiUsers, io: CliIo, by: AuditSource): Promise<number> {
   const { values, positionals } = parse(args, { any: { type: "boolean" } });
   const [username, ...addresses] = positionals;
   if (!username || (values.any ? addresses.length > 0 : addresses.length === 0)) {
@@ -194,13 +207,67 @@ async function allowIp(args: string[], users: ApiUsers, io: CliIo): Promise<numb
     if (!parsed.list) throw new ApiError("VALIDATION", `Invalid allowed addresses, nothing changed: ${parsed.problems.join("; ")}`);
     list = parsed.list;
   }
-  const user = await users.setAllowedAddresses(username, list);
+  const user = await users.setAllowedAddresses(username, list, by);
   io.stdout(
     list
       ? `The key of '${user.username}' now works only from ${list.entries.join(", ")}.\n`
       : `The key of '${user.username}' now works from any address.\n`,
   );
   return 0;
+}
+
+const DURATION = /^(\d{1,6})(m|h|d)$/;
+const DURATION_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `--since`: an ISO 8601 date-time, read as the API reads them, or a duration back from now. */
+function parseSince(value: string, now: Date): Date {
+  const duration = DURATION.exec(value);
+  if (duration) return new Date(now.getTime() - Number(duration[1]) * DURATION_MS[duration[2] as keyof typeof DURATION_MS]);
+  const at = parseTimestamp(value);
+  if (!at) {
+    throw new ApiError(
+      "VALIDATION",
+      `Invalid --since '${value}': expected an ISO 8601 date-time such as 2026-11-22T09:00:00Z, or a duration such as 30m, 24h or 7d`,
+    );
+  }
+  return at;
+}
+
+async function auditCommand(args: string[], deps: CliDeps, io: CliIo): Promise<number> {
+  const { values, positionals } = parse(args, {
+    since: { type: "string" },
+    user: { type: "string" },
+    limit: { type: "string" },
+    json: { type: "boolean" },
+  });
+  if (positionals.length > 0) throw new UsageError("audit takes no argument (filter with --since and --user)");
+  const since = values.since === undefined ? undefined : parseSince(values.since, (deps.now ?? (() => new Date()))());
+  const limitText = values.limit ?? "100";
+  const limit = Number(limitText);
+  if (!/^\d{1,6}$/.test(limitText) || limit < 1 || limit > 100_000) {
+    throw new ApiError("VALIDATION", `Invalid --limit '${limitText}': expected a whole number from 1 to 100000`);
+  }
+  const entries = await readAudit(deps.db.prisma, { ...(since ? { since } : {}), ...(values.user ? { user: values.user } : {}), limit });
+  if (values.json) io.stdout(entries.map((e) => `${JSON.stringify({ ...e, at: e.at.toISOString() })}\n`).join(""));
+  else io.stdout(entries.length === 0 ? "No audit entries.\n" : table(entries.map(auditRow)));
+  if (entries.length === limit) io.stderr(`Showing the newest ${limit} entries; use --limit or --since for others.\n`);
+  return 0;
+}
+
+/** Long changes (form answers) are cut in the table; --json has them whole. */
+const CHANGES_WIDTH = 100;
+
+function auditRow(e: AuditRecord): Record<string, string> {
+  const changes = JSON.stringify(e.changes);
+  return {
+    at: `${e.at.toISOString().slice(0, 19)}Z`,
+    actor: e.actor,
+    action: e.action,
+    target: e.target,
+    changes: changes.length > CHANGES_WIDTH ? `${changes.slice(0, CHANGES_WIDTH - 1)}…` : changes,
+    request: e.requestId ?? "",
+    client: e.clientAddress ?? "",
+  };
 }
 
 function table(rows: Record<string, string>[]): string {

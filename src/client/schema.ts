@@ -1131,7 +1131,13 @@ export interface operations {
     form_createForm: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice.
+                 * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1205,6 +1211,15 @@ export interface operations {
             };
             /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1419,7 +1434,13 @@ export interface operations {
     website_createRewardLog: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice.
+                 * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1498,6 +1519,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
             429: {
                 headers: {
@@ -1533,7 +1563,13 @@ export interface operations {
     inscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice.
+                 * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1589,7 +1625,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The username is taken, in any case: `Username 'WEBSITE' is already used (unique constraint api_users_username_key, case-insensitive)`. */
+            /** @description The username is taken, in any case: `Username 'WEBSITE' is already used (unique constraint api_users_username_key, case-insensitive)`. Or the request was resent with the Idempotency-Key of one that registered the user: its key is not kept, so the replay is this 409 (ask an operator to rotate the key if the first answer was lost). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1609,6 +1645,15 @@ export interface operations {
             };
             /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -20,6 +20,25 @@ export const errorBody = z
   })
   .meta({ id: "Error", description: "The body of every failure", example: { code: 400, message: "gradeId: expected an integer" } });
 
+/** Every POST takes one (http/write.ts). */
+const idempotencyHeader = z.object({
+  "Idempotency-Key": z
+    .string()
+    .regex(/^[\x20-\x7E]{1,255}$/)
+    .optional()
+    .meta({
+      param: {
+        description:
+          "Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run " +
+          "again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. " +
+          "Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); " +
+          "neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII " +
+          "characters; a UUID per logical request is a good choice.",
+        example: "5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41",
+      },
+    }),
+});
+
 const GROUP_NAMES = { A: "user-A", B: "user-B", C: "user-C", D: "user-D (the website)" } as const;
 
 function meaningsOf(status: number): string {
@@ -68,6 +87,7 @@ function tooManyRequests(): ZodOpenApiResponseObject {
 export function documentedStatuses(route: RouteSpec): number[] {
   const statuses = [400, 401, 403, 429, 500, 503];
   if (route.body) statuses.push(413, 415);
+  if (route.method === "POST") statuses.push(422);
   for (const s of Object.keys(route.errors ?? {})) statuses.push(Number(s));
   return statuses.sort((a, b) => a - b);
 }
@@ -101,10 +121,15 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
     "x-callers": [...route.callers],
     ...(route.version ? { "x-version": route.version } : {}),
   };
-  if (route.query || route.headers) {
+  // A POST also takes Idempotency-Key (http/write.ts).
+  const headers = [route.headers as z.ZodObject | undefined, route.method === "POST" ? idempotencyHeader : undefined].filter(
+    (h): h is z.ZodObject => h !== undefined,
+  );
+  const header = headers.length > 1 ? headers.reduce((all, h) => all.extend(h.shape)) : headers[0];
+  if (route.query || header) {
     op.requestParams = {
       ...(route.query ? { query: route.query as z.ZodObject } : {}),
-      ...(route.headers ? { header: route.headers as z.ZodObject } : {}),
+      ...(header ? { header } : {}),
     };
   }
   if (route.body) op.requestBody = { required: true, content: { "application/json": { schema: route.body } } };

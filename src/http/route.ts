@@ -8,12 +8,25 @@ import { errors } from "../errors.js";
 import type { Caller } from "../users/users.js";
 import { PARSE_OPTIONS, validationError } from "./validation.js";
 import type { AppDeps } from "../app.js";
+import type { AuditEntry, AuditSource, DbClient } from "../audit/audit.js";
+import type { ApiError } from "../errors.js";
+import { runWrite } from "./write.js";
 
 type Method = "GET" | "POST" | "PATCH";
 
 export interface HandlerContext {
   deps: AppDeps;
   caller: Caller;
+  /**
+   * The client for every statement of the handler: a write's own transaction
+   * (so it commits or rolls back whole, with its audit entry), or the shared
+   * client for a read.
+   */
+  db: DbClient;
+  /** Who calls, from which request: what audit entries name. */
+  source: AuditSource;
+  /** Records an audit entry in the write's transaction. Every write handler records one; reads cannot. */
+  audit: (entry: AuditEntry) => Promise<void>;
 }
 
 /**
@@ -66,6 +79,11 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
   /** A full list: built and sent under the heavy-list bulkhead (HEAVY_LISTS_AT_ONCE). */
   heavy?: boolean;
   handler: (input: RouteInput<Q, B, H>, ctx: HandlerContext) => Promise<unknown>;
+  /**
+   * For a POST whose answer holds a secret that must not be stored (a new API
+   * key): what an Idempotency-Key replay answers instead of the first answer.
+   */
+  replayInstead?: (result: unknown) => ApiError;
 }
 
 export function defineRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType, H extends z.ZodType = z.ZodType>(
@@ -126,7 +144,23 @@ export function registerRoutes(
     if (route.body) chain.push(express.json({ limit: BODY_LIMIT, strict: false, type: "application/json" }));
     chain.push(async (req: Request, res: Response) => {
       const input = parseInput(route, req);
-      const ctx = { deps, caller: req.caller! };
+      const invoke = (ctx: HandlerContext) => runHandler(route, input, ctx);
+      // ---- Writes: the handler, its audit entry and its Idempotency-Key answer in one transaction (write.ts).
+      if (route.method !== "GET") {
+        await runWrite(route, req, res, { deps, caller: req.caller! }, async (ctx) => {
+          const result = await invoke(ctx);
+          return result instanceof Versioned ? { body: result.body, etag: `"${result.etag}"` } : { body: result };
+        });
+        return;
+      }
+      // ---- Reads: the shared client, no audit.
+      const ctx: HandlerContext = {
+        deps,
+        caller: req.caller!,
+        db: deps.db.prisma,
+        source: { actor: req.caller!.username },
+        audit: () => Promise.reject(new Error(`${id} is a read: it cannot record audit entries`)),
+      };
       if (route.etag) {
         // The version is read before the data: an answer is never older than its tag.
         const tag = `"${await route.etag(input, ctx)}"`;
@@ -147,15 +181,7 @@ export function registerRoutes(
         }
         res.once("close", release);
       }
-      let result: unknown;
-      try {
-        result = await route.handler(input, ctx);
-      } catch (error) {
-        // A unique violation is named with the value the client sent.
-        const violation = uniqueViolation(error);
-        if (violation) throw errors.conflict(conflictMessage(violation, { ...asRecord(input.query), ...asRecord(input.body) }));
-        throw error;
-      }
+      let result = await invoke(ctx);
       if (result instanceof Versioned) {
         const tag = `"${result.etag}"`;
         res.setHeader("ETag", tag);
@@ -186,6 +212,17 @@ export function registerRoutes(
       res.setHeader("Allow", allow.join(", "));
       throw errors.methodNotAllowed(req.method, req.originalUrl.split("?")[0] ?? path);
     });
+  }
+}
+
+async function runHandler(route: RouteSpec, input: RouteInput, ctx: HandlerContext): Promise<unknown> {
+  try {
+    return await route.handler(input, ctx);
+  } catch (error) {
+    // A unique violation is named with the value the client sent.
+    const violation = uniqueViolation(error);
+    if (violation) throw errors.conflict(conflictMessage(violation, { ...asRecord(input.query), ...asRecord(input.body) }));
+    throw error;
   }
 }
 

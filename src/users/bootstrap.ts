@@ -9,7 +9,7 @@ import type { ApiUsers } from "./users.js";
 export async function createFirstUser(users: ApiUsers, config: Config): Promise<{ username: string; apiKey: string } | undefined> {
   if ((await users.count()) > 0) return undefined;
   const username = config.callers.A[0]!;
-  const { apiKey } = await users.create(username);
+  const { apiKey } = await users.create(username, undefined, { actor: "first-start" });
   return { username, apiKey };
 }
 

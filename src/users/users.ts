@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AddressAllowList } from "../auth/address-allow-list.js";
+import { OPERATOR, recordAudit, type AuditSource, type DbClient } from "../audit/audit.js";
 import { generateApiKey, hashApiKey, looksLikeApiKey } from "../auth/api-keys.js";
 import { conflictMessage } from "../db/constraints.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
@@ -60,15 +61,28 @@ export class ApiUsers {
     private readonly cache?: KeyCache,
   ) {}
 
-  /** Registers a user; the returned key is the only copy that will ever exist. */
-  async create(username: string, role: string = DEFAULT_ROLE): Promise<{ user: ApiUserSummary; apiKey: string }> {
+  /**
+   * Registers a user; the returned key is the only copy that will ever exist.
+   * Runs in `db` when given (the transaction of an API request), else in a
+   * transaction of its own; the audit entry is written in the same one.
+   */
+  async create(
+    username: string,
+    role: string = DEFAULT_ROLE,
+    by: AuditSource = OPERATOR,
+    db?: DbClient,
+  ): Promise<{ user: ApiUserSummary; apiKey: string }> {
     const key = generateApiKey();
-    try {
-      const user = await this.prisma.apiUser.create({
+    const run = async (tx: DbClient) => {
+      const user = await tx.apiUser.create({
         data: { username, role, keyHash: key.hash, keyHint: key.hint },
         select: summary,
       });
+      await recordAudit(tx, { ...by, action: "api_user.register", target: `api_user:${user.username}`, changes: { username, role } });
       return { user, apiKey: key.key };
+    };
+    try {
+      return db ? await run(db) : await this.prisma.$transaction(run);
     } catch (error) {
       const violation = uniqueViolation(error);
       if (violation) throw errors.conflict(conflictMessage(violation, { username }));
@@ -102,48 +116,64 @@ export class ApiUsers {
   }
 
   /** Revokes the user's key at once, on every instance. The username stays taken. */
-  async revoke(username: string): Promise<ApiUserSummary> {
-    const [{ count }] = await this.prisma.$transaction([
-      this.prisma.apiUser.updateMany({ where: { username, revokedAt: null }, data: { revokedAt: new Date() } }),
-      this.announce(username),
-    ]);
-    const user = await this.prisma.apiUser.findUnique({ where: { username }, select: summary });
-    if (!user) throw errors.notFound("API user");
-    if (count === 0) throw errors.conflict(`API user '${user.username}' is already revoked`);
-    return user;
+  async revoke(username: string, by: AuditSource = OPERATOR): Promise<ApiUserSummary> {
+    return this.prisma.$transaction(async (tx) => {
+      const revokedAt = new Date();
+      const { count } = await tx.apiUser.updateMany({ where: { username, revokedAt: null }, data: { revokedAt } });
+      const user = await tx.apiUser.findUnique({ where: { username }, select: summary });
+      if (!user) throw errors.notFound("API user");
+      if (count === 0) throw errors.conflict(`API user '${user.username}' is already revoked`);
+      await recordAudit(tx, { ...by, action: "api_user.revoke", target: `api_user:${user.username}`, changes: { revokedAt } });
+      await this.announce(tx, username);
+      return user;
+    });
   }
 
   /** Tells every instance (on commit) to drop this user's cached keys; this one at once. */
-  private announce(username: string) {
+  private async announce(tx: DbClient, username: string): Promise<void> {
     this.cache?.forgetUser(username);
-    return this.prisma.$executeRaw`SELECT pg_notify(${USER_CHANGED_CHANNEL}, lower(${username}))`;
+    await tx.$executeRaw`SELECT pg_notify(${USER_CHANGED_CHANNEL}, lower(${username}))`;
   }
 
   /**
    * Restricts where the user's key may be used from (null: anywhere again).
    * Every instance drops the user's cached keys, so the change holds at once.
    */
-  async setAllowedAddresses(username: string, list: AddressAllowList | null): Promise<ApiUserSummary> {
-    const [{ count }] = await this.prisma.$transaction([
-      this.prisma.apiUser.updateMany({ where: { username }, data: { allowedIps: list?.toString() ?? null } }),
-      this.announce(username),
-    ]);
-    if (count === 0) throw errors.notFound("API user");
-    return this.prisma.apiUser.findUniqueOrThrow({ where: { username }, select: summary });
+  async setAllowedAddresses(username: string, list: AddressAllowList | null, by: AuditSource = OPERATOR): Promise<ApiUserSummary> {
+    return this.prisma.$transaction(async (tx) => {
+      const allowedIps = list?.toString() ?? null;
+      const { count } = await tx.apiUser.updateMany({ where: { username }, data: { allowedIps } });
+      if (count === 0) throw errors.notFound("API user");
+      const user = await tx.apiUser.findUniqueOrThrow({ where: { username }, select: summary });
+      await recordAudit(tx, { ...by, action: "api_user.allow_ip", target: `api_user:${user.username}`, changes: { allowedIps } });
+      await this.announce(tx, username);
+      return user;
+    });
   }
 
-  /** Issues a new key; the old one stops working at once, on every instance. A revoked user is reinstated. */
-  async rotate(username: string): Promise<{ user: ApiUserSummary; apiKey: string }> {
+  /**
+   * Issues a new key; the old one stops working at once, on every instance. A
+   * revoked user is reinstated. The audit entry says which fields changed,
+   * never the key, its hash or its hint.
+   */
+  async rotate(username: string, by: AuditSource = OPERATOR): Promise<{ user: ApiUserSummary; apiKey: string }> {
     const key = generateApiKey();
-    const [{ count }] = await this.prisma.$transaction([
-      this.prisma.apiUser.updateMany({
+    return this.prisma.$transaction(async (tx) => {
+      const rotatedAt = new Date();
+      const { count } = await tx.apiUser.updateMany({
         where: { username },
-        data: { keyHash: key.hash, keyHint: key.hint, rotatedAt: new Date(), revokedAt: null },
-      }),
-      this.announce(username),
-    ]);
-    if (count === 0) throw errors.notFound("API user");
-    const user = await this.prisma.apiUser.findUniqueOrThrow({ where: { username }, select: summary });
-    return { user, apiKey: key.key };
+        data: { keyHash: key.hash, keyHint: key.hint, rotatedAt, revokedAt: null },
+      });
+      if (count === 0) throw errors.notFound("API user");
+      const user = await tx.apiUser.findUniqueOrThrow({ where: { username }, select: summary });
+      await recordAudit(tx, {
+        ...by,
+        action: "api_user.rotate",
+        target: `api_user:${user.username}`,
+        changes: { key: "replaced", rotatedAt, revokedAt: null },
+      });
+      await this.announce(tx, username);
+      return { user, apiKey: key.key };
+    });
   }
 }

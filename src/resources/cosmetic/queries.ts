@@ -1,3 +1,4 @@
+import type { DbClient } from "../../audit/audit.js";
 import { isRecordNotFound } from "../../db/prisma-errors.js";
 import { errors } from "../../errors.js";
 import type { Cosmetic, Prisma, PrismaClient } from "../../generated/prisma/client.js";
@@ -21,7 +22,7 @@ export async function cosmeticById(prisma: PrismaClient, id: number): Promise<Co
  * when a concurrent update held it. The row trigger bumps the version.
  */
 export async function updateCosmetic(
-  prisma: PrismaClient,
+  prisma: DbClient,
   id: number,
   data: Prisma.CosmeticUpdateInput,
   versions: readonly number[] | undefined,

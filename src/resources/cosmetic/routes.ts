@@ -79,16 +79,14 @@ export const cosmeticRoutes = [
       409: "The name is another cosmetic's: `Cosmetic name 'Halo' is already used (unique constraint cosmetics_name_key)`.",
       412: "If-Match names none of the cosmetic's current version: `Cosmetic 3 changed since the ETag sent in If-Match; nothing was written`.",
     },
-    async handler({ body, headers }, { deps }) {
+    async handler({ body, headers }, { db, audit }) {
       const { id: cosmeticId, argument_EN, argumentEn, ...fields } = body;
+      const changes = { ...fields, argumentEn: argument_EN ?? argumentEn };
       const ifMatch = headers["If-Match"];
-      // One UPDATE of the fields sent: concurrent updates of other fields are kept.
-      const cosmetic = await updateCosmetic(
-        deps.db.prisma,
-        cosmeticId,
-        { ...fields, argumentEn: argument_EN ?? argumentEn },
-        ifMatch ? versionsNamed(ifMatch, cosmeticId) : undefined,
-      );
+      // One UPDATE of the fields sent, conditional on the version when If-Match is sent: concurrent
+      // updates of other fields are kept, and a stale If-Match writes nothing.
+      const cosmetic = await updateCosmetic(db, cosmeticId, changes, ifMatch ? versionsNamed(ifMatch, cosmeticId) : undefined);
+      await audit({ action: "cosmetic.update", target: `cosmetic:${cosmeticId}`, changes });
       return new Versioned(cosmeticEtag(cosmetic), toCosmetic(cosmetic));
     },
   }),

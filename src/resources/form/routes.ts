@@ -43,9 +43,12 @@ export const formRoutes = [
     body: createFormBody,
     response: formAnswerResponse,
     successStatus: 201,
-    async handler({ body }, { deps }) {
+    async handler({ body }, { db, audit }) {
       try {
-        return toFormAnswer(await deps.db.prisma.formAnswer.create({ data: body }));
+        const answer = toFormAnswer(await db.formAnswer.create({ data: body }));
+        const { id: answerId, ...changes } = answer;
+        await audit({ action: "form.create", target: `form_answer:${answerId}`, changes });
+        return answer;
       } catch (error) {
         if (foreignKeyViolation(error)) throw errors.validation(`playerId: no player has id ${body.playerId}`);
         throw error;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { errors } from "../../errors.js";
 import { defineRoute } from "../../http/route.js";
 import { DEFAULT_ROLE, roleSchema, usernameSchema } from "../../users/users.js";
 
@@ -33,12 +34,20 @@ export const inscriptionRoutes = [
     body: inscriptionBody,
     response: inscriptionResponse,
     errors: {
-      409: "The username is taken, in any case: `Username 'WEBSITE' is already used (unique constraint api_users_username_key, case-insensitive)`.",
+      409:
+        "The username is taken, in any case: `Username 'WEBSITE' is already used (unique constraint api_users_username_key, " +
+        "case-insensitive)`. Or the request was resent with the Idempotency-Key of one that registered the user: its key is " +
+        "not kept, so the replay is this 409 (ask an operator to rotate the key if the first answer was lost).",
     },
     successStatus: 201,
-    async handler({ body }, { deps }) {
-      const { user, apiKey } = await deps.users.create(body.username, body.role);
+    async handler({ body }, { deps, db, source }) {
+      const { user, apiKey } = await deps.users.create(body.username, body.role, source, db);
       return { username: user.username, role: user.role, apiKey };
     },
+    replayInstead: (result) =>
+      errors.conflict(
+        `Username '${(result as { username: string }).username}' was registered by an earlier request with this ` +
+          "Idempotency-Key; its API key was shown only in that answer and is not kept: ask an operator for a new one (user rotate)",
+      ),
   }),
 ];

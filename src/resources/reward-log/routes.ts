@@ -32,10 +32,13 @@ export const rewardLogRoutes = [
         "already recorded: a retried request does not record a reward twice.",
     },
     successStatus: 201,
-    async handler({ body }, { deps }) {
+    async handler({ body }, { deps, db, audit }) {
       const rewardedAt = body.rewardedAt ?? new Date(Math.floor(deps.now().getTime() / 1000) * 1000);
       try {
-        return toRewardLog(await deps.db.prisma.rewardLog.create({ data: { ...body, rewardedAt } }));
+        const log = toRewardLog(await db.rewardLog.create({ data: { ...body, rewardedAt } }));
+        const { id: logId, ...changes } = log;
+        await audit({ action: "reward_log.create", target: `reward_log:${logId}`, changes });
+        return log;
       } catch (error) {
         // The decisions make an unknown player a 409 here (a 400 on the other routes).
         if (foreignKeyViolation(error)) throw errors.conflict(`playerId: no player has id ${body.playerId}`);

@@ -38,10 +38,12 @@ export const worldRoutes = [
     body: updateWorldBody,
     response: worldResponse,
     errors: { 404: "No world has this id: `World not found`." },
-    async handler({ body }, { deps }) {
+    async handler({ body }, { db, audit }) {
       const { id: worldId, ...fields } = body;
       try {
-        return toWorld(await deps.db.prisma.world.update({ where: { id: worldId }, data: fields }));
+        const world = await db.world.update({ where: { id: worldId }, data: fields });
+        await audit({ action: "world.update", target: `world:${worldId}`, changes: fields });
+        return toWorld(world);
       } catch (error) {
         if (isRecordNotFound(error)) throw errors.notFound("World");
         if (foreignKeyViolation(error)) throw errors.validation(`ownerId: no player has id ${fields.ownerId}`);

@@ -1,0 +1,97 @@
+import os from "node:os";
+import type { Prisma } from "../generated/prisma/client.js";
+
+/**
+ * The audit log: one row per write, written by the write's own transaction,
+ * so a change that rolls back leaves no entry and a committed one always has
+ * one. Entries name who (the API user, or the operator at the CLI), what,
+ * on which record, and the fields written with their new values — never key
+ * material (keys, their hashes or hints).
+ */
+export type AuditAction =
+  | "cosmetic.update"
+  | "world.update"
+  | "form.create"
+  | "reward_log.create"
+  | "api_user.register"
+  | "api_user.rotate"
+  | "api_user.revoke"
+  /** The user's IP allow-list set or cleared (`user allow-ip`). */
+  | "api_user.allow_ip"
+  /** A request refused because of its client address (per-user IP allow-lists). */
+  | "api_user.refused_ip";
+
+/** Who made the change, and from which request. */
+export interface AuditSource {
+  /** The API username, or `cli:<os user>` for the operator's command line. */
+  actor: string;
+  requestId?: string | null;
+  clientAddress?: string | null;
+}
+
+export interface AuditEntry {
+  action: AuditAction;
+  /** The record, as `<kind>:<id>` (`cosmetic:12`, `api_user:website`). */
+  target: string;
+  /** Field names and the values written (for an update, the fields sent). */
+  changes?: Record<string, unknown>;
+}
+
+/** A Prisma client or the client of a transaction: statements made through it belong to that transaction. */
+export type DbClient = Prisma.TransactionClient;
+
+/** Changes made by someone without a better name: the first-start user, tests. */
+export const OPERATOR: AuditSource = { actor: "operator" };
+
+/** The operator at the command line, by the name of the OS account running it. */
+export function cliSource(): AuditSource {
+  let name: string | undefined;
+  try {
+    name = os.userInfo().username;
+  } catch {
+    // A container user without a passwd entry.
+    name = process.env.USER;
+  }
+  return { actor: `cli:${name || "unknown"}` };
+}
+
+/**
+ * Writes one audit entry through `client`: pass the transaction of the change
+ * it records. Values that are not JSON (dates) are stored as JSON writes them.
+ */
+export async function recordAudit(client: DbClient, entry: AuditEntry & AuditSource): Promise<void> {
+  const changes = JSON.stringify(entry.changes ?? {});
+  await client.$executeRaw`
+    INSERT INTO audit_log (actor, action, target, changes, "requestId", "clientAddress")
+    VALUES (${entry.actor}, ${entry.action}, ${entry.target}, ${changes}::jsonb, ${entry.requestId ?? null}, ${entry.clientAddress ?? null})`;
+}
+
+export interface AuditRecord {
+  id: string;
+  at: Date;
+  actor: string;
+  action: string;
+  target: string;
+  changes: Record<string, unknown>;
+  requestId: string | null;
+  clientAddress: string | null;
+}
+
+export interface AuditQuery {
+  since?: Date;
+  /** The actor, compared regardless of case. */
+  user?: string;
+  limit: number;
+}
+
+/** The newest entries first, filtered; `limit` of them at most. */
+export async function readAudit(client: DbClient, query: AuditQuery): Promise<AuditRecord[]> {
+  const rows = await client.$queryRaw<(Omit<AuditRecord, "changes"> & { changes: string })[]>`
+    SELECT id::text AS id, at, actor::text AS actor, action, target, changes::text AS changes, "requestId", "clientAddress"
+      FROM audit_log
+     WHERE (${query.since ?? null}::timestamptz IS NULL OR at >= ${query.since ?? null}::timestamptz)
+       AND (${query.user ?? null}::text IS NULL OR actor = ${query.user ?? null}::citext)
+     ORDER BY at DESC, id DESC
+     LIMIT ${query.limit}`;
+  return rows.map((r) => ({ ...r, changes: JSON.parse(r.changes) as Record<string, unknown> }));
+}

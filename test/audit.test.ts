@@ -1,0 +1,288 @@
+import { randomUUID } from "node:crypto";
+import request from "supertest";
+import { z } from "zod";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliSource } from "../src/audit/audit.js";
+import { hashApiKey } from "../src/auth/api-keys.js";
+import { runCli } from "../src/cli/cli.js";
+import { defineRoute } from "../src/http/route.js";
+import { createLogger } from "../src/logger.js";
+import { apiRoutes } from "../src/resources/index.js";
+import { startTestApp, type TestApp } from "./helpers/app.js";
+import { makeCosmetic, makePlayer, makeWorld, unique } from "./helpers/fixtures.js";
+
+/** A write that stores two records, then fails: neither may remain. */
+const probes = [
+  defineRoute({
+    method: "PATCH",
+    path: "/probe/half-write",
+    summary: "two writes, then a failure",
+    description: "test probe",
+    response: z.unknown(),
+    callers: ["B"],
+    body: z.strictObject({ name: z.string() }),
+    async handler({ body }, { db, audit }) {
+      const map = await db.parkourMap.create({ data: { name: body.name } });
+      await audit({ action: "world.update", target: `parkour_map:${map.id}`, changes: { name: body.name } });
+      await db.parkourMap.create({ data: { name: `${body.name} 2` } });
+      throw new Error("failure after two statements");
+    },
+  }),
+];
+
+let t: TestApp;
+let key: string;
+beforeAll(async () => {
+  t = await startTestApp({ routes: [...apiRoutes, ...probes] });
+  key = await t.key("user-B");
+});
+afterAll(() => t.close());
+
+const prisma = () => t.database.db.prisma;
+const send = (method: "post" | "patch", path: string, body: unknown, requestId: string) =>
+  request(t.url)[method](`/api${path}`).set("X-API-Key", key).set("X-Request-Id", requestId).send(body as object);
+const entriesOf = (requestId: string) => prisma().auditLog.findMany({ where: { requestId } });
+
+async function cli(argv: string[], now?: () => Date) {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(argv, { config: t.config, db: t.database.db, logger: createLogger("silent"), ...(now ? { now } : {}) }, {
+    stdout: (s) => (stdout += s),
+    stderr: (s) => (stderr += s),
+  });
+  return { code, stdout, stderr };
+}
+
+type Write = { body: unknown; action: string; target: (res: request.Response) => string; changes: (res: request.Response) => unknown };
+
+/** One case per write route: a route that writes without an audit entry fails here. */
+const writes: Record<string, () => Promise<Write>> = {
+  "PATCH /cosmetic/update-cosmetic": async () => {
+    const cosmetic = await makeCosmetic(prisma());
+    return {
+      body: { id: cosmetic.id, price: 450, argument_EN: "A glowing halo", description: "null" },
+      action: "cosmetic.update",
+      target: () => `cosmetic:${cosmetic.id}`,
+      changes: () => ({ price: 450, argumentEn: "A glowing halo", description: null }),
+    };
+  },
+  "PATCH /freebuild/update-world": async () => {
+    const world = await makeWorld(prisma());
+    return {
+      body: { id: world.id, gamerulePvp: "false", tag: "event", lastUsed: "2026-11-20T19:42:00+01:00" },
+      action: "world.update",
+      target: () => `world:${world.id}`,
+      changes: () => ({ gamerulePvp: false, tag: "event", lastUsed: "2026-11-20T18:42:00.000Z" }),
+    };
+  },
+  "POST /form/create-form": async () => {
+    const player = await makePlayer(prisma());
+    const answer = { video: "v", question1: "a", question2: "b", question3: "c", question4: "d", question5: "e" };
+    return {
+      body: { playerId: player.id, ...answer, stage1: true },
+      action: "form.create",
+      target: (res) => `form_answer:${res.body.id}`,
+      changes: () => ({ playerId: player.id, ...answer, stage1: true, stage2: null, stage3: null, comment: "" }),
+    };
+  },
+  "POST /website/create-reward-log": async () => {
+    const player = await makePlayer(prisma());
+    return {
+      body: { playerId: player.id, rewardId: 42, rewardedAt: "2026-11-22T10:15:30.250+01:00" },
+      action: "reward_log.create",
+      target: (res) => `reward_log:${res.body.id}`,
+      changes: () => ({ playerId: player.id, rewardId: 42, rewardedAt: "2026-11-22T09:15:30Z" }),
+    };
+  },
+  "POST /inscription": () => {
+    const username = unique("audited-");
+    return Promise.resolve({
+      body: { username, role: "PLUGIN" },
+      action: "api_user.register",
+      target: () => `api_user:${username}`,
+      changes: () => ({ username, role: "PLUGIN" }),
+    });
+  },
+};
+
+describe("the audit log", () => {
+  it("covers every write route", () => {
+    const writeRoutes = apiRoutes.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+    expect(Object.keys(writes).sort()).toEqual(writeRoutes.sort());
+  });
+
+  it.each(Object.keys(writes))("when %s succeeds, then exactly one entry names the API user, action, target, fields and request", async (route) => {
+    const [method, path] = route.split(" ") as ["POST" | "PATCH", string];
+    const write = await writes[route]!();
+    const requestId = randomUUID();
+    const res = await send(method.toLowerCase() as "post" | "patch", path, write.body, requestId);
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    const entries = await entriesOf(requestId);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      actor: "user-B",
+      action: write.action,
+      target: write.target(res),
+      changes: write.changes(res),
+      requestId,
+      clientAddress: expect.stringMatching(/127\.0\.0\.1$/),
+    });
+    expect(Date.now() - entries[0]!.at.getTime()).toBeLessThan(60_000);
+  });
+
+  it("when a write fails (404, 409, 400 found by the handler), then it leaves no entry", async () => {
+    const cosmetic = await makeCosmetic(prisma());
+    const other = await makeCosmetic(prisma());
+    const player = await makePlayer(prisma());
+    const failures: [string, "post" | "patch", string, unknown][] = [
+      ["404", "patch", "/cosmetic/update-cosmetic", { id: 2_000_000_000, price: 1 }],
+      ["409", "patch", "/cosmetic/update-cosmetic", { id: cosmetic.id, name: other.name }],
+      ["400", "patch", "/freebuild/update-world", { id: (await makeWorld(prisma())).id, ownerId: 2_000_000_000 }],
+      ["400", "post", "/form/create-form", { playerId: 2_000_000_000, video: "v", question1: "", question2: "", question3: "", question4: "", question5: "" }],
+      ["409", "post", "/website/create-reward-log", { playerId: 2_000_000_000, rewardId: 1 }],
+      ["409", "post", "/inscription", { username: "user-B" }],
+      ["400", "post", "/inscription", { username: "no" }],
+    ];
+    await send("post", "/website/create-reward-log", { playerId: player.id, rewardId: 3, rewardedAt: "2026-01-01T00:00:00Z" }, randomUUID());
+    failures.push(["409", "post", "/website/create-reward-log", { playerId: player.id, rewardId: 3, rewardedAt: "2026-01-01T00:00:00Z" }]);
+    for (const [status, method, path, body] of failures) {
+      const requestId = randomUUID();
+      const res = await send(method, path, body, requestId);
+      expect(String(res.status), `${path} ${JSON.stringify(body)}`).toBe(status);
+      expect(await entriesOf(requestId), path).toEqual([]);
+    }
+  });
+
+  it("when a write fails after some of its statements, then none of them is stored, nor its audit entry", async () => {
+    const requestId = randomUUID();
+    const name = unique("half-");
+    const res = await send("patch", "/probe/half-write", { name }, requestId);
+    expect(res.status).toBe(500);
+    expect(await prisma().parkourMap.count({ where: { name: { startsWith: name } } })).toBe(0);
+    expect(await entriesOf(requestId)).toEqual([]);
+  });
+
+  it("when a write's transaction runs out of time, then 503 and nothing of it is stored", async () => {
+    const slow = defineRoute({
+      method: "PATCH",
+      path: "/probe/slow-write",
+      summary: "a write slower than its transaction may last",
+      description: "test probe",
+      response: z.unknown(),
+      callers: ["B"],
+      body: z.strictObject({ name: z.string() }),
+      async handler({ body }, { db }) {
+        await db.parkourMap.create({ data: { name: body.name } });
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        return db.parkourMap.create({ data: { name: `${body.name} 2` } });
+      },
+    });
+    const hurried = await startTestApp({ routes: [...apiRoutes, slow], env: { DB_STATEMENT_TIMEOUT_MS: "150" }, database: t.database });
+    try {
+      const name = unique("slow-");
+      const res = await request(hurried.url).patch("/api/probe/slow-write").set("X-API-Key", key).send({ name });
+      expect(res.body).toEqual({ code: 503, message: "Database unavailable, retry later" });
+      expect(await prisma().parkourMap.count({ where: { name: { startsWith: name } } })).toBe(0);
+    } finally {
+      await hurried.close();
+    }
+  });
+
+  it("when the operator creates, rotates and revokes a user, then one entry each names the operator", async () => {
+    const username = unique("operated-");
+    const before = await prisma().auditLog.count();
+    expect((await cli(["user", "create", username, "--role", "BOT"])).code).toBe(0);
+    expect((await cli(["user", "rotate", username])).code).toBe(0);
+    expect((await cli(["user", "revoke", username])).code).toBe(0);
+    expect((await cli(["user", "revoke", username])).code).toBe(1);
+    expect((await cli(["user", "rotate", "ghost-user"])).code).toBe(1);
+    const entries = await prisma().auditLog.findMany({ where: { target: `api_user:${username}` }, orderBy: { id: "asc" } });
+    const actor = cliSource().actor;
+    expect(entries.map((e) => [e.actor, e.action])).toEqual([
+      [actor, "api_user.register"],
+      [actor, "api_user.rotate"],
+      [actor, "api_user.revoke"],
+    ]);
+    expect(entries[0]!.changes).toEqual({ username, role: "BOT" });
+    expect(entries[1]!.changes).toEqual({ key: "replaced", rotatedAt: expect.any(String), revokedAt: null });
+    expect(entries[2]!.changes).toEqual({ revokedAt: expect.any(String) });
+    expect(await prisma().auditLog.count()).toBe(before + 3);
+  });
+
+  it("never holds key material: no key, hash or hint of any user appears in it", async () => {
+    const username = unique("secretive-");
+    const registered = await send("post", "/inscription", { username }, randomUUID());
+    const keys = [key, registered.body.apiKey as string, (await cli(["user", "rotate", username])).stdout.trim()];
+    const users = await prisma().apiUser.findMany({ select: { keyHash: true, keyHint: true } });
+    const secrets = [...keys, ...keys.map(hashApiKey), ...keys.map((k) => k.slice(4)), ...users.flatMap((u) => [u.keyHash, u.keyHint])];
+    const conn = await t.database.db.connect();
+    try {
+      const [row] = await conn.query<{ text: string }>("SELECT string_agg(row_to_json(a)::text, E'\\n') AS text FROM audit_log a");
+      const text = row!.text;
+      expect(text).toContain(username);
+      for (const secret of secrets) expect(text, secret).not.toContain(secret);
+    } finally {
+      await conn.release();
+    }
+  });
+});
+
+describe("npm run cli -- audit", () => {
+  it("when filtered by --user and --since, then it prints those entries, newest first", async () => {
+    const player = await makePlayer(prisma());
+    const website = await t.key("Website-Audit");
+    const log = (apiKey: string, rewardId: number) =>
+      request(t.url).post("/api/website/create-reward-log").set("X-API-Key", apiKey).send({ playerId: player.id, rewardId });
+    // The website is in no caller group: its writes are refused (403) and leave no entry; user-B's are recorded.
+    expect((await log(website, 1)).status).toBe(403);
+    const old = await log(key, 101);
+    const recent = await log(key, 102);
+    await prisma().auditLog.updateMany({
+      where: { target: `reward_log:${old.body.id}` },
+      data: { at: new Date(Date.now() - 3 * 24 * 3600 * 1000) },
+    });
+
+    const all = await cli(["audit", "--user", "USER-b", "--limit", "1000"]);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toMatch(/^at\s+actor\s+action\s+target\s+changes\s+request\s+client\n/);
+    const recentLine = all.stdout.indexOf(`reward_log:${recent.body.id}`);
+    const oldLine = all.stdout.indexOf(`reward_log:${old.body.id}`);
+    expect(recentLine).toBeGreaterThan(0);
+    expect(oldLine).toBeGreaterThan(recentLine);
+    expect(all.stdout).not.toContain("Website-Audit");
+
+    const lastDay = await cli(["audit", "--user", "user-B", "--since", "24h"]);
+    expect(lastDay.stdout).toContain(`reward_log:${recent.body.id}`);
+    expect(lastDay.stdout).not.toContain(`reward_log:${old.body.id}`);
+    expect(lastDay.stdout).toMatch(new RegExp(`\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\s+user-B\\s+reward_log\\.create\\s+reward_log:${recent.body.id}\\s+\\{"playerId":${player.id},"rewardId":102,`));
+
+    const since = new Date(Date.now() - 4 * 24 * 3600 * 1000).toISOString();
+    const json = await cli(["audit", "--since", since, "--user", "user-B", "--json", "--limit", "1000"]);
+    const lines = json.stdout.trim().split("\n").map((l) => JSON.parse(l) as { target: string; at: string; changes: unknown });
+    expect(lines.map((l) => l.target)).toEqual(expect.arrayContaining([`reward_log:${old.body.id}`, `reward_log:${recent.body.id}`]));
+    expect(lines.find((l) => l.target === `reward_log:${recent.body.id}`)!.changes).toEqual({ playerId: player.id, rewardId: 102, rewardedAt: recent.body.rewardedAt });
+
+    const oneDayLater = await cli(["audit", "--since", "1d"], () => new Date(Date.now() + 2 * 24 * 3600 * 1000));
+    expect(oneDayLater.stdout).toBe("No audit entries.\n");
+  });
+
+  it("when --limit is reached, then stderr says so", async () => {
+    const r = await cli(["audit", "--limit", "1"]);
+    expect(r.stdout.trim().split("\n")).toHaveLength(2);
+    expect(r.stderr).toBe("Showing the newest 1 entries; use --limit or --since for others.\n");
+  });
+
+  it("when an option is wrong, then a non-zero exit and a message", async () => {
+    expect(await cli(["audit", "--since", "yesterday"])).toMatchObject({
+      code: 1,
+      stderr: "Invalid --since 'yesterday': expected an ISO 8601 date-time such as 2026-11-22T09:00:00Z, or a duration such as 30m, 24h or 7d\n",
+    });
+    expect((await cli(["audit", "--since", "2026-02-30T00:00:00Z"])).code).toBe(1);
+    expect(await cli(["audit", "--limit", "0"])).toMatchObject({ code: 1, stderr: "Invalid --limit '0': expected a whole number from 1 to 100000\n" });
+    const unknown = await cli(["audit", "--verbose"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("Unknown option '--verbose'");
+    expect((await cli(["audit", "extra"])).code).toBe(2);
+    expect((await cli(["help"])).stdout).toContain("audit [--since WHEN] [--user NAME] [--limit N] [--json]");
+  });
+});
