@@ -58,6 +58,7 @@ describe("configuration", () => {
 
   it("when hardening variables contradict each other or are malformed, then start-up is refused naming them", () => {
     expect(() => loadConfig({ WEB_CONCURRENCY: "2" })).toThrow("WEB_CONCURRENCY: more than one worker needs DATABASE_URL");
+    expect(() => loadConfig({ DATABASE_READ_URL: "postgresql://r@replica/db" })).toThrow("DATABASE_READ_URL: a read replica needs DATABASE_URL");
     expect(() => loadConfig({ HEADERS_TIMEOUT_MS: "60000", REQUEST_TIMEOUT_MS: "30000" })).toThrow("HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS");
     expect(() => loadConfig({ TRUST_PROXY: "10.0.0.0/99" })).toThrow("TRUST_PROXY: expected false, true");
     expect(() => loadConfig({ REDIS_URL: "http://x" })).toThrow("REDIS_URL: expected a redis:// or rediss:// URL");

@@ -157,7 +157,8 @@ export function registerRoutes(
       const ctx: HandlerContext = {
         deps,
         caller: req.caller!,
-        db: deps.db.prisma,
+        // A read replica when DATABASE_READ_URL is set: GETs may lag behind writes by the replication delay.
+        db: deps.db.reader,
         source: { actor: req.caller!.username },
         audit: () => Promise.reject(new Error(`${id} is a read: it cannot record audit entries`)),
       };

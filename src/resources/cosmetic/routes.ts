@@ -53,7 +53,7 @@ export const cosmeticRoutes = [
     errors: { 404: "No cosmetic has this id: `Cosmetic not found`." },
     versioned: true,
     async handler({ query }, { deps }) {
-      const cosmetic = await cosmeticById(deps.db.prisma, query.id);
+      const cosmetic = await cosmeticById(deps.db.reader, query.id);
       if (!cosmetic) throw errors.notFound("Cosmetic");
       return new Versioned(cosmeticEtag(cosmetic), toCosmetic(cosmetic));
     },

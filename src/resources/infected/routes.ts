@@ -13,10 +13,10 @@ export const infectedRoutes = [
     callers: ["A", "B", "D"],
     query: z.strictObject({}),
     response: z.array(infectedStatsResponse),
-    etag: async (_input, { deps }) => `infected-v${await tableVersion(deps.db.prisma, "infected_stats")}`,
+    etag: async (_input, { deps }) => `infected-v${await tableVersion(deps.db.reader, "infected_stats")}`,
     heavy: true,
     async handler(_input, { deps }) {
-      return new JsonText(await allInfectedStatsJson(deps.db.prisma));
+      return new JsonText(await allInfectedStatsJson(deps.db.reader));
     },
   }),
 ];

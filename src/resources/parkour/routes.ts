@@ -13,9 +13,9 @@ export const parkourRoutes = [
     callers: ["A", "B", "C"],
     query: z.strictObject({}),
     response: z.array(parkourMapResponse),
-    etag: async (_input, { deps }) => `maps-v${await tableVersion(deps.db.prisma, "parkour_maps")}`,
+    etag: async (_input, { deps }) => `maps-v${await tableVersion(deps.db.reader, "parkour_maps")}`,
     async handler(_input, { deps }) {
-      return new JsonText(await allMapsJson(deps.db.prisma));
+      return new JsonText(await allMapsJson(deps.db.reader));
     },
   }),
 ];

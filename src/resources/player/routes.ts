@@ -18,10 +18,10 @@ export const playerRoutes = [
     callers: ["A", "B", "D"],
     query: z.strictObject({ gradeId: queryInt(int32).meta({ description: "The grade's id (an integer)", example: "2" }) }),
     response: z.array(playerFullResponse),
-    etag: async ({ query }, { deps }) => `players-v${await tableVersion(deps.db.prisma, "players")}-g${query.gradeId}`,
+    etag: async ({ query }, { deps }) => `players-v${await tableVersion(deps.db.reader, "players")}-g${query.gradeId}`,
     heavy: true,
     async handler({ query }, { deps }) {
-      return new JsonText(await playersByGradeJson(deps.db.prisma, query.gradeId));
+      return new JsonText(await playersByGradeJson(deps.db.reader, query.gradeId));
     },
   }),
   defineRoute({
@@ -35,10 +35,10 @@ export const playerRoutes = [
     callers: ["A", "B", "C", "D"],
     query: z.strictObject({}),
     response: z.array(playerSummaryResponse),
-    etag: async (_input, { deps }) => `players-v${await tableVersion(deps.db.prisma, "players")}`,
+    etag: async (_input, { deps }) => `players-v${await tableVersion(deps.db.reader, "players")}`,
     heavy: true,
     async handler(_input, { deps }) {
-      return new JsonText(await allPlayersJson(deps.db.prisma));
+      return new JsonText(await allPlayersJson(deps.db.reader));
     },
   }),
   defineRoute({
@@ -53,7 +53,7 @@ export const playerRoutes = [
     response: playerSummaryResponse,
     errors: { 404: "No player has this pseudo or nickname: `Player not found`." },
     async handler({ query }, { deps }) {
-      const matches = await playersByNick(deps.db.prisma, query.nick);
+      const matches = await playersByNick(deps.db.reader, query.nick);
       const nick = query.nick.toLowerCase();
       const player = matches.find((p) => p.pseudo.toLowerCase() === nick) ?? matches[0];
       if (!player) throw errors.notFound("Player");
