@@ -209,6 +209,33 @@ describe("the audit log", () => {
     expect(await prisma().auditLog.count()).toBe(before + 3);
   });
 
+  it("when the operator sets an IP allow-list and a key is then used from elsewhere, then one entry each: the change, and the refusal with its address", async () => {
+    const guarded = await startTestApp({ database: t.database, env: { TRUST_PROXY: "loopback" } });
+    try {
+      const username = unique("guarded-");
+      const guardedKey = await guarded.key(username);
+      const set = await cli(["user", "allow-ip", username, "192.0.2.0/24"]);
+      expect(set.code, set.stderr).toBe(0);
+      const requestId = randomUUID();
+      const refused = await request(guarded.url)
+        .get("/api/parkour/get-all-maps")
+        .set("X-API-Key", guardedKey)
+        .set("X-Forwarded-For", "198.51.100.7")
+        .set("X-Request-Id", requestId);
+      expect(refused.status).toBe(403);
+      const entries = await prisma().auditLog.findMany({ where: { target: `api_user:${username}` }, orderBy: { id: "asc" } });
+      expect(entries.map((e) => [e.action, e.actor])).toEqual([
+        ["api_user.register", "operator"],
+        ["api_user.allow_ip", cliSource().actor],
+        ["api_user.refused_ip", username],
+      ]);
+      expect(entries[1]!.changes).toEqual({ allowedIps: "192.0.2.0/24" });
+      expect(entries[2]).toMatchObject({ requestId, clientAddress: "198.51.100.7" });
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it("never holds key material: no key, hash or hint of any user appears in it", async () => {
     const username = unique("secretive-");
     const registered = await send("post", "/inscription", { username }, randomUUID());
