@@ -1,0 +1,195 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createConnection } from "node:net";
+import path from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, type Database } from "../src/db/database.js";
+import { readMigrations } from "../src/db/migrate.js";
+import { ApiUsers } from "../src/users/users.js";
+import { createServerDatabase, onPostgres } from "./helpers/database.js";
+import { makePlayer } from "./helpers/fixtures.js";
+
+/**
+ * Two instances of the real server (two processes, two ports) on one
+ * PostgreSQL and one Redis: what must be shared is shared — migrations,
+ * rate-limit counters, key revocation and rotation, idempotency records.
+ */
+const root = path.resolve(import.meta.dirname, "..");
+const REDIS_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
+const LIMIT = 60;
+
+async function reachable(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = createConnection(Number(port || 6379), hostname);
+    socket.once("connect", () => (socket.destroy(), resolve(true)));
+    socket.once("error", () => resolve(false));
+  });
+}
+const redisUp = await reachable(REDIS_URL);
+if (!redisUp && process.env.REQUIRE_REDIS) throw new Error(`No Redis at ${REDIS_URL}, and REQUIRE_REDIS is set`);
+
+interface Instance {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+describe.skipIf(!onPostgres || !redisUp)("two instances on one PostgreSQL and one Redis", () => {
+  const prefix = `instances-${randomBytes(4).toString("hex")}:`;
+  let database: { url: string; drop(): Promise<void> };
+  let direct: Database;
+  let users: ApiUsers;
+  let a: Instance;
+  let b: Instance;
+
+  function start(name: string): Promise<Instance> {
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
+      cwd: root,
+      env: {
+        ...process.env,
+        DATABASE_URL: database.url,
+        REDIS_URL,
+        REDIS_KEY_PREFIX: prefix,
+        RATE_LIMIT_PER_MINUTE: String(LIMIT),
+        AUTH_FAILURES_PER_MINUTE: "0",
+        HOST: "127.0.0.1",
+        PORT: "0",
+        METRICS_PORT: "off",
+        LOG_LEVEL: "info",
+      },
+      stdio: "pipe",
+    });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), 60_000);
+      child.stdout.on("data", () => {
+        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(output);
+        if (m) {
+          clearTimeout(timer);
+          resolve({ child, url: m[1]!, output: () => output });
+        }
+      });
+      child.on("exit", (code) => reject(new Error(`${name} exited with ${code}:\n${output}`)));
+    });
+  }
+
+  beforeAll(async () => {
+    database = await createServerDatabase();
+    // Both at once, on an empty database: they race for the migrations.
+    [a, b] = await Promise.all([start("A"), start("B")]);
+    direct = openDatabase({ kind: "postgres", url: database.url, poolMax: 2 });
+    users = new ApiUsers(direct.prisma);
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const instance of [a, b]) {
+      if (instance && instance.child.exitCode === null) {
+        const exited = new Promise((resolve) => instance.child.once("exit", resolve));
+        instance.child.kill("SIGTERM");
+        await exited;
+      }
+    }
+    await direct?.close();
+    await database?.drop();
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  const get = (instance: Instance, path: string, key: string) => fetch(`${instance.url}${path}`, { headers: { "X-API-Key": key } });
+
+  it("when both start at once on an empty database, then each migration is applied once", async () => {
+    const local = await readMigrations();
+    const applied = (o: string) => o.split("\n").filter((l) => l.includes('"msg":"migration applied"')).length;
+    expect(applied(a.output()) + applied(b.output())).toBe(local.length);
+    const rows = await direct.prisma.$queryRaw<{ migration_name: string }[]>`SELECT migration_name FROM "_prisma_migrations" ORDER BY migration_name`;
+    expect(rows.map((r) => r.migration_name)).toEqual(local.map((m) => m.name));
+  });
+
+  it("when a user's requests are spread over both, then they count against one budget, in Redis", async () => {
+    const key = (await users.create("user-A")).apiKey;
+    const statuses: number[] = [];
+    for (let i = 0; i < LIMIT; i++) statuses.push((await get(i % 2 ? b : a, "/api/parkour/get-all-maps", key)).status);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    const overA = await get(a, "/api/parkour/get-all-maps", key);
+    const overB = await get(b, "/api/parkour/get-all-maps", key);
+    expect([overA.status, overB.status]).toEqual([429, 429]);
+    expect(overB.headers.get("retry-after")).toMatch(/^\d+$/);
+  });
+
+  it("when a key is revoked, then it stops working on both instances within a second, though both had it cached", async () => {
+    const key = (await users.create("user-C")).apiKey;
+    // Cached on both: each has answered with it.
+    for (const instance of [a, b]) expect((await get(instance, "/api/player/get-all-players", key)).status).toBe(200);
+    const revokedAt = Date.now();
+    await users.revoke("user-C");
+    const took = await Promise.all(
+      [a, b].map(async (instance) => {
+        while ((await get(instance, "/api/player/get-all-players", key)).status !== 401) {
+          if (Date.now() - revokedAt > 5_000) throw new Error("still accepted after 5 s");
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        return Date.now() - revokedAt;
+      }),
+    );
+    mkdirSync(path.join(root, "test-output"), { recursive: true });
+    writeFileSync(path.join(root, "test-output", "instances.json"), `${JSON.stringify({ revocationSeenAfterMs: took }, null, 2)}\n`);
+    for (const ms of took) expect(ms).toBeLessThan(1_000);
+  });
+
+  it("when a key is rotated, then the old one stops and the new one works on both instances within a second", async () => {
+    const old = (await users.create("user-D")).apiKey;
+    for (const instance of [a, b]) expect((await get(instance, "/api/player/get-all-players", old)).status).toBe(200);
+    const rotatedAt = Date.now();
+    const fresh = (await users.rotate("user-D")).apiKey;
+    for (const instance of [a, b]) {
+      while ((await get(instance, "/api/player/get-all-players", old)).status !== 401) {
+        expect(Date.now() - rotatedAt).toBeLessThan(1_000);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect((await get(instance, "/api/player/get-all-players", fresh)).status).toBe(200);
+    }
+  });
+
+  it("when one Idempotency-Key is sent to both instances, at once or one after the other, then one effect and one answer", async () => {
+    const key = (await users.create("user-B")).apiKey;
+    const player = await makePlayer(direct.prisma);
+    const post = (instance: Instance, idempotencyKey: string, rewardId: number) =>
+      fetch(`${instance.url}/api/website/create-reward-log`, {
+        method: "POST",
+        headers: { "X-API-Key": key, "Content-Type": "application/json", "Idempotency-Key": idempotencyKey },
+        body: JSON.stringify({ playerId: player.id, rewardId }),
+      });
+
+    const first = await post(a, "retry-1", 1);
+    const retry = await post(b, "retry-1", 1);
+    expect(first.status).toBe(201);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(await retry.text()).toBe(await first.text());
+
+    const together = randomUUID();
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => post(i % 2 ? b : a, together, 2)));
+    const bodies = await Promise.all(answers.map((r) => r.text()));
+    expect(answers.map((r) => r.status)).toEqual(Array(10).fill(201));
+    expect(new Set(bodies).size).toBe(1);
+
+    expect(await direct.prisma.rewardLog.count({ where: { playerId: player.id, rewardId: 1 } })).toBe(1);
+    expect(await direct.prisma.rewardLog.count({ where: { playerId: player.id, rewardId: 2 } })).toBe(1);
+  });
+
+  it("when a list is asked of either instance, then both give the same ETag, and a 304 for the other's tag", async () => {
+    const key = (await users.create("user_A")).apiKey;
+    const fromA = await get(a, "/api/player/get-all-players", key);
+    const tag = fromA.headers.get("etag")!;
+    expect(tag).toBeTruthy();
+    const fromB = await fetch(`${b.url}/api/player/get-all-players`, { headers: { "X-API-Key": key, "If-None-Match": tag } });
+    expect(fromB.status).toBe(304);
+  });
+});
