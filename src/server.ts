@@ -5,7 +5,7 @@ import { createApp, type Lifecycle } from "./app.js";
 import { KeyCache } from "./auth/key-cache.js";
 import { keepKeyCacheInSync } from "./auth/key-invalidation.js";
 import type { Config } from "./config.js";
-import type { Database } from "./db/database.js";
+import { withTimeout, type Database } from "./db/database.js";
 import { prepareSchema } from "./db/migrate.js";
 import { openConfiguredDatabase } from "./db/open.js";
 import type { Logger } from "./logger.js";
@@ -159,9 +159,16 @@ async function stopGracefully(parts: {
   }
   metricsServer?.closeAllConnections();
   metricsServer?.close();
-  await keySync?.stop().catch(() => undefined);
-  if (redis) await closeRedis(redis);
-  await db.close().catch((error: unknown) => logger.warn({ err: error }, "closing the database failed"));
+  // The rest waits on the network too (a transaction still open, a slow Redis): it gets what is left
+  // of the deadline, at least half a second, so that the process ends in time for its supervisor.
+  const left = () => Math.max(500, deadline - Date.now());
+  const bounded = (what: string, work: Promise<unknown>) =>
+    withTimeout(work, left(), `${what} did not finish by the deadline`).catch((error: unknown) =>
+      logger.warn({ err: error }, `closing: ${what} failed`),
+    );
+  await bounded("the key channel", keySync?.stop() ?? Promise.resolve());
+  if (redis) await bounded("Redis", closeRedis(redis));
+  await bounded("the database", db.close());
   logger.info({ graceful: inTime }, "stopped");
   return inTime;
 }

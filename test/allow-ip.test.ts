@@ -118,6 +118,26 @@ describe("a user with an allow-list of addresses", () => {
     expect(forbiddenRoute.body).toEqual({ code: 403, message: "This API user may not call this route" });
   });
 
+  it("when a key keeps being used from a refused address, then that address gets 429 once over AUTH_FAILURES_PER_MINUTE, like a bad key", async () => {
+    const limited = await startTestApp({ database, env: { TRUST_PROXY: "loopback", AUTH_FAILURES_PER_MINUTE: "2", CALLERS_USER_A: "user-A,leaked" } });
+    try {
+      const key = await limited.key("leaked");
+      await cli("user", "allow-ip", "leaked", "192.0.2.0/24");
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        statuses.push((await request(limited.url).get("/api/player/get-all-players").set({ "X-API-Key": key, "X-Forwarded-For": "198.51.100.66" })).status);
+      }
+      expect(statuses).toEqual([403, 403, 429, 429]);
+      // The allowed address is another address: unaffected.
+      expect((await request(limited.url).get("/api/player/get-all-players").set({ "X-API-Key": key, "X-Forwarded-For": "192.0.2.5" })).status).toBe(200);
+      // Two refusals recorded, not four: a leaked key cannot fill the audit log.
+      const entries = await database.db.prisma.auditLog.count({ where: { action: "api_user.refused_ip", actor: "leaked" } });
+      expect(entries).toBe(2);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("when the list is changed or cleared from the CLI, then the key (cached in memory) follows at once", async () => {
     const key = await t.key("cached");
     expect((await from("198.51.100.50", key)).status).toBe(200);

@@ -310,6 +310,60 @@ describe.skipIf(!onPostgres)("stopping under load (PostgreSQL)", () => {
   }, 120_000);
 });
 
+describe.skipIf(!onPostgres)("stopping past the deadline (PostgreSQL)", () => {
+  it("when a request is still held after SHUTDOWN_TIMEOUT_MS, then the process still exits in time, with 1", async () => {
+    const database = await createServerDatabase();
+    const direct = openDatabase({ kind: "postgres", url: database.url, poolMax: 2 });
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: database.url, HOST: "127.0.0.1", PORT: "0", METRICS_PORT: "off", SHUTDOWN_TIMEOUT_MS: "1500", RATE_LIMIT_PER_MINUTE: "0" },
+      stdio: "pipe",
+    });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const admin = new pg.Client({ connectionString: database.url });
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 60_000);
+        child.stdout.on("data", () => {
+          const m = /listening on http:\/\/127\.0\.0\.1:(\d+)\/api/.exec(output);
+          if (m) {
+            clearTimeout(timer);
+            resolve(Number(m[1]));
+          }
+        });
+      });
+      const key = (await new ApiUsers(direct.prisma).create("user-A")).apiKey;
+      const cosmetic = await makeCosmetic(direct.prisma);
+      // Another session holds the row: the PATCH waits inside its transaction, past the deadline.
+      await admin.connect();
+      await admin.query(`BEGIN; SELECT id FROM cosmetics WHERE id = ${cosmetic.id} FOR UPDATE`);
+      const patch = fetch(`http://127.0.0.1:${port}/api/cosmetic/update-cosmetic`, {
+        method: "PATCH",
+        headers: { "X-API-Key": key, "Content-Type": "application/json" },
+        body: JSON.stringify({ id: cosmetic.id, price: 7 }),
+      }).catch((error: unknown) => error);
+      await sleep(300);
+      const signalled = Date.now();
+      child.kill("SIGTERM");
+      const code = await exited;
+      const took = Date.now() - signalled;
+      observed.deadline = { shutdownTimeoutMs: 1_500, exitedAfterMs: took, exitCode: code };
+      expect(code, output).toBe(1);
+      expect(took).toBeLessThan(3_500);
+      expect(output).toContain("shutdown deadline passed");
+      await patch;
+    } finally {
+      await admin.end().catch(() => undefined);
+      if (child.exitCode === null) child.kill("SIGKILL");
+      await direct.close();
+      await database.drop();
+    }
+  }, 90_000);
+});
+
 describe("a client leaving mid-write", () => {
   let service: Service | undefined;
   let direct: Database;

@@ -22,6 +22,9 @@ describe("logs", () => {
     await api().get("/api/no-route").set("X-API-Key", keyA);
     await api().get(`/api/player/get-all-players?key=${keyA}`).set("X-API-Key", "gsk_" + "z".repeat(43));
     await api().get("/api/player/get-all-players").set("X-Request-Id", keyA).set("X-API-Key", keyA);
+    // A key inside an otherwise sane id (a client that builds ids from its config) is refused too.
+    const prefixed = await api().get("/api/player/get-all-players").set("X-Request-Id", `req-${keyA}`).set("X-API-Key", keyA);
+    expect(prefixed.headers["x-request-id"]).not.toContain(keyA.slice(4));
     const rotated = await t.users.rotate("user-A");
     seen.push(rotated.apiKey);
 
@@ -30,7 +33,7 @@ describe("logs", () => {
     for (const key of seen) expect(text).not.toContain(key.slice(4));
 
     const requestLines = t.logs.lines.filter((l) => l.msg === "request");
-    expect(requestLines).toHaveLength(8);
+    expect(requestLines).toHaveLength(9);
     for (const line of requestLines) expect(line.reqId).toEqual(expect.any(String));
     expect(requestLines[0]).toMatchObject({ user: "user-A", method: "GET", path: "/api/player/get-all-players", status: 200 });
     expect(requestLines[2]).toMatchObject({ status: 401 });

@@ -62,6 +62,21 @@ describe.skipIf(!onPostgres)("DATABASE_READ_URL (PostgreSQL)", () => {
     expect(await replicaOnly.prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM audit_log`).toEqual([{ n: 0n }]);
   });
 
+  it("when the replica's URL names a database that does not exist, then 503s, not 500s", async () => {
+    const missing = new URL(replica.url);
+    missing.pathname = `${missing.pathname}_missing`;
+    const wrong = openDatabase({ kind: "postgres", url: primary.url, readUrl: missing.toString(), poolMax: 2 });
+    const broken = await startTestApp({ database: { db: wrong, url: primary.url, drop: () => wrong.close() } });
+    try {
+      expect((await request(broken.url).get("/readyz")).status).toBe(503);
+      const read = await request(broken.url).get("/api/player/get-all-players").set("X-API-Key", key);
+      expect(read.status).toBe(503);
+    } finally {
+      await broken.close();
+      await wrong.close();
+    }
+  });
+
   it("when the replica cannot be reached, then /readyz and the GETs answer 503, and writes still work", async () => {
     const dead = openDatabase({ kind: "postgres", url: primary.url, readUrl: "postgresql://postgres@127.0.0.1:1/none", poolMax: 2, connectTimeoutMs: 500 });
     const broken = await startTestApp({ database: { db: dead, url: primary.url, drop: () => dead.close() } });

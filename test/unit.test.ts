@@ -250,6 +250,10 @@ describe("Prisma errors through driver adapters", () => {
     expect(isDatabaseUnavailable(new Error("timeout exceeded when trying to connect"))).toBe(true);
     expect(isDatabaseUnavailable(new Error("Connection terminated due to connection timeout"))).toBe(true);
     expect(isDatabaseUnavailable(known("P2028", {}))).toBe(true);
+    // A misconfigured database (a replica URL naming a database that does not exist, a wrong password).
+    expect(isDatabaseUnavailable(Object.assign(new Error('database "x" does not exist'), { code: "3D000" }))).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error("password authentication failed"), { code: "28P01" }))).toBe(true);
+    expect(isDatabaseUnavailable(known("P2010", { driverAdapterError: { cause: { kind: "DatabaseDoesNotExist" } } }))).toBe(true);
     // A constraint or syntax failure is not.
     expect(isDatabaseUnavailable(postgres("23505", "duplicate key value violates unique constraint"))).toBe(false);
     expect(isDatabaseUnavailable(postgres("42601", "syntax error"))).toBe(false);

@@ -41,7 +41,7 @@ const q = (name, text) => ({ name, text });
 const SQL = {
   key: q("key", `SELECT username::text, "revokedAt" FROM api_users WHERE "keyHash" = $1`),
   byNick: q("byNick", `SELECT ${SUMMARY} FROM players WHERE pseudo = $1 OR nickname = $1 LIMIT 2`),
-  cosmetic: q("cosmetic", `SELECT * FROM cosmetics WHERE id = $1`),
+  cosmetic: q("cosmetic", `SELECT id, name, type, rarity, game, "argumentFr", "argumentEn", image, lootbox, price, description, collection, render, permanent FROM cosmetics WHERE id = $1`),
   players: q("players", `SELECT ${SUMMARY} FROM players ORDER BY id`),
   byGrade: q("byGrade", `SELECT ${FULL} FROM players WHERE "gradeId" = $1 ORDER BY id`),
   infected: q("infected", `SELECT * FROM infected_stats ORDER BY "playerId"`),

@@ -60,10 +60,21 @@ export function isRecordNotFound(error: unknown): boolean {
 
 /**
  * PostgreSQL's codes for "not now" rather than "wrong": connections lost or
- * refused, the server shutting down or starting, too many connections, and a
- * statement cancelled by statement_timeout. All are worth a retry later.
+ * refused, the server shutting down or starting, too many connections, a
+ * statement cancelled by statement_timeout, and the server refusing the
+ * configured database or credentials. None is the client's fault: 503.
  */
-const UNAVAILABLE_SQLSTATES = new Set(["57014", "57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08006"]);
+// prettier-ignore
+const UNAVAILABLE_SQLSTATES = new Set([
+  "57014", "57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08006",
+  // The server refuses this service's database or credentials (a misconfigured replica, a rotated password):
+  // the operator's problem, not the client's, and /readyz must say "not ready".
+  "3D000", "28000", "28P01",
+]);
+const UNAVAILABLE_KINDS = new Set([
+  "DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TlsConnectionError",
+  "DatabaseDoesNotExist", "DatabaseAccessDenied", "AuthenticationFailed",
+]);
 const UNAVAILABLE_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND"]);
 /** node-postgres says these in words only, without a code. */
 const UNAVAILABLE_MESSAGES = /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error/i;
@@ -75,7 +86,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     // P2024: no connection from the pool in time; P2028: a transaction could not start or ran out of time.
     if (["P1001", "P1002", "P1008", "P1017", "P2024", "P2028"].includes(error.code)) return true;
     const cause = adapterCause(error);
-    if (cause?.kind === "DatabaseNotReachable" || cause?.kind === "ConnectionClosed" || cause?.kind === "SocketTimeout") return true;
+    if (cause?.kind !== undefined && UNAVAILABLE_KINDS.has(cause.kind)) return true;
     if (cause?.originalCode !== undefined && UNAVAILABLE_SQLSTATES.has(cause.originalCode)) return true;
     return UNAVAILABLE_MESSAGES.test(error.message);
   }

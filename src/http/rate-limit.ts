@@ -123,10 +123,23 @@ function perAddressFailures(
       throw errors.rateLimited(`Too many requests with an invalid API key from this address; retry in ${seconds} s`);
     }
     res.once("finish", () => {
-      if (res.statusCode === 401) store.increment(address).catch(storeDown);
+      if (res.statusCode === 401 || isAuthenticationFailure(res)) store.increment(address).catch(storeDown);
     });
     next();
   };
+}
+
+/**
+ * A failure of authentication answered otherwise than 401: a valid key used
+ * from an address its user may not use it from (403). The per-address limit
+ * counts it like a 401.
+ */
+export function markAuthenticationFailure(res: Response): void {
+  (res.locals as { authenticationFailed?: boolean }).authenticationFailed = true;
+}
+
+function isAuthenticationFailure(res: Response): boolean {
+  return (res.locals as { authenticationFailed?: boolean }).authenticationFailed === true;
 }
 
 /**

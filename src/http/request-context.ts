@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { RequestHandler } from "express";
-import { API_KEY_PREFIX, maskKeys } from "../auth/api-keys.js";
+import { maskKeys } from "../auth/api-keys.js";
 import { requestContext } from "../context.js";
 import type { Logger } from "../logger.js";
 
@@ -14,11 +14,10 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function requestLifecycle(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const offered = req.headers["x-request-id"];
-    // An id shaped like an API key is refused: it would be written on every log line.
+    // An id holding anything shaped like an API key is refused: it would be written on every log
+    // line, in the audit log and back in the response.
     const requestId =
-      typeof offered === "string" && SANE_REQUEST_ID.test(offered) && !offered.startsWith(API_KEY_PREFIX)
-        ? offered
-        : randomUUID();
+      typeof offered === "string" && SANE_REQUEST_ID.test(offered) && maskKeys(offered) === offered ? offered : randomUUID();
     res.setHeader("X-Request-Id", requestId);
     const started = process.hrtime.bigint();
     const ctx = { requestId } as { requestId: string; user?: string };

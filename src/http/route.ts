@@ -11,6 +11,7 @@ import type { AppDeps } from "../app.js";
 import type { AuditEntry, AuditSource, DbClient } from "../audit/audit.js";
 import type { ApiError } from "../errors.js";
 import { runWrite } from "./write.js";
+import { markAuthenticationFailure } from "./rate-limit.js";
 
 type Method = "GET" | "POST" | "PATCH";
 
@@ -228,7 +229,7 @@ async function runHandler(route: RouteSpec, input: RouteInput, ctx: HandlerConte
 }
 
 function authenticate(deps: AppDeps): RequestHandler {
-  return async (req: Request, _res: Response, next: NextFunction) => {
+  return async (req: Request, res: Response, next: NextFunction) => {
     const key = presentedKey(req);
     const caller = key === undefined ? undefined : await deps.users.authenticate(key);
     if (!caller) {
@@ -239,6 +240,9 @@ function authenticate(deps: AppDeps): RequestHandler {
     const ctx = deps.requestContext.getStore();
     if (ctx) ctx.user = caller.username;
     if (caller.allowedAddresses && !caller.allowedAddresses.allows(req.ip)) {
+      // Counted like a failed authentication by the per-address limit (http/rate-limit.ts): a key
+      // used from the wrong place cannot be replayed without bound, nor flood the audit log.
+      markAuthenticationFailure(res);
       await refuseAddress(deps, caller, req.ip, ctx?.requestId);
       throw errors.addressNotAllowed();
     }
