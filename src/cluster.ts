@@ -11,7 +11,7 @@ import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
 
 
-/** A worker that dies this often within a minute is not restarted again: the primary gives up. */
+/** At this many worker deaths within a minute the primary stops restarting them and gives up. */
 const MAX_RESTARTS_PER_MINUTE = 5;
 
 /**
@@ -38,7 +38,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     const now = Date.now();
     restarts.push(now);
     while (restarts.length > 0 && restarts[0]! < now - 60_000) restarts.shift();
-    if (restarts.length > MAX_RESTARTS_PER_MINUTE) {
+    if (restarts.length >= MAX_RESTARTS_PER_MINUTE) {
       logger.fatal({ restarts: restarts.length }, "workers keep dying: stopping");
       void stop("worker crash loop", 1);
       return;

@@ -1,4 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import request from "supertest";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -233,6 +236,24 @@ describe("the audit log", () => {
       expect(entries[2]).toMatchObject({ requestId, clientAddress: "198.51.100.7" });
     } finally {
       await guarded.close();
+    }
+  });
+
+  it("when the operator imports data, then one entry counts what was imported, and a refused import leaves none", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "audit-import-"));
+    try {
+      const good = path.join(dir, "good.json");
+      writeFileSync(good, JSON.stringify({ parkourMaps: [{ id: 900_001, name: unique("Imported "), enable: true, spawnLocation: "0,0,0", difficulty: "easy" }] }));
+      const bad = path.join(dir, "bad.json");
+      writeFileSync(bad, JSON.stringify({ parkourMaps: [{ id: -1 }] }));
+      const before = await prisma().auditLog.count({ where: { action: "data.import" } });
+      expect((await cli(["import", good])).code).toBe(0);
+      expect((await cli(["import", bad])).code).toBe(1);
+      const entries = await prisma().auditLog.findMany({ where: { action: "data.import" }, orderBy: { id: "asc" } });
+      expect(entries).toHaveLength(before + 1);
+      expect(entries.at(-1)).toMatchObject({ actor: cliSource().actor, target: "import", changes: { parkourMaps: 1 } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -178,12 +178,23 @@ describe("compose.yaml", () => {
     expect(api.depends_on).toEqual({ postgres: { condition: "service_healthy" }, redis: { condition: "service_healthy" } });
     const env = api.environment!;
     for (const name of Object.keys(env)) expect(ENV_VARIABLES, `${name} is not a variable the service reads`).toContain(name);
-    // Compose substitutes ${VAR:-default}; the service must accept what results.
-    const substituted = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, "$1")]));
+    // Compose substitutes ${VAR:-default} and refuses to start without ${VAR:?…}; the service must accept
+    // what results (a hex password, as the comment advises, keeps the URL valid).
+    const substituted = Object.fromEntries(
+      Object.entries(env).map(([k, v]) => [
+        k,
+        String(v)
+          .replace(/\$\{[A-Z_]+:-([^}]*)\}/g, "$1")
+          .replace(/\$\{[A-Z_]+:\?[^}]*\}/g, "0123456789abcdef"),
+      ]),
+    );
+    // No default password: compose refuses to start without one.
+    expect(read("compose.yaml")).not.toMatch(/POSTGRES_PASSWORD:-/);
     const config = loadConfig(substituted);
     expect(new URL(config.databaseUrl!).hostname).toBe("postgres");
     expect(new URL(config.redisUrl!).hostname).toBe("redis");
-    expect(config.trustProxy).not.toBe(false);
+    // Exactly one trusted hop, nginx, which replaces X-Forwarded-For: a client cannot name its own address.
+    expect(config.trustProxy).toBe(1);
     expect(seconds(api.stop_grace_period!)).toBeGreaterThan(config.shutdownTimeoutMs / 1000);
     // No replica publishes a host port (two could not share it): the balancer does.
     expect(api.ports).toBeUndefined();
@@ -196,6 +207,10 @@ describe("compose.yaml", () => {
     const mounted = lb.volumes![0]!.split(":")[0]!;
     const nginx = read(mounted);
     expect(nginx).toMatch(/server api:3000;/);
-    expect(nginx).toMatch(/proxy_set_header X-Forwarded-For/);
+    expect(nginx).toMatch(/proxy_set_header X-Forwarded-For \$remote_addr;/);
+    // nginx drops idle upstream connections before the service does (KEEP_ALIVE_TIMEOUT_MS).
+    const upstreamIdle = Number(/keepalive_timeout (\d+)s;/.exec(nginx)![1]);
+    const serviceIdle = loadConfig(compose.services.api!.environment as Record<string, string>).keepAliveTimeoutMs / 1000;
+    expect(upstreamIdle).toBeLessThan(serviceIdle);
   });
 });

@@ -16,6 +16,8 @@ export type AuditAction =
   | "api_user.register"
   | "api_user.rotate"
   | "api_user.revoke"
+  /** Data loaded by the operator (`import`): the counts per kind of record. */
+  | "data.import"
   /** The user's IP allow-list set or cleared (`user allow-ip`). */
   | "api_user.allow_ip"
   /** A request refused because of its client address (per-user IP allow-lists). */

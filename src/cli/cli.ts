@@ -107,7 +107,7 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
         io.stderr(`Cannot read ${file} as JSON: ${(error as Error).message}\n`);
         return 1;
       }
-      const summary = await importData(deps.db.prisma, data);
+      const summary = await importData(deps.db.prisma, data, deps.actor ?? cliSource());
       const counts = Object.entries(summary).map(([k, n]) => `${n} ${k}`);
       io.stdout(`Imported ${counts.length ? counts.join(", ") : "nothing (no records in the file)"}.\n`);
       return 0;

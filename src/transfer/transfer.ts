@@ -1,3 +1,4 @@
+import { recordAudit, type AuditSource } from "../audit/audit.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
 import { issueMessages, PARSE_OPTIONS } from "../http/validation.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
@@ -100,7 +101,8 @@ function serialise(row: Record<string, unknown>): Record<string, unknown> {
 
 type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 
-export async function importData(prisma: PrismaClient, data: unknown): Promise<ImportSummary> {
+/** Imports all or nothing; `by`, when given, gets one audit entry (in the same transaction) counting what was imported. */
+export async function importData(prisma: PrismaClient, data: unknown, by?: AuditSource): Promise<ImportSummary> {
   const parsed = validate(data);
   const summary: ImportSummary = {};
   await prisma.$transaction(
@@ -117,6 +119,7 @@ export async function importData(prisma: PrismaClient, data: unknown): Promise<I
         }
         summary[r.key] = rows.length;
       }
+      if (by) await recordAudit(tx, { ...by, action: "data.import", target: "import", changes: { ...summary } });
     },
     { timeout: 10 * 60_000, maxWait: 60_000 },
   );
