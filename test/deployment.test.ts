@@ -210,7 +210,7 @@ describe("compose.yaml", () => {
     expect(nginx).toMatch(/proxy_set_header X-Forwarded-For \$remote_addr;/);
     // nginx drops idle upstream connections before the service does (KEEP_ALIVE_TIMEOUT_MS).
     const upstreamIdle = Number(/keepalive_timeout (\d+)s;/.exec(nginx)![1]);
-    const serviceIdle = loadConfig(compose.services.api!.environment as Record<string, string>).keepAliveTimeoutMs / 1000;
+    const serviceIdle = loadConfig(compose.services.api!.environment).keepAliveTimeoutMs / 1000;
     expect(upstreamIdle).toBeLessThan(serviceIdle);
   });
 });
