@@ -148,9 +148,17 @@ export function createApp({
   app.use(requestLifecycle(logger));
   app.use(metrics.middleware());
   app.use(securityHeaders);
-  app.use((_req, res, next) => {
-    // Stopping: clients must not send another request on this connection.
-    if (lifecycle.stopping) res.setHeader("Connection", "close");
+  app.use((req, res, next) => {
+    // Conditional GETs are answered by the routes that have a version (http/route.ts), nowhere else:
+    // Express would answer `If-None-Match: *` with a 304 on any route (the probes, the documents).
+    Object.defineProperty(req, "fresh", { value: false });
+    // Stopping: clients must not send another request on this connection. Decided when the answer's
+    // head is written, so that requests already in flight when the stop began say so too.
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: typeof res, ...args: Parameters<typeof res.writeHead>) {
+      if (lifecycle.stopping) this.setHeader("Connection", "close");
+      return writeHead.apply(this, args);
+    } as typeof res.writeHead;
     next();
   });
   app.use(healthRouter(db, lifecycle));

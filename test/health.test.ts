@@ -58,6 +58,13 @@ describe("health probes", () => {
     }
   });
 
+  it("when a probe is asked with If-None-Match: *, then the full answer (the probes have no ETag to match)", async () => {
+    for (const path of ["/livez", "/readyz", "/api/openapi.json"]) {
+      const res = await request(t.url).get(path).set("If-None-Match", "*");
+      expect(res.status, path).toBe(200);
+    }
+  });
+
   it("when the probes are under /api, then they do not exist there", async () => {
     expect((await request(t.url).get("/api/livez")).status).toBe(404);
   });
@@ -175,6 +182,8 @@ describe.skipIf(!onPostgres)("the service (PostgreSQL)", () => {
       await admin.query("COMMIT");
       const listed = await inFlight;
       expect(listed.status).toBe(200);
+      // In flight when the stop began, answered after: the client is told not to reuse the connection.
+      expect(listed.headers.get("connection")).toBe("close");
       expect(await listed.json()).toEqual([]);
       expect(await stopping).toBe(true);
       expect(logs.lines.some((l) => l.msg === "stopped" && l.graceful === true)).toBe(true);

@@ -192,9 +192,6 @@ export function registerRoutes(
           return;
         }
         result = result.body;
-      } else if (!route.etag) {
-        // No validator, nothing for If-None-Match to match: Express would still answer `*` with a 304.
-        Object.defineProperty(req, "fresh", { value: false });
       }
       res.status(route.successStatus ?? 200);
       if (result instanceof JsonText) res.type("application/json; charset=utf-8").send(result.text);
@@ -318,8 +315,14 @@ function parseInput(route: RouteSpec, req: Request): RouteInput {
     if (!parsed.success) throw validationError(parsed.error);
     input.body = parsed.data;
   }
+  const declared = route.headers ? Object.keys((route.headers as z.ZodObject).shape) : [];
+  if (route.method !== "GET" && req.headers["if-match"] !== undefined && !declared.includes("If-Match")) {
+    // A client asking for a conditional write must never get an unconditional one: this route has no
+    // version to compare (only update-cosmetic does).
+    throw errors.validation("If-Match: this route has no ETag to match, so it cannot make the write conditional; send it without If-Match");
+  }
   if (route.headers) {
-    const names = Object.keys((route.headers as z.ZodObject).shape);
+    const names = declared;
     const sent = Object.fromEntries(names.flatMap((name) => {
       const value = req.headers[name.toLowerCase()];
       return value === undefined ? [] : [[name, value]];

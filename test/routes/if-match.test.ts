@@ -181,3 +181,22 @@ describe("parseIfMatch", () => {
     for (const bad of ["", "*,*", '"a"x', "w/\"a\"", '"a"b"']) expect(parseIfMatch(bad), bad).toBeUndefined();
   });
 });
+
+describe("If-Match on the other writes", () => {
+  it("when a write route without ETags gets If-Match, then 400 and nothing is written, rather than an unconditional write", async () => {
+    const { makeWorld } = await import("../helpers/fixtures.js");
+    const world = await makeWorld(prisma());
+    const res = await request(t.url)
+      .patch("/api/freebuild/update-world")
+      .set({ "X-API-Key": key, "If-Match": '"anything"' })
+      .send({ id: world.id, tag: "conditional" });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      code: 400,
+      message: "If-Match: this route has no ETag to match, so it cannot make the write conditional; send it without If-Match",
+    });
+    expect((await prisma().world.findUniqueOrThrow({ where: { id: world.id } })).tag).toBe(world.tag);
+    const form = await request(t.url).post("/api/form/create-form").set({ "X-API-Key": key, "If-Match": "*" }).send({});
+    expect(form.status).toBe(400);
+  });
+});
