@@ -154,11 +154,11 @@ export function createApp({
     Object.defineProperty(req, "fresh", { value: false });
     // Stopping: clients must not send another request on this connection. Decided when the answer's
     // head is written, so that requests already in flight when the stop began say so too.
-    const writeHead = res.writeHead;
-    res.writeHead = function (this: typeof res, ...args: Parameters<typeof res.writeHead>) {
-      if (lifecycle.stopping) this.setHeader("Connection", "close");
-      return writeHead.apply(this, args);
-    } as typeof res.writeHead;
+    const writeHead = res.writeHead.bind(res);
+    res.writeHead = ((...args: Parameters<typeof res.writeHead>) => {
+      if (lifecycle.stopping) res.setHeader("Connection", "close");
+      return writeHead(...args);
+    }) as typeof res.writeHead;
     next();
   });
   app.use(healthRouter(db, lifecycle));
