@@ -11,6 +11,11 @@ export const ERROR_CATALOGUE = {
     meaning: "A parameter or body field is missing or invalid; the message names each one and what was wrong.",
     action: "Fix the request as the message says; do not retry it unchanged.",
   },
+  MALFORMED_REQUEST: {
+    status: 400,
+    meaning: "The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route.",
+    action: "Fix the client's HTTP library or the way it builds requests.",
+  },
   MALFORMED_JSON: {
     status: 400,
     meaning: "The body is not valid JSON, or a compressed body does not inflate.",
@@ -41,6 +46,11 @@ export const ERROR_CATALOGUE = {
     meaning: "The path exists, but not with this method.",
     action: "Use a method listed in the Allow header.",
   },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    meaning: "The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default).",
+    action: "Send the request at once, on a working connection; retry.",
+  },
   CONFLICT: {
     status: 409,
     meaning: "The write conflicts with existing data; the message names the value and the constraint.",
@@ -68,8 +78,13 @@ export const ERROR_CATALOGUE = {
   },
   RATE_LIMITED: {
     status: 429,
-    meaning: "Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys.",
+    meaning: "Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there).",
     action: "Wait the number of seconds given in Retry-After, then retry; spread requests out (the RateLimit header tells what is left).",
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    meaning: "The request's headers are larger than 16 KB all together.",
+    action: "Send fewer or smaller headers (cookies and tokens do not belong here).",
   },
   INTERNAL: {
     status: 500,
@@ -128,6 +143,9 @@ export const errors = {
       "IDEMPOTENCY_KEY_REUSED",
       `Idempotency-Key already used in the last 24 hours ${sameRoute ? `with another body on ${firstRoute}` : `on ${firstRoute}`}: use a new key for a new request`,
     ),
+  malformedRequest: () => new ApiError("MALFORMED_REQUEST", "Malformed HTTP request"),
+  requestTimeout: () => new ApiError("REQUEST_TIMEOUT", "Request not received in time"),
+  headersTooLarge: () => new ApiError("HEADERS_TOO_LARGE", "Request headers larger than 16 KB"),
   payloadTooLarge: () => new ApiError("PAYLOAD_TOO_LARGE", "Request body larger than 100 KB"),
   unsupportedMediaType: (message: string) => new ApiError("UNSUPPORTED_MEDIA_TYPE", message),
   rateLimited: (message: string) => new ApiError("RATE_LIMITED", message),

@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { createApp, type Lifecycle } from "./app.js";
 import { KeyCache } from "./auth/key-cache.js";
@@ -9,6 +9,7 @@ import { withTimeout, type Database } from "./db/database.js";
 import { prepareSchema } from "./db/migrate.js";
 import { openConfiguredDatabase } from "./db/open.js";
 import type { Logger } from "./logger.js";
+import { createHttpServer } from "./http/http-server.js";
 import { Metrics, serveMetrics } from "./metrics.js";
 import { reportMetricsToPrimary } from "./cluster.js";
 import { closeRedis, createRedis, redisSettled, type Redis } from "./redis.js";
@@ -66,16 +67,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     }
     const app = createApp({ config, db, logger, keyCache, metrics, lifecycle, ...(redis ? { redis } : {}) });
 
-    server = createServer(
-      {
-        requestTimeout: config.requestTimeoutMs,
-        headersTimeout: config.headersTimeoutMs,
-        keepAliveTimeout: config.keepAliveTimeoutMs,
-        // Node checks the two timeouts above only this often (30 s by default).
-        connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
-      },
-      app,
-    ).listen(config.port, config.host);
+    server = createHttpServer(app, config).listen(config.port, config.host);
     await once(server, "listening");
     if (config.metricsPort !== undefined && !options.clusterWorker) {
       metricsServer = serveMetrics(metrics).listen(config.metricsPort, config.metricsHost);

@@ -1,3 +1,5 @@
+import { once } from "node:events";
+import net from "node:net";
 import { gzipSync } from "node:zlib";
 import request from "supertest";
 import { z } from "zod";
@@ -57,6 +59,24 @@ afterAll(() => t.close());
 
 const api = () => request(t.url);
 
+/**
+ * What the HTTP server answers to bytes that are not a valid request (Express
+ * never sees them), read off a raw socket, in the shape the cases return.
+ */
+async function raw(url: string, bytes: string): Promise<request.Response> {
+  const socket = net.connect(Number(new URL(url).port), "127.0.0.1");
+  await once(socket, "connect");
+  socket.write(bytes);
+  const chunks: Buffer[] = [];
+  socket.on("data", (c: Buffer) => chunks.push(c));
+  await once(socket, "close");
+  const text = Buffer.concat(chunks).toString("utf8");
+  const [head = "", body = ""] = text.split("\r\n\r\n");
+  const [statusLine, ...lines] = head.split("\r\n");
+  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
+  return { status: Number(statusLine!.split(" ")[1]), headers, body: JSON.parse(body) as unknown } as unknown as request.Response;
+}
+
 /** One case per catalogue entry: the Record type makes a new entry without a test a compile error. */
 const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: string | RegExp }>> = {
   VALIDATION: async () => ({
@@ -66,6 +86,23 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
   MALFORMED_JSON: async () => ({
     res: await api().post("/api/inscription").set("X-API-Key", key).set("Content-Type", "application/json").send('{"username":'),
     message: "Malformed JSON in request body",
+  }),
+  MALFORMED_REQUEST: async () => ({
+    res: await raw(t.url, "GET /api/player/get-all-players THIS IS NOT HTTP\r\n\r\n"),
+    message: "Malformed HTTP request",
+  }),
+  REQUEST_TIMEOUT: async () => {
+    const slow = await startTestApp({ database: t.database, env: { HEADERS_TIMEOUT_MS: "1000" } });
+    try {
+      // Headers begun and never finished.
+      return { res: await raw(slow.url, "GET /api/player/get-all-players HTTP/1.1\r\nHost: x\r\n"), message: "Request not received in time" };
+    } finally {
+      await slow.close();
+    }
+  },
+  HEADERS_TOO_LARGE: async () => ({
+    res: await raw(t.url, `GET /api/player/get-all-players HTTP/1.1\r\nHost: x\r\nX-Padding: ${"p".repeat(20_000)}\r\n\r\n`),
+    message: "Request headers larger than 16 KB",
   }),
   UNAUTHENTICATED: async () => ({ res: await api().get("/api/player/get-all-players"), message: "API key missing or invalid" }),
   FORBIDDEN: async () => ({

@@ -648,7 +648,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -675,12 +675,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than 16 KB all together. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -734,7 +752,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -761,12 +779,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than 16 KB all together. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -816,7 +852,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerSummary"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -852,12 +888,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than 16 KB all together. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -914,7 +968,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -950,12 +1004,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than 16 KB all together. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1024,7 +1096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Cosmetic"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1053,6 +1125,15 @@ export interface operations {
             };
             /** @description No cosmetic has this id: `Cosmetic not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1096,12 +1177,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than 16 KB all together. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1173,7 +1263,7 @@ export interface operations {
                     "application/json": components["schemas"]["FormAnswer"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1193,6 +1283,15 @@ export interface operations {
             };
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1227,12 +1326,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than 16 KB all together. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1286,7 +1394,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1313,12 +1421,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than 16 KB all together. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1372,7 +1498,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1399,12 +1525,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than 16 KB all together. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1465,7 +1609,7 @@ export interface operations {
                     "application/json": components["schemas"]["RewardLog"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1485,6 +1629,15 @@ export interface operations {
             };
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1528,12 +1681,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than 16 KB all together. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1598,7 +1760,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegisteredUser"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1618,6 +1780,15 @@ export interface operations {
             };
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1661,12 +1832,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than 16 KB all together. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1731,7 +1911,7 @@ export interface operations {
                     "application/json": components["schemas"]["World"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1767,6 +1947,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is larger than 100 KB. */
             413: {
                 headers: {
@@ -1785,12 +1974,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than 16 KB all together. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1844,7 +2042,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1871,12 +2069,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys. The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than 16 KB all together. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -85,7 +85,8 @@ function tooManyRequests(): ZodOpenApiResponseObject {
 
 /** The failures a route can answer with: the ones all routes share, and its own. */
 export function documentedStatuses(route: RouteSpec): number[] {
-  const statuses = [400, 401, 403, 429, 500, 503];
+  // 408 and 431 are answered by the HTTP server itself, before any route (http/http-server.ts).
+  const statuses = [400, 401, 403, 408, 429, 431, 500, 503];
   if (route.body) statuses.push(413, 415);
   if (route.method === "POST") statuses.push(422);
   for (const s of Object.keys(route.errors ?? {})) statuses.push(Number(s));

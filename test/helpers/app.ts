@@ -8,6 +8,7 @@ import type { KeyCache } from "../../src/auth/key-cache.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import type { RateLimitKind } from "../../src/http/rate-limit.js";
 import type { RouteSpec } from "../../src/http/route.js";
+import { createHttpServer } from "../../src/http/http-server.js";
 import { createLogger } from "../../src/logger.js";
 import type { Metrics } from "../../src/metrics.js";
 import { closeRedis, createRedis, redisSettled } from "../../src/redis.js";
@@ -111,7 +112,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     next();
   });
   app.use(api);
-  const server: Server = app.listen(0, "127.0.0.1");
+  // The server the service runs, with its timeouts and its answers to broken HTTP.
+  const server: Server = createHttpServer(app, config).listen(0, "127.0.0.1");
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
   const users = new ApiUsers(database.db.prisma);

@@ -1,0 +1,54 @@
+import { createServer, STATUS_CODES, type RequestListener, type Server } from "node:http";
+import type { Duplex } from "node:stream";
+import type { Config } from "../config.js";
+import { errors, type ApiError } from "../errors.js";
+
+/**
+ * The HTTP server of the API, with the configured timeouts, and the failures
+ * Node answers before Express sees a request (a request line that is not
+ * HTTP, headers too large, headers or body too slow) answered in the API's
+ * error shape too, instead of Node's empty 400/408/431.
+ */
+export function createHttpServer(app: RequestListener, config: Config): Server {
+  const server = createServer(
+    {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.headersTimeoutMs,
+      keepAliveTimeout: config.keepAliveTimeoutMs,
+      // Node checks the two timeouts above only this often (30 s by default).
+      connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
+    },
+    app,
+  );
+  server.on("clientError", answerClientError);
+  return server;
+}
+
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  // A client that is gone (reset, or half-way through an answer) is owed nothing.
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const apiError = clientErrorOf(error.code);
+  const body = JSON.stringify(apiError.toBody());
+  socket.end(
+    `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\n` +
+      "Content-Type: application/json; charset=utf-8\r\n" +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      "X-Content-Type-Options: nosniff\r\n" +
+      "Connection: close\r\n\r\n" +
+      body,
+  );
+}
+
+function clientErrorOf(code: string | undefined): ApiError {
+  switch (code) {
+    case "HPE_HEADER_OVERFLOW":
+      return errors.headersTooLarge();
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return errors.requestTimeout();
+    default:
+      return errors.malformedRequest();
+  }
+}
