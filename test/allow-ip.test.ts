@@ -168,6 +168,9 @@ describe("user allow-ip (CLI)", () => {
     expect((await cli("user", "list")).stdout).toMatch(/listed .*10\.0\.0\.0\/8,2001:db8::\/32,192\.0\.2\.1\/32/);
     await cli("user", "allow-ip", "listed", "--any");
     expect((await cli("user", "list")).stdout).toMatch(/listed .* any\n/);
+    // Host bits set in a block are cleared, so the listing says what the block allows.
+    const widened = await cli("user", "allow-ip", "listed", "10.1.2.3/8,2001:db8:0:0:1:0:0:1/64");
+    expect(widened.stdout).toBe("The key of 'listed' now works only from 10.0.0.0/8, 2001:db8::/64.\n");
   });
 
   it("when an entry is not an address or CIDR, then exit 1 naming each bad one, and nothing changes", async () => {

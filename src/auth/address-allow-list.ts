@@ -70,8 +70,62 @@ function parseRule(item: string): Rule | string {
     prefix = Number(prefixText);
   }
   const mapped = MAPPED_IPV4.exec(address);
-  if (mapped && prefix >= 96) return { address: mapped[1]!, prefix: prefix - 96, family: "ipv4" };
-  return { address: address.toLowerCase(), prefix, family: version === 4 ? "ipv4" : "ipv6" };
+  if (mapped && prefix >= 96) return { address: networkOf(mapped[1]!, prefix - 96, 4), prefix: prefix - 96, family: "ipv4" };
+  return { address: networkOf(address, prefix, version as 4 | 6), prefix, family: version === 4 ? "ipv4" : "ipv6" };
+}
+
+/**
+ * The block's own address, host bits cleared: `10.0.0.1/8` is stored and
+ * listed as `10.0.0.0/8`, which is what it allows.
+ */
+function networkOf(address: string, prefix: number, version: 4 | 6): string {
+  const bits = version === 4 ? 32 : 128;
+  const value = version === 4 ? ipv4ToBigInt(address) : ipv6ToBigInt(address);
+  const mask = prefix === 0 ? 0n : ((1n << BigInt(prefix)) - 1n) << BigInt(bits - prefix);
+  const network = value & mask;
+  return version === 4 ? bigIntToIpv4(network) : bigIntToIpv6(network);
+}
+
+function ipv4ToBigInt(address: string): bigint {
+  return address.split(".").reduce((n, part) => (n << 8n) | BigInt(Number(part)), 0n);
+}
+
+function bigIntToIpv4(n: bigint): string {
+  return [24n, 16n, 8n, 0n].map((shift) => String((n >> shift) & 255n)).join(".");
+}
+
+function ipv6ToBigInt(address: string): bigint {
+  let text = address.toLowerCase();
+  // A trailing dotted IPv4 part (::ffff:1.2.3.4, 64:ff9b::1.2.3.4) is two groups.
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const v4 = ipv4ToBigInt(dotted[1]!);
+    text = `${text.slice(0, -dotted[1]!.length)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
+  return groups.reduce((n, g) => (n << 16n) | BigInt(parseInt(g, 16)), 0n);
+}
+
+/** RFC 5952's form: lower case, leading zeros dropped, the longest run of zero groups as `::`. */
+function bigIntToIpv6(n: bigint): string {
+  const groups = Array.from({ length: 8 }, (_, i) => Number((n >> BigInt(112 - 16 * i)) & 0xffffn));
+  let best = { start: -1, length: 1 };
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > best.length) best = { start: i, length: j - i };
+    i = j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (best.start < 0) return hex.join(":");
+  return `${hex.slice(0, best.start).join(":")}::${hex.slice(best.start + best.length).join(":")}`;
 }
 
 function clientAddress(raw: string): { address: string; family: "ipv4" | "ipv6" } | undefined {

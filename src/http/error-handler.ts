@@ -56,7 +56,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     const requestId = requestContext.getStore()?.requestId ?? "unknown";
     const apiError = toApiError(error, requestId);
-    if (apiError.status >= 500) {
+    if (apiError.status === 503) {
+      // Expected while the database is down or the instance stops: one warning line each, no stack.
+      const cause = error instanceof Error ? error.message.split("\n").filter(Boolean).at(-1) : String(error);
+      logger.warn({ status: 503, kind: apiError.kind, cause }, "request answered 503");
+    } else if (apiError.status >= 500) {
       logger.error({ err: apiError.cause ?? error, status: apiError.status }, "request failed");
     }
     res.status(apiError.status).json(apiError.toBody());
