@@ -1,10 +1,7 @@
-import { spawn } from "node:child_process";
 import http from "node:http";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
-
-const root = path.resolve(import.meta.dirname, "..");
+import { spawnService } from "./helpers/process.js";
 
 const alive = (pid: number) => {
   try {
@@ -29,33 +26,15 @@ const get = (port: number, path: string) =>
 describe.skipIf(!onPostgres)("WEB_CONCURRENCY (PostgreSQL)", () => {
   it("when set to 2, then two workers share the port, the primary adds up their metrics, replaces a dead one, and SIGTERM stops them all cleanly", async () => {
     const database = await createServerDatabase();
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: database.url, WEB_CONCURRENCY: "2", HOST: "127.0.0.1", PORT: "0", METRICS_PORT: "0", LOG_LEVEL: "info" },
-      stdio: "pipe",
-    });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    const lines = () =>
-      output
-        .split("\n")
-        .filter((l) => l.startsWith("{"))
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
-    const waitFor = async (what: string, test: () => boolean) => {
-      const until = Date.now() + 60_000;
-      while (!test()) {
-        if (Date.now() > until || child.exitCode !== null) throw new Error(`no ${what}:\n${output}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
+    const service = spawnService({ DATABASE_URL: database.url, WEB_CONCURRENCY: "2", METRICS_PORT: "0" });
+    const { child, exited, lines, waitFor } = service;
+    const output = () => service.output();
     try {
       const listening = () => lines().filter((l) => typeof l.msg === "string" && l.msg.startsWith("listening on"));
       await waitFor("two workers listening", () => listening().length === 2);
       const port = listening()[0]!.port as number;
       expect(listening()[1]!.port).toBe(port);
-      const metricsPort = Number(/"metrics":"127\.0\.0\.1:(\d+)"/.exec(output)![1]);
+      const metricsPort = Number(/"metrics":"127\.0\.0\.1:(\d+)"/.exec(output())![1]);
       // Migrations were applied once, by the primary.
       expect(lines().filter((l) => l.msg === "migration applied" && l.worker === undefined).length).toBeGreaterThan(0);
       expect(lines().filter((l) => l.msg === "migration applied" && l.worker !== undefined)).toEqual([]);
@@ -74,7 +53,7 @@ describe.skipIf(!onPostgres)("WEB_CONCURRENCY (PostgreSQL)", () => {
       expect(await get(port, "/livez")).toBe(200);
 
       child.kill("SIGTERM");
-      expect(await exited, output).toBe(0);
+      expect(await exited, output()).toBe(0);
       const stopped = lines().filter((l) => l.msg === "stopped");
       expect(stopped.filter((l) => l.worker !== undefined && l.graceful === true).length).toBe(2);
       expect(stopped.some((l) => l.worker === undefined && l.graceful === true)).toBe(true);

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -13,6 +12,7 @@ import { ApiUsers } from "../src/users/users.js";
 import { LogCapture } from "./helpers/app.js";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
 import { makeCosmetic, makePlayer, makeWorld } from "./helpers/fixtures.js";
+import { spawnService } from "./helpers/process.js";
 import { TcpProxy } from "./helpers/tcp-proxy.js";
 
 /**
@@ -227,35 +227,10 @@ describe.skipIf(!onPostgres)("stopping under load (PostgreSQL)", () => {
   it("when SIGTERM comes while requests are in flight, then every one of them completes with 200, and the process exits 0", async () => {
     const database = await createServerDatabase();
     const direct = openDatabase({ kind: "postgres", url: database.url, poolMax: 2 });
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
-      cwd: root,
-      env: {
-        ...process.env,
-        DATABASE_URL: database.url,
-        HOST: "127.0.0.1",
-        PORT: "0",
-        METRICS_PORT: "off",
-        LOG_LEVEL: "info",
-        SHUTDOWN_TIMEOUT_MS: "10000",
-        RATE_LIMIT_PER_MINUTE: "0",
-      },
-      stdio: "pipe",
-    });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const service = spawnService({ DATABASE_URL: database.url, SHUTDOWN_TIMEOUT_MS: "10000" });
+    const { child, exited } = service;
     try {
-      const port = await new Promise<number>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 60_000);
-        child.stdout.on("data", () => {
-          const m = /listening on http:\/\/127\.0\.0\.1:(\d+)\/api/.exec(output);
-          if (m) {
-            clearTimeout(timer);
-            resolve(Number(m[1]));
-          }
-        });
-      });
+      const port = await service.port();
       const key = (await new ApiUsers(direct.prisma).create("user-A")).apiKey;
       // A list big enough to take a while to build and send.
       await direct.prisma.player.createMany({ data: Array.from({ length: 3_000 }, (_, i) => ({ pseudo: `load${i}`, token: "t", ip: "198.51.100.1" })) });
@@ -296,8 +271,8 @@ describe.skipIf(!onPostgres)("stopping under load (PostgreSQL)", () => {
       observed.sigterm = { requests: results.length, inFlightAtSignal: inFlight.length, failed: failed.length, exitCode: code };
       expect(failed, JSON.stringify(failed.slice(0, 5))).toEqual([]);
       expect(inFlight.length).toBeGreaterThan(0);
-      expect(code, output).toBe(0);
-      expect(output).toContain('"graceful":true');
+      expect(code, service.output()).toBe(0);
+      expect(service.output()).toContain('"graceful":true');
       // No longer listening.
       await expect(
         new Promise((resolve, reject) => net.connect(port, "127.0.0.1").on("connect", resolve).on("error", reject)),
@@ -314,27 +289,11 @@ describe.skipIf(!onPostgres)("stopping past the deadline (PostgreSQL)", () => {
   it("when a request is still held after SHUTDOWN_TIMEOUT_MS, then the process still exits in time, with 1", async () => {
     const database = await createServerDatabase();
     const direct = openDatabase({ kind: "postgres", url: database.url, poolMax: 2 });
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: database.url, HOST: "127.0.0.1", PORT: "0", METRICS_PORT: "off", SHUTDOWN_TIMEOUT_MS: "1500", RATE_LIMIT_PER_MINUTE: "0" },
-      stdio: "pipe",
-    });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const service = spawnService({ DATABASE_URL: database.url, SHUTDOWN_TIMEOUT_MS: "1500" });
+    const { child, exited } = service;
     const admin = new pg.Client({ connectionString: database.url });
     try {
-      const port = await new Promise<number>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 60_000);
-        child.stdout.on("data", () => {
-          const m = /listening on http:\/\/127\.0\.0\.1:(\d+)\/api/.exec(output);
-          if (m) {
-            clearTimeout(timer);
-            resolve(Number(m[1]));
-          }
-        });
-      });
+      const port = await service.port();
       const key = (await new ApiUsers(direct.prisma).create("user-A")).apiKey;
       const cosmetic = await makeCosmetic(direct.prisma);
       // Another session holds the row: the PATCH waits inside its transaction, past the deadline.
@@ -351,9 +310,9 @@ describe.skipIf(!onPostgres)("stopping past the deadline (PostgreSQL)", () => {
       const code = await exited;
       const took = Date.now() - signalled;
       observed.deadline = { shutdownTimeoutMs: 1_500, exitedAfterMs: took, exitCode: code };
-      expect(code, output).toBe(1);
+      expect(code, service.output()).toBe(1);
       expect(took).toBeLessThan(3_500);
-      expect(output).toContain("shutdown deadline passed");
+      expect(service.output()).toContain("shutdown deadline passed");
       await patch;
     } finally {
       await admin.end().catch(() => undefined);

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
@@ -10,6 +9,7 @@ import { readMigrations } from "../src/db/migrate.js";
 import { ApiUsers } from "../src/users/users.js";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
 import { makePlayer } from "./helpers/fixtures.js";
+import { spawnService, type ServiceProcess } from "./helpers/process.js";
 
 /**
  * Two instances of the real server (two processes, two ports) on one
@@ -32,9 +32,8 @@ const redisUp = await reachable(REDIS_URL);
 if (!redisUp && process.env.REQUIRE_REDIS) throw new Error(`No Redis at ${REDIS_URL}, and REQUIRE_REDIS is set`);
 
 interface Instance {
-  child: ChildProcess;
+  service: ServiceProcess;
   url: string;
-  output: () => string;
 }
 
 describe.skipIf(!onPostgres || !redisUp)("two instances on one PostgreSQL and one Redis", () => {
@@ -45,55 +44,26 @@ describe.skipIf(!onPostgres || !redisUp)("two instances on one PostgreSQL and on
   let a: Instance;
   let b: Instance;
 
-  function start(name: string): Promise<Instance> {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
-      cwd: root,
-      env: {
-        ...process.env,
-        DATABASE_URL: database.url,
-        REDIS_URL,
-        REDIS_KEY_PREFIX: prefix,
-        RATE_LIMIT_PER_MINUTE: String(LIMIT),
-        AUTH_FAILURES_PER_MINUTE: "0",
-        HOST: "127.0.0.1",
-        PORT: "0",
-        METRICS_PORT: "off",
-        LOG_LEVEL: "info",
-      },
-      stdio: "pipe",
+  async function start(): Promise<Instance> {
+    const service = spawnService({
+      DATABASE_URL: database.url,
+      REDIS_URL,
+      REDIS_KEY_PREFIX: prefix,
+      RATE_LIMIT_PER_MINUTE: String(LIMIT),
     });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), 60_000);
-      child.stdout.on("data", () => {
-        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(output);
-        if (m) {
-          clearTimeout(timer);
-          resolve({ child, url: m[1]!, output: () => output });
-        }
-      });
-      child.on("exit", (code) => reject(new Error(`${name} exited with ${code}:\n${output}`)));
-    });
+    return { service, url: `http://127.0.0.1:${await service.port()}` };
   }
 
   beforeAll(async () => {
     database = await createServerDatabase();
     // Both at once, on an empty database: they race for the migrations.
-    [a, b] = await Promise.all([start("A"), start("B")]);
+    [a, b] = await Promise.all([start(), start()]);
     direct = openDatabase({ kind: "postgres", url: database.url, poolMax: 2 });
     users = new ApiUsers(direct.prisma);
   }, 90_000);
 
   afterAll(async () => {
-    for (const instance of [a, b]) {
-      if (instance && instance.child.exitCode === null) {
-        const exited = new Promise((resolve) => instance.child.once("exit", resolve));
-        instance.child.kill("SIGTERM");
-        await exited;
-      }
-    }
+    await Promise.all([a, b].map((instance) => instance?.service.stop()));
     await direct?.close();
     await database?.drop();
     const redis = new Redis(REDIS_URL);
@@ -107,7 +77,7 @@ describe.skipIf(!onPostgres || !redisUp)("two instances on one PostgreSQL and on
   it("when both start at once on an empty database, then each migration is applied once", async () => {
     const local = await readMigrations();
     const applied = (o: string) => o.split("\n").filter((l) => l.includes('"msg":"migration applied"')).length;
-    expect(applied(a.output()) + applied(b.output())).toBe(local.length);
+    expect(applied(a.service.output()) + applied(b.service.output())).toBe(local.length);
     const rows = await direct.prisma.$queryRaw<{ migration_name: string }[]>`SELECT migration_name FROM "_prisma_migrations" ORDER BY migration_name`;
     expect(rows.map((r) => r.migration_name)).toEqual(local.map((m) => m.name));
   });

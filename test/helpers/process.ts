@@ -1,0 +1,75 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+/** The real entry point in a process of its own, as `npm start` runs it (through tsx instead of dist/: the same code). */
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** Everything it wrote, stdout and stderr. */
+  output: () => string;
+  /** Its JSON log lines so far. */
+  lines: () => Record<string, unknown>[];
+  /** Its exit code, once it exits. */
+  exited: Promise<number | null>;
+  /** Resolves when `test()` holds; throws if the process exits first or `ms` pass. */
+  waitFor: (what: string, test: () => boolean, ms?: number) => Promise<void>;
+  /** The port of the first "listening on" line, once there is one. */
+  port: () => Promise<number>;
+  /** SIGTERM, and its exit code. */
+  stop: () => Promise<number | null>;
+}
+
+/**
+ * Starts `src/main.ts` on 127.0.0.1, on a free port, with metrics off and the
+ * rate limits off unless `env` says otherwise.
+ */
+export function spawnService(env: Record<string, string>): ServiceProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
+    cwd: root,
+    env: {
+      ...process.env,
+      HOST: "127.0.0.1",
+      PORT: "0",
+      METRICS_PORT: "off",
+      LOG_LEVEL: "info",
+      RATE_LIMIT_PER_MINUTE: "0",
+      AUTH_FAILURES_PER_MINUTE: "0",
+      ...env,
+    },
+    stdio: "pipe",
+  });
+  let output = "";
+  child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const lines = () =>
+    output
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const waitFor = async (what: string, test: () => boolean, ms = 60_000) => {
+    const until = Date.now() + ms;
+    while (!test()) {
+      if (child.exitCode !== null) throw new Error(`exited (${child.exitCode}) before ${what}:\n${output}`);
+      if (Date.now() > until) throw new Error(`no ${what} after ${ms} ms:\n${output}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  const listening = /listening on http:\/\/127\.0\.0\.1:(\d+)\/api/;
+  return {
+    child,
+    output: () => output,
+    lines,
+    exited,
+    waitFor,
+    async port() {
+      await waitFor("listening line", () => listening.test(output));
+      return Number(listening.exec(output)![1]);
+    },
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}
