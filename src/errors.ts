@@ -83,7 +83,7 @@ export const ERROR_CATALOGUE = {
   },
   HEADERS_TOO_LARGE: {
     status: 431,
-    meaning: "The request's headers are larger than 16 KB all together.",
+    meaning: "The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise).",
     action: "Send fewer or smaller headers (cookies and tokens do not belong here).",
   },
   INTERNAL: {
@@ -143,9 +143,10 @@ export const errors = {
       "IDEMPOTENCY_KEY_REUSED",
       `Idempotency-Key already used in the last 24 hours ${sameRoute ? `with another body on ${firstRoute}` : `on ${firstRoute}`}: use a new key for a new request`,
     ),
-  malformedRequest: () => new ApiError("MALFORMED_REQUEST", "Malformed HTTP request"),
+  malformedRequest: (message = "Malformed HTTP request") => new ApiError("MALFORMED_REQUEST", message),
   requestTimeout: () => new ApiError("REQUEST_TIMEOUT", "Request not received in time"),
-  headersTooLarge: () => new ApiError("HEADERS_TOO_LARGE", "Request headers larger than 16 KB"),
+  headersTooLarge: (limitBytes: number) =>
+    new ApiError("HEADERS_TOO_LARGE", `Request headers larger than ${Math.round(limitBytes / 1024)} KB`),
   payloadTooLarge: () => new ApiError("PAYLOAD_TOO_LARGE", "Request body larger than 100 KB"),
   unsupportedMediaType: (message: string) => new ApiError("UNSUPPORTED_MEDIA_TYPE", message),
   rateLimited: (message: string) => new ApiError("RATE_LIMITED", message),

@@ -151,9 +151,10 @@ async function stopGracefully(parts: {
   }
   metricsServer?.closeAllConnections();
   metricsServer?.close();
-  // The rest waits on the network too (a transaction still open, a slow Redis): it gets what is left
-  // of the deadline, at least half a second, so that the process ends in time for its supervisor.
-  const left = () => Math.max(500, deadline - Date.now());
+  // The rest waits on the network too (a transaction still open, a slow Redis): all of it together gets
+  // what is left of the deadline (at least half a second), so that the process ends in time.
+  const closeBy = Math.max(deadline, Date.now() + 500);
+  const left = () => Math.max(0, closeBy - Date.now());
   const bounded = (what: string, work: Promise<unknown>) =>
     withTimeout(work, left(), `${what} did not finish by the deadline`).catch((error: unknown) =>
       logger.warn({ err: error }, `closing: ${what} failed`),

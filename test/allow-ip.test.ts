@@ -1,3 +1,5 @@
+import { once } from "node:events";
+import net from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RefusedAddress } from "../src/app.js";
@@ -133,6 +135,31 @@ describe("a user with an allow-list of addresses", () => {
       // Two refusals recorded, not four: a leaked key cannot fill the audit log.
       const entries = await database.db.prisma.auditLog.count({ where: { action: "api_user.refused_ip", actor: "leaked" } });
       expect(entries).toBe(2);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("when the client hangs up before its 403 is sent, then the refusal still counts toward the address's limit", async () => {
+    const limited = await startTestApp({ database, env: { TRUST_PROXY: "loopback", AUTH_FAILURES_PER_MINUTE: "3", CALLERS_USER_A: "user-A,hangs-up" } });
+    try {
+      const key = await limited.key("hangs-up");
+      await cli("user", "allow-ip", "hangs-up", "192.0.2.0/24");
+      const refusals = () => database.db.prisma.auditLog.count({ where: { action: "api_user.refused_ip", actor: "hangs-up" } });
+      const port = Number(new URL(limited.url).port);
+      // Each request is written, then the connection reset before the answer can be read.
+      for (let i = 0; i < 30 && (await refusals()) < 3; i++) {
+        const socket = net.connect(port, "127.0.0.1");
+        await once(socket, "connect");
+        socket.write(`GET /api/parkour/get-all-maps HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nX-Forwarded-For: 198.51.100.77\r\n\r\n`);
+        await new Promise((r) => setTimeout(r, 1));
+        socket.resetAndDestroy();
+        await new Promise((r) => setTimeout(r, 30));
+      }
+      expect(await refusals()).toBe(3);
+      const next = await request(limited.url).get("/api/parkour/get-all-maps").set({ "X-API-Key": key, "X-Forwarded-For": "198.51.100.77" });
+      expect(next.status).toBe(429);
+      expect(await refusals()).toBe(3);
     } finally {
       await limited.close();
     }

@@ -25,6 +25,8 @@ describe("logs", () => {
     // A key inside an otherwise sane id (a client that builds ids from its config) is refused too.
     const prefixed = await api().get("/api/player/get-all-players").set("X-Request-Id", `req-${keyA}`).set("X-API-Key", keyA);
     expect(prefixed.headers["x-request-id"]).not.toContain(keyA.slice(4));
+    const upper = await api().get("/api/player/get-all-players").set("X-Request-Id", `GSK_${keyA.slice(4)}`).set("X-API-Key", keyA);
+    expect(upper.headers["x-request-id"]).not.toContain(keyA.slice(4));
     const rotated = await t.users.rotate("user-A");
     seen.push(rotated.apiKey);
 
@@ -33,7 +35,7 @@ describe("logs", () => {
     for (const key of seen) expect(text).not.toContain(key.slice(4));
 
     const requestLines = t.logs.lines.filter((l) => l.msg === "request");
-    expect(requestLines).toHaveLength(9);
+    expect(requestLines).toHaveLength(10);
     for (const line of requestLines) expect(line.reqId).toEqual(expect.any(String));
     expect(requestLines[0]).toMatchObject({ user: "user-A", method: "GET", path: "/api/player/get-all-players", status: 200 });
     expect(requestLines[2]).toMatchObject({ status: 401 });

@@ -26,7 +26,7 @@ export function hashApiKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }
 
-const KEY_LIKE = /gsk_[A-Za-z0-9_-]{8,}/g;
+const KEY_LIKE = /gsk_[A-Za-z0-9_-]{8,}/gi;
 
 /**
  * Text a client chose (a path, a forwarded address) with anything that looks

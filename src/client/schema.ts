@@ -696,7 +696,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request's headers are larger than 16 KB all together. */
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -800,7 +800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request's headers are larger than 16 KB all together. */
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -909,7 +909,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request's headers are larger than 16 KB all together. */
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1025,7 +1025,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request's headers are larger than 16 KB all together. */
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1189,7 +1189,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request's headers are larger than 16 KB all together. */
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1338,7 +1338,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request's headers are larger than 16 KB all together. */
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1442,7 +1442,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request's headers are larger than 16 KB all together. */
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1546,7 +1546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request's headers are larger than 16 KB all together. */
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1693,7 +1693,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request's headers are larger than 16 KB all together. */
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1844,7 +1844,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request's headers are larger than 16 KB all together. */
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1986,7 +1986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request's headers are larger than 16 KB all together. */
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2090,7 +2090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request's headers are larger than 16 KB all together. */
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
                     [name: string]: unknown;

@@ -1,4 +1,4 @@
-import { createServer, STATUS_CODES, type RequestListener, type Server } from "node:http";
+import { createServer, maxHeaderSize, STATUS_CODES, type RequestListener, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Config } from "../config.js";
 import { errors, type ApiError } from "../errors.js";
@@ -25,8 +25,10 @@ export function createHttpServer(app: RequestListener, config: Config): Server {
 }
 
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
-  // A client that is gone (reset, or half-way through an answer) is owed nothing.
-  if (error.code === "ECONNRESET" || !socket.writable) {
+  // A client that is gone, or one whose connection is half-way through another answer (a bad request
+  // pipelined after a good one), is owed nothing: a status line must not land inside that answer.
+  const current = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === "ECONNRESET" || !socket.writable || current?.headersSent) {
     socket.destroy();
     return;
   }
@@ -40,12 +42,16 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
       "Connection: close\r\n\r\n" +
       body,
   );
+  // Closed once written, rather than left half-open until the client goes.
+  (socket as Duplex & { destroySoon?: () => void }).destroySoon?.();
 }
 
 function clientErrorOf(code: string | undefined): ApiError {
   switch (code) {
     case "HPE_HEADER_OVERFLOW":
-      return errors.headersTooLarge();
+      return errors.headersTooLarge(maxHeaderSize);
+    case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
+      return errors.malformedRequest("Malformed HTTP request: chunk extensions too large");
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return errors.requestTimeout();
     default:

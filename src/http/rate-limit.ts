@@ -122,7 +122,8 @@ function perAddressFailures(
       onLimited("address");
       throw errors.rateLimited(`Too many requests with an invalid API key from this address; retry in ${seconds} s`);
     }
-    res.once("finish", () => {
+    // On "close", not "finish": a client that hangs up before its answer is sent still counts.
+    res.once("close", () => {
       if (res.statusCode === 401 || isAuthenticationFailure(res)) store.increment(address).catch(storeDown);
     });
     next();

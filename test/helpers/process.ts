@@ -46,12 +46,20 @@ export function spawnService(env: Record<string, string>): ServiceProcess {
   const lines = () =>
     output
       .split("\n")
-      .filter((l) => l.startsWith("{"))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+      .filter((l) => l.startsWith("{") && l.endsWith("}"))
+      .flatMap((l) => {
+        try {
+          return [JSON.parse(l) as Record<string, unknown>];
+        } catch {
+          return []; // A line still arriving.
+        }
+      });
   const waitFor = async (what: string, test: () => boolean, ms = 60_000) => {
     const until = Date.now() + ms;
     while (!test()) {
-      if (child.exitCode !== null) throw new Error(`exited (${child.exitCode}) before ${what}:\n${output}`);
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`exited (${child.exitCode ?? child.signalCode}) before ${what}:\n${output}`);
+      }
       if (Date.now() > until) throw new Error(`no ${what} after ${ms} ms:\n${output}`);
       await new Promise((r) => setTimeout(r, 25));
     }
