@@ -1,5 +1,5 @@
 import os from "node:os";
-import type { Prisma } from "../generated/prisma/client.js";
+import { Prisma } from "../generated/prisma/client.js";
 
 /**
  * The audit log: one row per write, written by the write's own transaction,
@@ -66,6 +66,31 @@ export async function recordAudit(client: DbClient, entry: AuditEntry & AuditSou
   await client.$executeRaw`
     INSERT INTO audit_log (actor, action, target, changes, "requestId", "clientAddress")
     VALUES (${entry.actor}, ${entry.action}, ${entry.target}, ${changes}::jsonb, ${entry.requestId ?? null}, ${entry.clientAddress ?? null})`;
+}
+
+/** The audit entry of a write made in SQL: its target and changes as expressions over the written row `w`. */
+export interface AuditedRowEntry {
+  action: AuditAction;
+  /** e.g. Prisma.sql`'world:' || w.id` */
+  target: Prisma.Sql;
+  /** A jsonb expression, e.g. Prisma.sql`${JSON.stringify(fields)}::jsonb`. */
+  changes: Prisma.Sql;
+}
+
+/**
+ * A write and its audit entry in one statement: `write` is an INSERT or UPDATE
+ * ending in `RETURNING *`, and each row it returns gets its entry. PostgreSQL
+ * runs a statement whole or not at all, so this is atomic without a
+ * transaction — a quarter of the cost of BEGIN, write, audit, COMMIT through
+ * Prisma (README, Performance). Inside a transaction it simply joins it.
+ */
+export function auditedWrite<T>(client: DbClient, write: Prisma.Sql, entry: AuditedRowEntry, source: AuditSource): Promise<T[]> {
+  return client.$queryRaw<T[]>(Prisma.sql`
+    WITH w AS (${write}),
+         a AS (INSERT INTO audit_log (actor, action, target, changes, "requestId", "clientAddress")
+               SELECT ${source.actor}, ${entry.action}, ${entry.target}, ${entry.changes}, ${source.requestId ?? null}, ${source.clientAddress ?? null}
+                 FROM w)
+    SELECT * FROM w`);
 }
 
 export interface AuditRecord {

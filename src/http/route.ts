@@ -8,7 +8,8 @@ import { errors } from "../errors.js";
 import type { Caller } from "../users/users.js";
 import { PARSE_OPTIONS, validationError } from "./validation.js";
 import type { AppDeps } from "../app.js";
-import type { AuditEntry, AuditSource, DbClient } from "../audit/audit.js";
+import type { AuditedRowEntry, AuditEntry, AuditSource, DbClient } from "../audit/audit.js";
+import type { Prisma } from "../generated/prisma/client.js";
 import type { ApiError } from "../errors.js";
 import { runWrite } from "./write.js";
 import { markAuthenticationFailure } from "./rate-limit.js";
@@ -28,6 +29,11 @@ export interface HandlerContext {
   source: AuditSource;
   /** Records an audit entry in the write's transaction. Every write handler records one; reads cannot. */
   audit: (entry: AuditEntry) => Promise<void>;
+  /**
+   * Runs a write (`INSERT`/`UPDATE … RETURNING *`) and its audit entry as one
+   * statement: what routes declared `oneStatement` write with.
+   */
+  auditedWrite: <T>(write: Prisma.Sql, entry: AuditedRowEntry) => Promise<T[]>;
 }
 
 /**
@@ -85,6 +91,12 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
    * key): what an Idempotency-Key replay answers instead of the first answer.
    */
   replayInstead?: (result: unknown) => ApiError;
+  /**
+   * The handler writes with one statement (`ctx.auditedWrite`, the write and
+   * its audit entry together): without an Idempotency-Key it needs, and gets,
+   * no transaction.
+   */
+  oneStatement?: boolean;
 }
 
 export function defineRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType, H extends z.ZodType = z.ZodType>(
@@ -162,6 +174,7 @@ export function registerRoutes(
         db: deps.db.reader,
         source: { actor: req.caller!.username },
         audit: () => Promise.reject(new Error(`${id} is a read: it cannot record audit entries`)),
+        auditedWrite: () => Promise.reject(new Error(`${id} is a read: it cannot write`)),
       };
       if (route.etag) {
         // The version is read before the data: an answer is never older than its tag.

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Request, Response } from "express";
-import { recordAudit, type AuditSource, type DbClient } from "../audit/audit.js";
+import { auditedWrite, recordAudit, type AuditSource, type DbClient } from "../audit/audit.js";
 import type { Config } from "../config.js";
 import { ApiError, errors } from "../errors.js";
 import type { HandlerContext, RouteSpec } from "./route.js";
@@ -55,16 +55,23 @@ export async function runWrite(
     requestId: deps.requestContext.getStore()?.requestId ?? null,
     clientAddress: req.ip ?? null,
   };
-  const context = (tx: DbClient): HandlerContext => ({
+  const context = (client: DbClient, inTransaction = true): HandlerContext => ({
     ...base,
-    db: tx,
+    db: client,
     source,
-    audit: (entry) => recordAudit(tx, { ...source, ...entry }),
+    audit: inTransaction
+      ? (entry) => recordAudit(client, { ...source, ...entry })
+      : () => Promise.reject(new Error(`${route.method} ${route.path} runs without a transaction: write with ctx.auditedWrite`)),
+    auditedWrite: (write, entry) => auditedWrite(client, write, entry, source),
   });
   const success = route.successStatus ?? 200;
 
   let answer: Answer;
-  if (key === undefined) {
+  if (key === undefined && route.oneStatement) {
+    // One statement, the write and its audit entry: atomic on its own.
+    const { body, etag } = await invoke(context(deps.db.prisma, false));
+    answer = { status: success, text: JSON.stringify(body), ...(etag ? { etag } : {}) };
+  } else if (key === undefined) {
     answer = await deps.db.prisma.$transaction(async (tx) => {
       const { body, etag } = await invoke(context(tx));
       return { status: success, text: JSON.stringify(body), ...(etag ? { etag } : {}) };

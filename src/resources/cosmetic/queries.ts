@@ -1,7 +1,7 @@
 import type { DbClient } from "../../audit/audit.js";
-import { isRecordNotFound } from "../../db/prisma-errors.js";
 import { errors } from "../../errors.js";
-import type { Cosmetic, Prisma, PrismaClient } from "../../generated/prisma/client.js";
+import { Prisma, type Cosmetic, type PrismaClient } from "../../generated/prisma/client.js";
+import { setColumns } from "../../db/sql.js";
 
 /**
  * Hot path (shop pages): raw SQL through Prisma, measured ahead of findUnique
@@ -21,22 +21,24 @@ export async function cosmeticById(prisma: PrismaClient, id: number): Promise<Co
  * the check and the write; PostgreSQL re-checks the WHERE on the newest row
  * when a concurrent update held it. The row trigger bumps the version.
  */
+/**
+ * One UPDATE of the fields given, conditional on the version when If-Match
+ * named some (`versions`): the check and the write are one statement, so no
+ * concurrent writer slips in between. `run` executes it (the route's runs it
+ * with its audit entry, http/route.ts auditedWrite).
+ */
 export async function updateCosmetic(
   prisma: DbClient,
   id: number,
-  data: Prisma.CosmeticUpdateInput,
+  data: Record<string, unknown>,
   versions: readonly number[] | undefined,
+  run: (update: Prisma.Sql) => Promise<Cosmetic[]> = (update) => prisma.$queryRaw<Cosmetic[]>(update),
 ): Promise<Cosmetic> {
-  try {
-    if (versions?.length === 0) throw new NoVersionMatches();
-    const where = versions ? { id, OR: versions.map((version) => ({ version })) } : { id };
-    return await prisma.cosmetic.update({ where, data });
-  } catch (error) {
-    if (!(error instanceof NoVersionMatches) && !isRecordNotFound(error)) throw error;
-    // Nothing was written; only the answer depends on whether the cosmetic exists at all.
-    if (versions && (await prisma.cosmetic.count({ where: { id } })) > 0) throw errors.preconditionFailed(`Cosmetic ${id}`);
-    throw errors.notFound("Cosmetic");
-  }
+  const matches = versions === undefined ? Prisma.sql`` : Prisma.sql` AND version IN (${Prisma.join(versions.length ? versions : [-1])})`;
+  const [cosmetic] = await run(Prisma.sql`UPDATE cosmetics SET ${setColumns(data)} WHERE id = ${id}${matches} RETURNING *`);
+  if (cosmetic) return cosmetic;
+  // Nothing was written; only the answer depends on whether the cosmetic exists at all.
+  if (versions && (await prisma.cosmetic.count({ where: { id } })) > 0) throw errors.preconditionFailed(`Cosmetic ${id}`);
+  throw errors.notFound("Cosmetic");
 }
 
-class NoVersionMatches extends Error {}

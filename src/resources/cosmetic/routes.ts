@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Prisma, type Cosmetic } from "../../generated/prisma/client.js";
 import { errors } from "../../errors.js";
 import { bool, clearableText, count, id, queryInt, requireAChange, text } from "../../http/fields.js";
 import { ifMatchHeader } from "../../http/if-match.js";
@@ -79,14 +80,20 @@ export const cosmeticRoutes = [
       409: "The name is another cosmetic's: `Cosmetic name 'Halo' is already used (unique constraint cosmetics_name_key)`.",
       412: "If-Match names none of the cosmetic's current version: `Cosmetic 3 changed since the ETag sent in If-Match; nothing was written`.",
     },
-    async handler({ body, headers }, { db, audit }) {
+    oneStatement: true,
+    async handler({ body, headers }, { db, auditedWrite }) {
       const { id: cosmeticId, argument_EN, argumentEn, ...fields } = body;
       const changes = { ...fields, argumentEn: argument_EN ?? argumentEn };
       const ifMatch = headers["If-Match"];
-      // One UPDATE of the fields sent, conditional on the version when If-Match is sent: concurrent
-      // updates of other fields are kept, and a stale If-Match writes nothing.
-      const cosmetic = await updateCosmetic(db, cosmeticId, changes, ifMatch ? versionsNamed(ifMatch, cosmeticId) : undefined);
-      await audit({ action: "cosmetic.update", target: `cosmetic:${cosmeticId}`, changes });
+      // One UPDATE of the fields sent, conditional on the version when If-Match is sent, with its audit
+      // entry: concurrent updates of other fields are kept, and a stale If-Match writes nothing.
+      const cosmetic = await updateCosmetic(db, cosmeticId, changes, ifMatch ? versionsNamed(ifMatch, cosmeticId) : undefined, (update) =>
+        auditedWrite<Cosmetic>(update, {
+          action: "cosmetic.update",
+          target: Prisma.sql`'cosmetic:' || w.id`,
+          changes: Prisma.sql`${JSON.stringify(changes)}::jsonb`,
+        }),
+      );
       return new Versioned(cosmeticEtag(cosmetic), toCosmetic(cosmetic));
     },
   }),

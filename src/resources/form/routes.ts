@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { foreignKeyViolation } from "../../db/prisma-errors.js";
+import { insertColumns } from "../../db/sql.js";
 import { errors } from "../../errors.js";
+import { Prisma, type FormAnswer } from "../../generated/prisma/client.js";
 import { bool, id, text } from "../../http/fields.js";
 import { defineRoute } from "../../http/route.js";
 import { commentSchema, formAnswerResponse, toFormAnswer } from "./shape.js";
@@ -43,12 +45,16 @@ export const formRoutes = [
     body: createFormBody,
     response: formAnswerResponse,
     successStatus: 201,
-    async handler({ body }, { db, audit }) {
+    oneStatement: true,
+    async handler({ body }, { auditedWrite }) {
       try {
-        const answer = toFormAnswer(await db.formAnswer.create({ data: body }));
-        const { id: answerId, ...changes } = answer;
-        await audit({ action: "form.create", target: `form_answer:${answerId}`, changes });
-        return answer;
+        // The answer and its audit entry (the answer as stored, but its id), in one statement.
+        const [row] = await auditedWrite<FormAnswer>(Prisma.sql`INSERT INTO form_answers ${insertColumns(body)} RETURNING *`, {
+          action: "form.create",
+          target: Prisma.sql`'form_answer:' || w.id`,
+          changes: Prisma.sql`to_jsonb(w) - 'id'`,
+        });
+        return toFormAnswer(row!);
       } catch (error) {
         if (foreignKeyViolation(error)) throw errors.validation(`playerId: no player has id ${body.playerId}`);
         throw error;

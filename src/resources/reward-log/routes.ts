@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { conflictMessage } from "../../db/constraints.js";
 import { foreignKeyViolation, uniqueViolation } from "../../db/prisma-errors.js";
+import { insertColumns } from "../../db/sql.js";
 import { errors } from "../../errors.js";
+import { Prisma, type RewardLog } from "../../generated/prisma/client.js";
 import { id, timestamp } from "../../http/fields.js";
 import { defineRoute } from "../../http/route.js";
 import { rewardLogResponse, toRewardLog } from "./shape.js";
@@ -32,13 +34,21 @@ export const rewardLogRoutes = [
         "already recorded: a retried request does not record a reward twice.",
     },
     successStatus: 201,
-    async handler({ body }, { deps, db, audit }) {
+    oneStatement: true,
+    async handler({ body }, { deps, auditedWrite }) {
       const rewardedAt = body.rewardedAt ?? new Date(Math.floor(deps.now().getTime() / 1000) * 1000);
       try {
-        const log = toRewardLog(await db.rewardLog.create({ data: { ...body, rewardedAt } }));
-        const { id: logId, ...changes } = log;
-        await audit({ action: "reward_log.create", target: `reward_log:${logId}`, changes });
-        return log;
+        // The log and its audit entry, in one statement; the entry holds the log as answered.
+        const [row] = await auditedWrite<RewardLog>(
+          Prisma.sql`INSERT INTO reward_logs ${insertColumns({ ...body, rewardedAt })} RETURNING *`,
+          {
+            action: "reward_log.create",
+            target: Prisma.sql`'reward_log:' || w.id`,
+            changes: Prisma.sql`jsonb_build_object('playerId', w."playerId", 'rewardId', w."rewardId",
+                                 'rewardedAt', to_char(w."rewardedAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))`,
+          },
+        );
+        return toRewardLog(row!);
       } catch (error) {
         // The decisions make an unknown player a 409 here (a 400 on the other routes).
         if (foreignKeyViolation(error)) throw errors.conflict(`playerId: no player has id ${body.playerId}`);

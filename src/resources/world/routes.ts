@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { foreignKeyViolation, isRecordNotFound } from "../../db/prisma-errors.js";
+import { foreignKeyViolation } from "../../db/prisma-errors.js";
+import { setColumns } from "../../db/sql.js";
+import { Prisma, type World } from "../../generated/prisma/client.js";
 import { errors } from "../../errors.js";
 import { clearableText, count, id, requireAChange, text, timestamp } from "../../http/fields.js";
 import { defineRoute } from "../../http/route.js";
@@ -38,14 +40,19 @@ export const worldRoutes = [
     body: updateWorldBody,
     response: worldResponse,
     errors: { 404: "No world has this id: `World not found`." },
-    async handler({ body }, { db, audit }) {
+    oneStatement: true,
+    async handler({ body }, { auditedWrite }) {
       const { id: worldId, ...fields } = body;
       try {
-        const world = await db.world.update({ where: { id: worldId }, data: fields });
-        await audit({ action: "world.update", target: `world:${worldId}`, changes: fields });
+        // The fields sent and their audit entry, in one statement.
+        const [world] = await auditedWrite<World>(Prisma.sql`UPDATE worlds SET ${setColumns(fields)} WHERE id = ${worldId} RETURNING *`, {
+          action: "world.update",
+          target: Prisma.sql`'world:' || w.id`,
+          changes: Prisma.sql`${JSON.stringify(fields)}::jsonb`,
+        });
+        if (!world) throw errors.notFound("World");
         return toWorld(world);
       } catch (error) {
-        if (isRecordNotFound(error)) throw errors.notFound("World");
         if (foreignKeyViolation(error)) throw errors.validation(`ownerId: no player has id ${fields.ownerId}`);
         throw error;
       }
