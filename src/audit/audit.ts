@@ -2,9 +2,9 @@ import os from "node:os";
 import { Prisma } from "../generated/prisma/client.js";
 
 /**
- * The audit log: one row per write, written by the write's own transaction,
- * so a change that rolls back leaves no entry and a committed one always has
- * one. Entries name who (the API user, or the operator at the CLI), what,
+ * The audit log: one row per write, written atomically with it (the same
+ * statement, auditedWrite, or the same transaction, recordAudit), so a change
+ * that rolls back leaves no entry and a committed one always has one. Entries name who (the API user, or the operator at the CLI), what,
  * on which record, and the fields written with their new values — never key
  * material (keys, their hashes or hints).
  */

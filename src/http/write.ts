@@ -9,7 +9,8 @@ import type { HandlerContext, RouteSpec } from "./route.js";
  * How a write runs: the handler's statements, its audit entry and, for a POST
  * sent with an Idempotency-Key, the stored answer, all in one transaction — a
  * write is never stored half-way, and its audit entry exists exactly when it
- * does.
+ * does. A route declared `oneStatement` (its write and audit entry are one
+ * SQL statement, ctx.auditedWrite) needs no transaction without a key.
  *
  * Idempotency-Key (Stripe's semantics, per API user, kept 24 hours):
  * - The key's row is inserted first. A concurrent request with the same key
