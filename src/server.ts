@@ -18,6 +18,18 @@ import { ApiUsers } from "./users/users.js";
 
 /** How long a connection accepted before the stop has to send its request. */
 const IDLE_GRACE_MS = 500;
+/** Stopping: the listener closes once no connection has arrived for this long… */
+const ACCEPT_QUIET_MS = 50;
+/** …or after this long at most. */
+const ACCEPT_DRAIN_MAX_MS = 1_000;
+
+const lastConnection = new WeakMap<Server, number>();
+function lastConnectionAt(server: Server): number {
+  return lastConnection.get(server) ?? 0;
+}
+function trackConnections(server: Server): void {
+  server.on("connection", () => lastConnection.set(server, Date.now()));
+}
 
 /** A running instance: the API listener, its metrics listener, and how to stop both. */
 export interface Service {
@@ -68,6 +80,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     const app = createApp({ config, db, logger, keyCache, metrics, lifecycle, ...(redis ? { redis } : {}) });
 
     server = createHttpServer(app, config).listen(config.port, config.host);
+    trackConnections(server);
     await once(server, "listening");
     if (config.metricsPort !== undefined && !options.clusterWorker) {
       metricsServer = serveMetrics(metrics).listen(config.metricsPort, config.metricsHost);
@@ -119,6 +132,15 @@ async function stopGracefully(parts: {
   const { config, logger, lifecycle, server, metricsServer, keySync, redis, db } = parts;
   lifecycle.stopping = true;
   const deadline = Date.now() + config.shutdownTimeoutMs;
+
+  // Connections a client opened just before the stop may still wait in the
+  // kernel's accept queue: closing the listener now would reset them. It stays
+  // open until no connection has come for ACCEPT_QUIET_MS (at most
+  // ACCEPT_DRAIN_MAX_MS), while /readyz already says "stopping".
+  const drainUntil = Math.min(Date.now() + ACCEPT_DRAIN_MAX_MS, deadline);
+  while (Date.now() - lastConnectionAt(server) < ACCEPT_QUIET_MS && Date.now() < drainUntil) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 
   // No new connections. http.Server#close would also drop every connection
   // without a request in progress at once, including one accepted a moment ago

@@ -178,7 +178,8 @@ describe.skipIf(!onPostgres)("the service (PostgreSQL)", () => {
       );
       const stopping = service.stop();
       expect(service.lifecycle.stopping).toBe(true);
-      await expect(fetch(`${url}/livez`)).rejects.toThrow(); // No longer accepting.
+      // No longer accepting, once the accept queue has been quiet for a moment.
+      await waitFor(() => fetch(`${url}/livez`).then(() => false, () => true));
       await admin.query("COMMIT");
       const listed = await inFlight;
       expect(listed.status).toBe(200);
