@@ -122,25 +122,29 @@ function perAddressFailures(
       onLimited("address");
       throw errors.rateLimited(`Too many requests with an invalid API key from this address; retry in ${seconds} s`);
     }
-    // On "close", not "finish": a client that hangs up before its answer is sent still counts.
-    res.once("close", () => {
-      if (res.statusCode === 401 || isAuthenticationFailure(res)) store.increment(address).catch(storeDown);
-    });
+    // Counted when authentication decides it failed (http/route.ts), not when the answer is sent: a
+    // client that hangs up first, even before the decision, still counts.
+    let counted = false;
+    (res.locals as AuthFailureCounter).countAuthenticationFailure = () => {
+      if (counted) return;
+      counted = true;
+      store.increment(address).catch(storeDown);
+    };
     next();
   };
 }
 
-/**
- * A failure of authentication answered otherwise than 401: a valid key used
- * from an address its user may not use it from (403). The per-address limit
- * counts it like a 401.
- */
-export function markAuthenticationFailure(res: Response): void {
-  (res.locals as { authenticationFailed?: boolean }).authenticationFailed = true;
+interface AuthFailureCounter {
+  countAuthenticationFailure?: () => void;
 }
 
-function isAuthenticationFailure(res: Response): boolean {
-  return (res.locals as { authenticationFailed?: boolean }).authenticationFailed === true;
+/**
+ * Authentication failed for this request: a missing or bad key (401), or a
+ * valid key used from an address its user may not use it from (403). The
+ * per-address limit, when on, counts it (once per request).
+ */
+export function countAuthenticationFailure(res: Response): void {
+  (res.locals as AuthFailureCounter).countAuthenticationFailure?.();
 }
 
 /**

@@ -12,7 +12,7 @@ import type { AuditedRowEntry, AuditEntry, AuditSource, DbClient } from "../audi
 import type { Prisma } from "../generated/prisma/client.js";
 import type { ApiError } from "../errors.js";
 import { runWrite } from "./write.js";
-import { markAuthenticationFailure } from "./rate-limit.js";
+import { countAuthenticationFailure } from "./rate-limit.js";
 
 type Method = "GET" | "POST" | "PATCH";
 
@@ -243,6 +243,7 @@ function authenticate(deps: AppDeps): RequestHandler {
     const key = presentedKey(req);
     const caller = key === undefined ? undefined : await deps.users.authenticate(key);
     if (!caller) {
+      countAuthenticationFailure(res);
       deps.logger.info({ reason: key === undefined ? "missing or conflicting key" : "unknown or revoked key" }, "authentication failed");
       throw errors.unauthenticated();
     }
@@ -252,7 +253,7 @@ function authenticate(deps: AppDeps): RequestHandler {
     if (caller.allowedAddresses && !caller.allowedAddresses.allows(req.ip)) {
       // Counted like a failed authentication by the per-address limit (http/rate-limit.ts): a key
       // used from the wrong place cannot be replayed without bound, nor flood the audit log.
-      markAuthenticationFailure(res);
+      countAuthenticationFailure(res);
       await refuseAddress(deps, caller, req.ip, ctx?.requestId);
       throw errors.addressNotAllowed();
     }
