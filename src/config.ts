@@ -25,24 +25,20 @@ const integer = (min: number, max: number, fallback: number) =>
     .transform((raw) => Number(raw.trim()))
     .refine((n) => n >= min && n <= max, { message: `expected an integer between ${min} and ${max}` });
 
+/** A URL of one of the schemes `scheme` matches, or unset (blank counts as unset). */
+const optionalUrl = (scheme: RegExp, message: string) =>
+  z
+    .string()
+    .optional()
+    .transform((raw) => (raw?.trim() ? raw.trim() : undefined))
+    .refine((url) => url === undefined || scheme.test(url), { message });
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   HOST: z.string().min(1).default("0.0.0.0"),
   PORT: integer(0, 65535, 3000),
-  DATABASE_URL: z
-    .string()
-    .optional()
-    .transform((raw) => (raw?.trim() ? raw.trim() : undefined))
-    .refine((url) => url === undefined || /^postgres(ql)?:\/\//.test(url), {
-      message: "expected a postgres:// or postgresql:// URL",
-    }),
-  DATABASE_READ_URL: z
-    .string()
-    .optional()
-    .transform((raw) => (raw?.trim() ? raw.trim() : undefined))
-    .refine((url) => url === undefined || /^postgres(ql)?:\/\//.test(url), {
-      message: "expected a postgres:// or postgresql:// URL",
-    }),
+  DATABASE_URL: optionalUrl(/^postgres(ql)?:\/\//, "expected a postgres:// or postgresql:// URL"),
+  DATABASE_READ_URL: optionalUrl(/^postgres(ql)?:\/\//, "expected a postgres:// or postgresql:// URL"),
   DATA_DIR: z.string().min(1).default("./data"),
   DB_POOL_MAX: integer(1, 1000, 10),
   WEB_CONCURRENCY: integer(1, 256, 1),
@@ -56,11 +52,7 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: integer(100, 3_600_000, 10_000),
   RATE_LIMIT_PER_MINUTE: integer(0, 10_000_000, 600),
   AUTH_FAILURES_PER_MINUTE: integer(0, 10_000_000, 30),
-  REDIS_URL: z
-    .string()
-    .optional()
-    .transform((raw) => (raw?.trim() ? raw.trim() : undefined))
-    .refine((url) => url === undefined || /^rediss?:\/\//.test(url), { message: "expected a redis:// or rediss:// URL" }),
+  REDIS_URL: optionalUrl(/^rediss?:\/\//, "expected a redis:// or rediss:// URL"),
   REDIS_KEY_PREFIX: z.string().min(1).max(64).default("rl:"),
   TRUST_PROXY: z
     .string()
