@@ -35,7 +35,9 @@ public final class ApiException extends RuntimeException {
     /** No answer: connection refused or lost, or the request timed out. */
     NETWORK(0),
     /** An answer that is not what the API documents (a field missing, unknown or of the wrong type). */
-    INVALID_RESPONSE(-1);
+    INVALID_RESPONSE(-1),
+    /** Not the API's doing: the client was closed, or a callback of the caller threw (see the cause). */
+    UNEXPECTED(-1);
 
     private final int status;
 
@@ -83,15 +85,15 @@ public final class ApiException extends RuntimeException {
 
   /**
    * The ApiException behind what a future failed with ({@link CompletionException} and
-   * {@link ExecutionException} unwrapped); anything else (a bug in a callback) is rethrown.
+   * {@link ExecutionException} unwrapped). Any other failure, such as an exception thrown by one of
+   * your own callbacks, comes back as {@link Kind#UNEXPECTED} with it as the cause, so that logging
+   * the result shows it rather than losing it.
    */
   public static ApiException unwrap(Throwable failure) {
     Throwable t = failure;
     while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) t = t.getCause();
     if (t instanceof ApiException e) return e;
-    if (t instanceof RuntimeException r) throw r;
-    if (t instanceof Error e) throw e;
-    throw new CompletionException(t);
+    return new ApiException(Kind.UNEXPECTED, 0, String.valueOf(t), null, null, t);
   }
 
   @Override

@@ -65,7 +65,8 @@ public final class CommunityApi implements AutoCloseable {
   private CommunityApi(Builder b) {
     this.baseUrl = b.baseUrl;
     this.apiKey = b.apiKey;
-    this.userAgent = b.userAgent;
+    String client = "game-community-api-java/" + VERSION + " (Java " + Runtime.version().feature() + ")";
+    this.userAgent = b.product == null ? client : b.product + " " + client;
     this.requestTimeout = b.requestTimeout;
     this.retryPolicy = b.retryPolicy;
     this.ownedExecutor = b.executor == null ? Executors.newCachedThreadPool(daemonThreads("community-api")) : null;
@@ -360,7 +361,7 @@ public final class CommunityApi implements AutoCloseable {
     private Duration requestTimeout = Duration.ofSeconds(15);
     private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
     private Executor executor;
-    private String userAgent = "game-community-api-java/" + VERSION + " (Java " + Runtime.version().feature() + ")";
+    private String product;
 
     private Builder(String baseUrl, String apiKey) {
       String url = Objects.requireNonNull(baseUrl, "baseUrl").replaceAll("/+$", "");
@@ -399,9 +400,9 @@ public final class CommunityApi implements AutoCloseable {
       return this;
     }
 
-    /** Put your plugin's name first, e.g. {@code "MyPlugin/2.1"}, so the service's logs tell callers apart. */
+    /** Your plugin's name and version, e.g. {@code "MyPlugin/2.1"}, sent before the client's own in User-Agent. */
     public Builder userAgent(String userAgent) {
-      this.userAgent = Objects.requireNonNull(userAgent, "userAgent") + " " + this.userAgent;
+      this.product = Objects.requireNonNull(userAgent, "userAgent");
       return this;
     }
 

@@ -43,7 +43,8 @@ final class ScriptedServer implements AutoCloseable {
         "method", exchange.getRequestMethod(),
         "idempotencyKey", String.valueOf(exchange.getRequestHeaders().getFirst("Idempotency-Key")),
         "ifNoneMatch", String.valueOf(exchange.getRequestHeaders().getFirst("If-None-Match")),
-        "apiKey", String.valueOf(exchange.getRequestHeaders().getFirst("X-API-Key"))));
+        "apiKey", String.valueOf(exchange.getRequestHeaders().getFirst("X-API-Key")),
+        "userAgent", String.valueOf(exchange.getRequestHeaders().getFirst("User-Agent"))));
     Reply next = script.poll();
     if (next == null) next = Reply.of(500, "{\"code\":500,\"message\":\"script ran out\"}", Map.of());
     try {
