@@ -13,7 +13,8 @@ for f in "$GSON_JAR"; do [ -f "$f" ] || { echo "missing $f (apt-get install libg
 rm -rf build
 mkdir -p build/classes
 javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d build/classes -cp "$GSON_JAR" $(find src/main/java -name '*.java')
-jar --create --file build/game-community-api-client.jar -C build/classes .
+printf 'Automatic-Module-Name: net.gamecommunity.api\n' > build/MANIFEST.MF
+jar --create --file build/game-community-api-client.jar --manifest build/MANIFEST.MF -C build/classes .
 
 if [ "${1:-}" = "--tests" ]; then
   [ -f "$JUNIT_JARS/junit-jupiter-api.jar" ] || { echo "missing $JUNIT_JARS/junit-jupiter-api.jar (apt-get install junit5)" >&2; exit 1; }
