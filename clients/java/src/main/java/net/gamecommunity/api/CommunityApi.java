@@ -72,6 +72,7 @@ public final class CommunityApi implements AutoCloseable {
     this.ownedExecutor = b.executor == null ? Executors.newCachedThreadPool(daemonThreads("community-api")) : null;
     this.executor = b.executor == null ? ownedExecutor : b.executor;
     this.scheduler = Executors.newSingleThreadScheduledExecutor(daemonThreads("community-api-poller"));
+    // The service speaks HTTP/1.1; the default (HTTP/2) would add an h2c upgrade to every plain-http request.
     this.http = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(b.connectTimeout)
