@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "src/generated/", "node_modules/", "data/"] },
+  { ignores: ["dist/", "src/generated/", "node_modules/", "data/", "clients/*/build/"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -28,8 +28,10 @@ export default tseslint.config(
     },
   },
   {
-    files: ["scripts/**/*.mjs", "bench/**/*.mjs", "eslint.config.js"],
+    files: ["scripts/**/*.mjs", "bench/**/*.mjs", "clients/**/*.mjs", "eslint.config.js"],
     extends: [tseslint.configs.disableTypeChecked],
-    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", Buffer: "readonly" } },
+    languageOptions: {
+      globals: { process: "readonly", console: "readonly", URL: "readonly", Buffer: "readonly", fetch: "readonly", setTimeout: "readonly" },
+    },
   },
 );

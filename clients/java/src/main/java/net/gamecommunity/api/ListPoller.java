@@ -1,0 +1,91 @@
+package net.gamecommunity.api;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.function.Consumer;
+
+/**
+ * Polls one list route with the ETag of the last list it delivered (If-None-Match): an unchanged list
+ * comes back as an empty 304, costs the service little, and is not delivered again.
+ */
+public final class ListPoller<T> {
+  private final CommunityApi api;
+  private final Route route;
+  private final Map<String, String> query;
+  private volatile String etag;
+
+  ListPoller(CommunityApi api, Route route, Map<String, String> query) {
+    this.api = api;
+    this.route = route;
+    this.query = query;
+  }
+
+  /** One poll: the list if it changed since the last one delivered (or on the first poll), else empty. */
+  public CompletableFuture<Optional<List<T>>> poll() {
+    return api.<List<T>>send(route, query, null, etag == null ? Map.of() : Map.of(CommunityApi.IF_NONE_MATCH, etag), true)
+        .thenApply(answer -> {
+          if (answer.notModified()) return Optional.empty();
+          etag = answer.etag();
+          return Optional.of(answer.body());
+        });
+  }
+
+  /** The ETag of the last list delivered, if any. */
+  public Optional<String> etag() {
+    return Optional.ofNullable(etag);
+  }
+
+  /**
+   * Polls now, then {@code every} after each poll ends, until the subscription or the client is closed.
+   * {@code onChange} gets each changed list and {@code onError} each failed poll (polling goes on),
+   * both on the client's executor, never on a game thread: hop to it for game API calls.
+   */
+  public Subscription start(Duration every, Consumer<List<T>> onChange, Consumer<ApiException> onError) {
+    Objects.requireNonNull(onChange, "onChange");
+    Objects.requireNonNull(onError, "onError");
+    Subscription subscription = new Subscription();
+    api.schedule(() -> pollAndReschedule(subscription, every, onChange, onError), Duration.ZERO, subscription);
+    return subscription;
+  }
+
+  private void pollAndReschedule(Subscription s, Duration every, Consumer<List<T>> onChange, Consumer<ApiException> onError) {
+    if (s.closed) return;
+    poll().whenComplete((changed, failure) -> {
+      if (s.closed) return;
+      try {
+        if (failure != null) onError.accept(ApiException.unwrap(failure));
+        else changed.ifPresent(onChange);
+      } finally {
+        api.schedule(() -> pollAndReschedule(s, every, onChange, onError), every, s);
+      }
+    });
+  }
+
+  /** A running poll loop; close it to stop. */
+  public static final class Subscription implements AutoCloseable {
+    private volatile boolean closed;
+    private volatile ScheduledFuture<?> next;
+
+    void next(ScheduledFuture<?> future) {
+      next = future;
+      if (closed) future.cancel(false);
+    }
+
+    @Override
+    public void close() {
+      closed = true;
+      ScheduledFuture<?> pending = next;
+      if (pending != null) pending.cancel(false);
+    }
+
+    public boolean isClosed() {
+      return closed;
+    }
+  }
+
+}

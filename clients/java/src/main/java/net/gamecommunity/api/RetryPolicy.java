@@ -1,0 +1,31 @@
+package net.gamecommunity.api;
+
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * When and how long to wait before sending a request again. A request is retried after a timeout, a
+ * connection failure, a 503 or a 429 (never after another status), at most {@code maxAttempts} times in
+ * all: after {@code Retry-After} when the service gives one no longer than {@code maxRetryAfter}
+ * (a longer one ends the call with the 429 or 503, for the caller to decide), else after a random
+ * delay of up to {@code baseDelay} × 2<sup>n</sup>, capped at {@code maxDelay} ("full jitter").
+ * GETs and POSTs (which carry an Idempotency-Key) follow it; PATCHes only when the caller asks.
+ */
+public record RetryPolicy(int maxAttempts, Duration baseDelay, Duration maxDelay, Duration maxRetryAfter) {
+
+  public static final RetryPolicy DEFAULT = new RetryPolicy(4, Duration.ofMillis(250), Duration.ofSeconds(5), Duration.ofSeconds(10));
+  public static final RetryPolicy NONE = new RetryPolicy(1, Duration.ZERO, Duration.ZERO, Duration.ZERO);
+
+  public RetryPolicy {
+    if (maxAttempts < 1) throw new IllegalArgumentException("maxAttempts: expected 1 or more");
+    if (baseDelay.isNegative() || maxDelay.isNegative() || maxRetryAfter.isNegative()) throw new IllegalArgumentException("delays: expected 0 or more");
+  }
+
+  /** The wait before attempt {@code attempt + 1} (attempts count from 1), or null to give up. */
+  Duration delayAfter(int attempt, Duration retryAfter) {
+    if (attempt >= maxAttempts) return null;
+    if (retryAfter != null) return retryAfter.compareTo(maxRetryAfter) <= 0 ? retryAfter : null;
+    long cap = Math.min(maxDelay.toMillis(), baseDelay.toMillis() << Math.min(attempt - 1, 20));
+    return Duration.ofMillis(cap <= 0 ? 0 : ThreadLocalRandom.current().nextLong(cap + 1));
+  }
+}

@@ -1,0 +1,3 @@
+package org.bukkit.event;
+
+public interface Listener {}
