@@ -12,6 +12,7 @@ import { docsRouter } from "./http/docs.js";
 import { errorHandler } from "./http/error-handler.js";
 import { buildOpenApiDocument } from "./http/openapi.js";
 import { createRateLimits, type RateLimitKind } from "./http/rate-limit.js";
+import { parseQueryString } from "./http/query.js";
 import { requestLifecycle } from "./http/request-context.js";
 import { registerRoutes, type RouteSpec } from "./http/route.js";
 import type { Logger } from "./logger.js";
@@ -145,6 +146,7 @@ export function createApp({
   app.set("trust proxy", config.trustProxy);
   // No body-hash ETag on every response: conditional requests come from a cheap version, per route.
   app.set("etag", false);
+  app.set("query parser", parseQueryString);
   app.use(requestLifecycle(logger));
   app.use(metrics.middleware());
   app.use(securityHeaders);

@@ -149,6 +149,7 @@ export const errors = {
     new ApiError("HEADERS_TOO_LARGE", `Request headers larger than ${Math.round(limitBytes / 1024)} KB`),
   payloadTooLarge: () => new ApiError("PAYLOAD_TOO_LARGE", "Request body larger than 100 KB"),
   unsupportedMediaType: (message: string) => new ApiError("UNSUPPORTED_MEDIA_TYPE", message),
+  unsupportedCharset: (charset: string) => new ApiError("UNSUPPORTED_MEDIA_TYPE", `Unsupported charset "${charset}"`),
   rateLimited: (message: string) => new ApiError("RATE_LIMITED", message),
   internal: (requestId: string, cause?: unknown) =>
     new ApiError("INTERNAL", `Internal server error (request id ${requestId})`, { cause }),

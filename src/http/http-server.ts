@@ -50,6 +50,10 @@ function clientErrorOf(code: string | undefined): ApiError {
   switch (code) {
     case "HPE_HEADER_OVERFLOW":
       return errors.headersTooLarge(maxHeaderSize);
+    case "HPE_INVALID_URL":
+      return errors.malformedRequest(
+        "Malformed HTTP request: the request target must be a path such as /api/... in printable ASCII (percent-encode anything else as UTF-8)",
+      );
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
       return errors.malformedRequest("Malformed HTTP request: chunk extensions too large");
     case "ERR_HTTP_REQUEST_TIMEOUT":
