@@ -276,13 +276,16 @@ async function refuseAddress(deps: AppDeps, caller: Caller, address: string | un
 /**
  * The key from `X-API-Key` or `Authorization: Bearer`. Both may be sent only
  * with the same value; an Authorization header of another scheme counts as a
- * bad key rather than being ignored.
+ * bad key rather than being ignored, and so does either header sent twice
+ * (Node joins two X-API-Key into one value, but keeps only the first
+ * Authorization: the second must not go unseen).
  */
 function presentedKey(req: Request): string | undefined {
   const header = req.headers["x-api-key"];
   const authorization = req.headers.authorization;
   let bearer: string | undefined;
   if (authorization !== undefined) {
+    if (req.headersDistinct.authorization!.length > 1) return undefined;
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
     if (!match) return undefined;
     bearer = match[1];
