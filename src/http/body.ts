@@ -6,13 +6,31 @@ const BODY_LIMIT = "100kb";
 
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
 const QUOTED = '"(?:[\\t \\x21\\x23-\\x5b\\x5d-\\x7e\\x80-\\xff]|\\\\[\\t \\x21-\\x7e\\x80-\\xff])*"';
+const TYPE = new RegExp(`${TOKEN}/${TOKEN}`, "y");
+const PARAMETER = new RegExp(`[\\t ]*;[\\t ]*(?:(${TOKEN})=(${TOKEN}|${QUOTED}))?`, "y");
+const END = /[\t ]*$/y;
+
 /**
- * RFC 9110 §8.3.1: `type/subtype *( OWS ";" OWS [ name=value ] )`, value a
- * token or a quoted string. Written so that no run of spaces can be split two
- * ways: a long malformed header fails in linear time.
+ * The parameters of an RFC 9110 media type (`type/subtype *( OWS ";" OWS [
+ * name=value ] )`, the value a token or a quoted string), or undefined when
+ * the text is not one. Read one parameter at a time: a long malformed header
+ * costs linear time, where a single regular expression could backtrack.
  */
-const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(?:[\\t ]*;(?:[\\t ]*${TOKEN}=(?:${TOKEN}|${QUOTED}))?)*[\\t ]*$`);
-const PARAMETER = new RegExp(`;[\\t ]*(${TOKEN})=(${TOKEN}|${QUOTED})`, "g");
+function mediaTypeParameters(text: string): [string, string][] | undefined {
+  TYPE.lastIndex = 0;
+  if (!TYPE.test(text)) return undefined;
+  const parameters: [string, string][] = [];
+  let at = TYPE.lastIndex;
+  for (;;) {
+    PARAMETER.lastIndex = at;
+    const match = PARAMETER.exec(text);
+    if (!match) break;
+    if (match[1] !== undefined) parameters.push([match[1], match[2]!]);
+    at = PARAMETER.lastIndex;
+  }
+  END.lastIndex = at;
+  return END.test(text) ? parameters : undefined;
+}
 
 /**
  * Reads a JSON body: the Content-Type must be a well-formed media type (a
@@ -30,12 +48,13 @@ export function jsonBody(): RequestHandler {
 }
 
 function checkMediaType(contentType: string): void {
-  if (!MEDIA_TYPE.test(contentType)) {
+  const parameters = mediaTypeParameters(contentType);
+  if (!parameters) {
     throw errors.validation("Content-Type: not a well-formed media type; send application/json (optionally with charset=utf-8)");
   }
-  for (const [, name, value] of contentType.matchAll(PARAMETER)) {
-    if (name!.toLowerCase() !== "charset") continue;
-    const charset = value!.startsWith('"') ? value!.slice(1, -1).replace(/\\(.)/g, "$1") : value!;
+  for (const [name, value] of parameters) {
+    if (name.toLowerCase() !== "charset") continue;
+    const charset = value.startsWith('"') ? value.slice(1, -1).replace(/\\(.)/g, "$1") : value;
     if (charset.toLowerCase() !== "utf-8") throw errors.unsupportedCharset(charset);
   }
 }
