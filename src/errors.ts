@@ -108,12 +108,13 @@ export type ErrorKind = keyof typeof ERROR_CATALOGUE;
 export class ApiError extends Error {
   readonly status: number;
 
+  /** The message may echo what a client sent (a field name, a value, a path): anything key-shaped in it is masked. */
   constructor(
     readonly kind: ErrorKind,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(maskKeys(message), options);
     this.name = "ApiError";
     this.status = ERROR_CATALOGUE[kind].status;
   }
@@ -132,9 +133,9 @@ export const errors = {
   /** The message does not say which addresses are allowed: that list is the operator's business. */
   addressNotAllowed: () => new ApiError("FORBIDDEN", "This API user may not call the API from this client address"),
   notFound: (what: string) => new ApiError("NOT_FOUND", `${what} not found`),
-  routeNotFound: (method: string, path: string) => new ApiError("ROUTE_NOT_FOUND", `No route ${method} ${maskKeys(path)}`),
+  routeNotFound: (method: string, path: string) => new ApiError("ROUTE_NOT_FOUND", `No route ${method} ${path}`),
   methodNotAllowed: (method: string, path: string) =>
-    new ApiError("METHOD_NOT_ALLOWED", `Method ${method} not allowed on ${maskKeys(path)}`),
+    new ApiError("METHOD_NOT_ALLOWED", `Method ${method} not allowed on ${path}`),
   conflict: (message: string) => new ApiError("CONFLICT", message),
   preconditionFailed: (what: string) =>
     new ApiError("PRECONDITION_FAILED", `${what} changed since the ETag sent in If-Match; nothing was written`),
@@ -149,6 +150,7 @@ export const errors = {
     new ApiError("HEADERS_TOO_LARGE", `Request headers larger than ${Math.round(limitBytes / 1024)} KB`),
   payloadTooLarge: () => new ApiError("PAYLOAD_TOO_LARGE", "Request body larger than 100 KB"),
   unsupportedMediaType: (message: string) => new ApiError("UNSUPPORTED_MEDIA_TYPE", message),
+  unsupportedCharset: (charset: string) => new ApiError("UNSUPPORTED_MEDIA_TYPE", `Unsupported charset "${charset}"`),
   rateLimited: (message: string) => new ApiError("RATE_LIMITED", message),
   internal: (requestId: string, cause?: unknown) =>
     new ApiError("INTERNAL", `Internal server error (request id ${requestId})`, { cause }),

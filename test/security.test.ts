@@ -89,7 +89,7 @@ function fingerprint(res: request.Response) {
 }
 
 describe("uniform 401", () => {
-  it("when the key is missing, malformed, unknown, revoked, rotated away or sent twice differently, then every route answers the same bytes", async () => {
+  it("when the key is missing, malformed, unknown, revoked, rotated away, sent twice differently or in a header sent twice, then every route answers the same bytes", async () => {
     const other = keyB;
     const revoked = await t.key("revoked-user");
     await t.users.revoke("revoked-user");
@@ -108,6 +108,10 @@ describe("uniform 401", () => {
       "rotated away": { "X-API-Key": rotatedAway },
       "two different valid keys": { "X-API-Key": key, Authorization: `Bearer ${other}` },
       "X-API-Key twice": { "X-API-Key": [key, other] },
+      "X-API-Key twice, the same key": { "X-API-Key": [key, key] },
+      "Authorization twice": { Authorization: [`Bearer ${key}`, `Bearer ${other}`] },
+      "Authorization twice, the same key": { Authorization: [`Bearer ${key}`, `Bearer ${key}`] },
+      "Authorization twice, the second of another scheme": { Authorization: [`Bearer ${key}`, "Basic dXNlcjpwYXNz"] },
     };
     const seen = new Map<string, ReturnType<typeof fingerprint>>();
     for (const route of apiRoutes) {
@@ -180,6 +184,42 @@ describe("API keys are never kept in clear", () => {
       expect(row.keyHash).toBe(hashApiKey(k));
       expect(row.keyHint).toBe(k.slice(0, 8));
     }
+  });
+});
+
+describe("key-shaped input in messages", () => {
+  const keyShaped = () => `gsk_${randomBytes(32).toString("base64url")}`;
+  const api = () => request(t.url);
+  const expectMasked = (res: request.Response, status: number, sent: string, message: string) => {
+    expect(res.status, res.text).toBe(status);
+    expect(res.text).not.toContain(sent.slice(4));
+    expect(res.body.message).toBe(message);
+  };
+
+  it("when a body field or a query parameter is named like a key, then the 400 names it masked", async () => {
+    const field = keyShaped();
+    const body = await api().patch("/api/cosmetic/update-cosmetic").set("X-API-Key", key).send({ id: cosmeticId, price: 5, [field]: 1 });
+    expectMasked(body, 400, field, "gsk_[masked]: unknown field");
+    const query = await api().get("/api/player/get-player-by-nick").set("X-API-Key", key).query({ nick: player.pseudo, [field]: "1" });
+    expectMasked(query, 400, field, "gsk_[masked]: unknown field");
+  });
+
+  it("when a value that collides is key-shaped, then the 409 names it masked", async () => {
+    const name = keyShaped();
+    await makeCosmetic(t.database.db.prisma, { name });
+    const other = await makeCosmetic(t.database.db.prisma);
+    const res = await api().patch("/api/cosmetic/update-cosmetic").set("X-API-Key", key).send({ id: other.id, name });
+    expectMasked(res, 409, name, "Cosmetic name 'gsk_[masked]' is already used (unique constraint cosmetics_name_key)");
+    const username = `gsk_${randomBytes(12).toString("hex")}`;
+    await api().post("/api/inscription").set("X-API-Key", key).send({ username });
+    const again = await api().post("/api/inscription").set("X-API-Key", key).send({ username });
+    expectMasked(again, 409, username, "Username 'gsk_[masked]' is already used (unique constraint api_users_username_key, case-insensitive)");
+  });
+
+  it("when a header value the message repeats is key-shaped (a charset), then the 415 names it masked", async () => {
+    const charset = keyShaped();
+    const res = await api().post("/api/inscription").set({ "X-API-Key": key, "Content-Type": `application/json; charset=${charset}` }).send('{"username":"x"}');
+    expectMasked(res, 415, charset, 'Unsupported charset "gsk_[masked]"');
   });
 });
 

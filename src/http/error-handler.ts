@@ -23,7 +23,7 @@ function fromBodyParser(error: HttpError): ApiError | undefined {
     case "encoding.unsupported":
       return errors.unsupportedMediaType(`Unsupported content encoding "${String(error.encoding)}"`);
     case "charset.unsupported":
-      return errors.unsupportedMediaType(`Unsupported charset "${String(error.charset)}"`);
+      return errors.unsupportedCharset(String(error.charset));
     case "request.aborted":
     case "request.size.invalid":
       return errors.validation("body: the request body was incomplete");

@@ -1,13 +1,17 @@
-import { createServer, maxHeaderSize, STATUS_CODES, type RequestListener, type Server } from "node:http";
+import { createServer, maxHeaderSize, ServerResponse, STATUS_CODES, type IncomingMessage, type RequestListener, type Server } from "node:http";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Config } from "../config.js";
 import { errors, type ApiError } from "../errors.js";
+import { requestIdOf } from "./request-context.js";
+import { JSON_HEADERS } from "./security-headers.js";
 
 /**
  * The HTTP server of the API, with the configured timeouts, and the failures
  * Node answers before Express sees a request (a request line that is not
  * HTTP, headers too large, headers or body too slow) answered in the API's
- * error shape too, instead of Node's empty 400/408/431.
+ * error shape too, instead of Node's empty 400/408/431; so is CONNECT, which
+ * Node would answer by closing the connection.
  */
 export function createHttpServer(app: RequestListener, config: Config): Server {
   const server = createServer(
@@ -21,6 +25,7 @@ export function createHttpServer(app: RequestListener, config: Config): Server {
     app,
   );
   server.on("clientError", answerClientError);
+  server.on("connect", answerConnect(app));
   return server;
 }
 
@@ -32,16 +37,49 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
     socket.destroy();
     return;
   }
-  const apiError = clientErrorOf(error.code);
+  answerAndClose(socket, clientErrorOf(error.code));
+}
+
+/**
+ * CONNECT asks to open a tunnel, as through a proxy, which this server is not.
+ * On a path (`CONNECT /api/…`) it goes to the app like any other method, and
+ * gets what any other would (401, 404 or 405 with the path's Allow); to a
+ * `host:port`, which Express cannot route, 405 allowing nothing. Either way the
+ * connection closes once answered: nothing is tunnelled.
+ */
+function answerConnect(app: RequestListener) {
+  return (req: IncomingMessage, socket: Duplex) => {
+    // Node took its own listeners off the socket when it handed it over.
+    socket.on("error", () => socket.destroy());
+    if (!req.url?.startsWith("/")) {
+      answerAndClose(socket, errors.methodNotAllowed("CONNECT", req.url ?? ""), [
+        ["X-Request-Id", requestIdOf(req.headers["x-request-id"])],
+        ["Allow", ""],
+      ]);
+      return;
+    }
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.once("finish", () => {
+      res.detachSocket(socket as Socket);
+      (socket as Socket).destroySoon();
+    });
+    app(req, res);
+  };
+}
+
+/** An answer written on the connection itself, in the error shape, with the headers every answer has. */
+function answerAndClose(socket: Duplex, apiError: ApiError, headers: readonly (readonly [string, string])[] = []): void {
   const body = JSON.stringify(apiError.toBody());
-  socket.end(
-    `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\n` +
-      "Content-Type: application/json; charset=utf-8\r\n" +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      "X-Content-Type-Options: nosniff\r\n" +
-      "Connection: close\r\n\r\n" +
-      body,
-  );
+  const head = [
+    ...headers,
+    ...JSON_HEADERS,
+    ["Content-Type", "application/json; charset=utf-8"],
+    ["Content-Length", String(Buffer.byteLength(body))],
+    ["Connection", "close"],
+  ];
+  socket.end(`HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\n${head.map(([name, value]) => `${name}: ${value}\r\n`).join("")}\r\n${body}`);
   // Closed once written, rather than left half-open until the client goes.
   (socket as Duplex & { destroySoon?: () => void }).destroySoon?.();
 }
@@ -50,6 +88,10 @@ function clientErrorOf(code: string | undefined): ApiError {
   switch (code) {
     case "HPE_HEADER_OVERFLOW":
       return errors.headersTooLarge(maxHeaderSize);
+    case "HPE_INVALID_URL":
+      return errors.malformedRequest(
+        "Malformed HTTP request: the request target must be a path such as /api/... in printable ASCII (percent-encode anything else as UTF-8)",
+      );
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
       return errors.malformedRequest("Malformed HTTP request: chunk extensions too large");
     case "ERR_HTTP_REQUEST_TIMEOUT":

@@ -6,6 +6,13 @@ import type { Logger } from "../logger.js";
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The client's own X-Request-Id when sane, a new one otherwise. */
+export function requestIdOf(offered: string | string[] | undefined): string {
+  // An id holding anything shaped like an API key is refused: it would be written on every log
+  // line, in the audit log and back in the response.
+  return typeof offered === "string" && SANE_REQUEST_ID.test(offered) && maskKeys(offered) === offered ? offered : randomUUID();
+}
+
 /**
  * Gives the request its id (the client's own when sane), runs the rest of the
  * chain inside the request context, and writes one log line per request when
@@ -13,11 +20,7 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function requestLifecycle(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const offered = req.headers["x-request-id"];
-    // An id holding anything shaped like an API key is refused: it would be written on every log
-    // line, in the audit log and back in the response.
-    const requestId =
-      typeof offered === "string" && SANE_REQUEST_ID.test(offered) && maskKeys(offered) === offered ? offered : randomUUID();
+    const requestId = requestIdOf(req.headers["x-request-id"]);
     res.setHeader("X-Request-Id", requestId);
     const started = process.hrtime.bigint();
     const ctx = { requestId } as { requestId: string; user?: string };

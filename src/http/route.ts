@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
+import { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
 import type { z } from "zod";
 import type { CallerGroup } from "../config.js";
 import { conflictMessage } from "../db/constraints.js";
@@ -12,6 +12,7 @@ import type { AuditedRowEntry, AuditEntry, AuditSource, DbClient } from "../audi
 import type { Prisma } from "../generated/prisma/client.js";
 import type { ApiError } from "../errors.js";
 import { runWrite } from "./write.js";
+import { jsonBody } from "./body.js";
 import { countAuthenticationFailure } from "./rate-limit.js";
 
 type Method = "GET" | "POST" | "PATCH";
@@ -129,8 +130,6 @@ declare module "express-serve-static-core" {
   }
 }
 
-const BODY_LIMIT = "100kb";
-
 /** Middleware around the key check (the rate limits): `before` runs ahead of it, `after` once the caller is known. */
 export interface AuthenticationGuards {
   before: RequestHandler[];
@@ -154,7 +153,7 @@ export function registerRoutes(
     seen.add(id);
 
     const chain: RequestHandler[] = [...authenticated, authorize(route.callers, deps)];
-    if (route.body) chain.push(express.json({ limit: BODY_LIMIT, strict: false, type: "application/json" }));
+    if (route.body) chain.push(jsonBody());
     chain.push(async (req: Request, res: Response) => {
       const input = parseInput(route, req);
       const invoke = (ctx: HandlerContext) => runHandler(route, input, ctx);
@@ -277,13 +276,16 @@ async function refuseAddress(deps: AppDeps, caller: Caller, address: string | un
 /**
  * The key from `X-API-Key` or `Authorization: Bearer`. Both may be sent only
  * with the same value; an Authorization header of another scheme counts as a
- * bad key rather than being ignored.
+ * bad key rather than being ignored, and so does either header sent twice
+ * (Node joins two X-API-Key into one value, but keeps only the first
+ * Authorization: the second must not go unseen).
  */
 function presentedKey(req: Request): string | undefined {
   const header = req.headers["x-api-key"];
   const authorization = req.headers.authorization;
   let bearer: string | undefined;
   if (authorization !== undefined) {
+    if (req.headersDistinct.authorization!.length > 1) return undefined;
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
     if (!match) return undefined;
     bearer = match[1];
