@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RateLimitKind } from "../src/http/rate-limit.js";
 import { KeyCache } from "../src/auth/key-cache.js";
 import { Metrics } from "../src/metrics.js";
+import { COMMAND_TIMEOUT_MS } from "../src/redis.js";
 import { ApiUsers } from "../src/users/users.js";
 import { startTestApp, type TestApp, type TestAppOptions } from "./helpers/app.js";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.js";
@@ -268,6 +269,19 @@ describe.runIf(redisAvailable)("counters in Redis", () => {
     // Down again while connected: counted in memory again, from zero.
     proxy.cut();
     await expectAtOnce(one, keys.carol!, [200, 200, 200, 429]);
+  });
+
+  it("when Redis stops answering on an open connection, then a request waits at most its command timeout, the next ones count in memory without trying Redis, and the limit still holds", async () => {
+    const proxy = await new TcpProxy(redisHost, redisPort).listen();
+    proxies.push(proxy);
+    const t = await app({ REDIS_URL: `redis://127.0.0.1:${proxy.port}`, RATE_LIMIT_PER_MINUTE: "6" }, { rateLimitPrefix: newPrefix() });
+    expect((await get(t, keys.dave!)).status).toBe(200);
+    proxy.stall();
+    const started = Date.now();
+    // Counted afresh in memory: six pass, the seventh is refused (it would pass if the limit failed open).
+    await expectAtOnce(t, keys.dave!, [200, 200, 200, 200, 200, 200, 429]);
+    // One command timeout (500 ms), not one per request: Redis is left alone for a while after it.
+    expect(Date.now() - started).toBeLessThan(7 * COMMAND_TIMEOUT_MS);
   });
 });
 
