@@ -160,6 +160,7 @@ export function createApp({
       metrics.rateLimited(kind);
       onRateLimited?.(kind);
     },
+    onCountingLocally: (locally) => metrics.rateLimitCountingLocally(locally),
   });
   registerRoutes(api, routes, deps, limits);
   app.use("/api", api);

@@ -11,6 +11,7 @@ export class Metrics {
   readonly registry = new Registry();
   private readonly requests: Histogram<"method" | "route" | "status">;
   private readonly rejections: Counter<"kind">;
+  private readonly countingLocally: Gauge;
 
   constructor(db: Database | undefined, options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
@@ -30,6 +31,12 @@ export class Metrics {
     });
     // Both series exist from the start, so a dashboard shows 0 rather than nothing.
     for (const kind of ["user", "address"]) this.rejections.inc({ kind }, 0);
+    this.countingLocally = new Gauge({
+      name: "rate_limit_counting_locally",
+      help: "1 while Redis (REDIS_URL) is unreachable and this instance counts the rate limits in its own memory, else 0.",
+      registers: [this.registry],
+    });
+    this.countingLocally.set(0);
     const pool = db?.poolStats();
     if (db && pool) {
       const stat = (name: string, help: string, read: () => number) =>
@@ -71,6 +78,10 @@ export class Metrics {
 
   rateLimited(kind: "user" | "address"): void {
     this.rejections.inc({ kind });
+  }
+
+  rateLimitCountingLocally(locally: boolean): void {
+    this.countingLocally.set(locally ? 1 : 0);
   }
 
   async text(): Promise<{ contentType: string; body: string }> {

@@ -8,7 +8,7 @@ export type { Redis };
  * The Redis client of the rate-limit counters, made to fail fast: while
  * Redis is unreachable a command is refused at once (no offline queue) or
  * within COMMAND_TIMEOUT_MS (a server that accepts but does not answer), so
- * the limiters let the request through instead of holding it. The client
+ * the limiters count in memory instead of holding the request. The client
  * reconnects on its own, with backoff, and never crashes the process: its
  * errors are logged, at most one line per 30 s.
  */
@@ -23,14 +23,14 @@ export function createRedis(url: string, logger: Logger): Redis {
     // 250 ms, 500 ms, … up to 5 s between attempts, for as long as it takes.
     retryStrategy: (attempt) => Math.min(attempt * 250, 5_000),
   });
-  const warn = throttledWarning(logger, "Redis unreachable: rate limits are not enforced until it is back");
+  const warn = throttledWarning(logger, "Redis unreachable: rate limits are counted in each instance's memory until it is back");
   let failing = false;
   redis.on("error", (err: unknown) => {
     failing = true;
     warn(err);
   });
   redis.on("ready", () => {
-    if (failing) logger.info("Redis reachable again: rate limits are enforced");
+    if (failing) logger.info("Redis reachable again: rate limits are shared again");
     failing = false;
   });
   return redis;
@@ -40,7 +40,7 @@ export function createRedis(url: string, logger: Logger): Redis {
  * Resolves once the client is connected, or has failed once, or after
  * timeoutMs: whichever comes first. A server entry awaits it before
  * listening, so counting starts with the first request when Redis is up,
- * and a Redis that is down does not hold the start (requests pass, fail open).
+ * and a Redis that is down does not hold the start (each instance counts alone meanwhile).
  */
 export function redisSettled(redis: Redis, timeoutMs: number): Promise<void> {
   if (redis.status === "ready") return Promise.resolve();

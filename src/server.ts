@@ -73,7 +73,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     // A worker's metrics are served, added up with the others', by the primary.
     if (options.clusterWorker) reportMetricsToPrimary(metrics);
     if (config.redisUrl) {
-      // Shared rate-limit counters. A Redis that is down does not hold the start: limits fail open.
+      // Shared rate-limit counters. A Redis that is down does not hold the start: each instance counts alone until it is back.
       redis = createRedis(config.redisUrl, logger);
       await redisSettled(redis, 2_000);
     }

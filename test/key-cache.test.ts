@@ -1,9 +1,10 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../src/auth/api-keys.js";
-import { KeyCache } from "../src/auth/key-cache.js";
+import { KeyCache, RefusedKeys } from "../src/auth/key-cache.js";
 import { keepKeyCacheInSync } from "../src/auth/key-invalidation.js";
 import { openDatabase } from "../src/db/database.js";
+import type { PrismaClient } from "../src/generated/prisma/client.js";
 import { createLogger } from "../src/logger.js";
 import { ApiUsers } from "../src/users/users.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
@@ -113,5 +114,57 @@ describe("revocation with cached keys", () => {
       await conn.release();
     }
     expect((await list()).status).toBe(401);
+  });
+});
+
+describe("keys known not to authenticate", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  it("when an unknown or revoked key is presented again, then it is refused without another database lookup, and valid keys are still looked up", async () => {
+    let lookups = 0;
+    const counted = database.db.prisma.$extends({
+      query: {
+        apiUser: {
+          findUnique({ args, query }) {
+            lookups += 1;
+            return query(args);
+          },
+        },
+      },
+    }) as unknown as PrismaClient;
+    const users = new ApiUsers(counted);
+    const { apiKey: revoked } = await users.create("looping-plugin");
+    await users.revoke("looping-plugin");
+    const unknown = `gsk_${"Z".repeat(43)}`;
+
+    lookups = 0;
+    for (let i = 0; i < 50; i++) {
+      expect(await users.authenticate(revoked)).toBeUndefined();
+      expect(await users.authenticate(unknown)).toBeUndefined();
+    }
+    expect(lookups).toBe(2);
+
+    // A key created afterwards is new: nothing refused before stands in its way.
+    const { apiKey: fresh } = await users.create("new-plugin");
+    expect((await users.authenticate(fresh))?.username).toBe("new-plugin");
+    const { apiKey: rotated } = await users.rotate("looping-plugin");
+    expect((await users.authenticate(rotated))?.username).toBe("looping-plugin");
+    expect(await users.authenticate(revoked)).toBeUndefined();
+  });
+});
+
+describe("RefusedKeys", () => {
+  it("when it is full, then the oldest entry goes first; when an entry is older than its time to live, then it is forgotten", async () => {
+    const refused = new RefusedKeys(20, 2);
+    refused.add("a");
+    refused.add("b");
+    refused.add("c");
+    expect([refused.has("a"), refused.has("b"), refused.has("c")]).toEqual([false, true, true]);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(refused.has("c")).toBe(false);
   });
 });

@@ -1,13 +1,17 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { once } from "node:events";
 import net from "node:net";
 import { Redis } from "ioredis";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RateLimitKind } from "../src/http/rate-limit.js";
+import { KeyCache } from "../src/auth/key-cache.js";
+import { Metrics } from "../src/metrics.js";
+import { COMMAND_TIMEOUT_MS } from "../src/redis.js";
 import { ApiUsers } from "../src/users/users.js";
 import { startTestApp, type TestApp, type TestAppOptions } from "./helpers/app.js";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.js";
+import { TcpProxy } from "./helpers/tcp-proxy.js";
 
 /** The Redis the counters are shared through (the machine's own); its tests are skipped when it is not there. */
 const REDIS_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
@@ -56,7 +60,7 @@ describe("the per-user limit", () => {
       const res = await get(t, keys.alice!);
       expect(res.status).toBe(200);
       expect(res.headers.ratelimit).toMatch(new RegExp(`^"user"; r=${4 - i}; t=([1-9]|[1-5][0-9]|60)$`));
-      expect(res.headers["ratelimit-policy"]).toMatch(/^"user"; q=5; w=60; pk=:[A-Za-z0-9+/=]+:$/);
+      expect(res.headers["ratelimit-policy"]).toBe('"user"; q=5; w=60');
       expect(res.headers["x-ratelimit-limit"]).toBeUndefined();
       expect(res.headers["retry-after"]).toBeUndefined();
     }
@@ -73,6 +77,19 @@ describe("the per-user limit", () => {
     const other = await get(t, keys.bob!);
     expect(other.status).toBe(200);
     expect(other.headers.ratelimit).toMatch(/^"user"; r=4;/);
+  });
+
+  it("when different users call, then RateLimit-Policy is the same for each: nothing in it can be traced back to a user", async () => {
+    const t = await app({ RATE_LIMIT_PER_MINUTE: "50" });
+    const ids = await database.db.prisma.apiUser.findMany({ where: { username: { in: [...USERS] } }, select: { id: true } });
+    const policies = new Set<string>();
+    for (const name of USERS) policies.add(String((await get(t, keys[name]!)).headers["ratelimit-policy"]));
+    expect([...policies]).toEqual(['"user"; q=50; w=60']);
+    // express-rate-limit's own partition key: base64 of the first 12 hex digits of SHA-256(user id).
+    for (const { id } of ids) {
+      const pk = Buffer.from(createHash("sha256").update(String(id)).digest("hex").slice(0, 12)).toString("base64");
+      expect([...policies][0]).not.toContain(pk);
+    }
   });
 
   it("when a user's key is rotated, then the new key shares the user's budget", async () => {
@@ -102,27 +119,43 @@ describe("the per-user limit", () => {
 });
 
 describe("the per-address limit on failed authentication", () => {
-  it("when an address has sent AUTH_FAILURES_PER_MINUTE bad keys, then it gets 429 even with a good key, and other addresses do not", async () => {
+  it("when an address has sent AUTH_FAILURES_PER_MINUTE bad keys, then those get 429 with Retry-After, a valid key from it still passes, and other addresses are not affected", async () => {
     const limited: RateLimitKind[] = [];
     const t = await app({ AUTH_FAILURES_PER_MINUTE: "3", TRUST_PROXY: "loopback" }, { onRateLimited: (kind) => limited.push(kind) });
-    const guesser = "203.0.113.7";
-    expect((await get(t, BAD_KEY, guesser)).status).toBe(401);
-    expect((await request(t.url).get(MAPS).set("X-Forwarded-For", guesser)).status).toBe(401);
+    const shared = "203.0.113.7";
+    expect((await get(t, BAD_KEY, shared)).status).toBe(401);
+    expect((await request(t.url).get(MAPS).set("X-Forwarded-For", shared)).status).toBe(401);
     // The 405 path checks keys too: its failures count, or it would be an open oracle.
-    expect((await request(t.url).put(MAPS).set("X-API-Key", BAD_KEY).set("X-Forwarded-For", guesser)).status).toBe(401);
+    expect((await request(t.url).put(MAPS).set("X-API-Key", BAD_KEY).set("X-Forwarded-For", shared)).status).toBe(401);
 
-    const refused = await get(t, keys.alice!, guesser);
+    const refused = await get(t, BAD_KEY, shared);
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({ code: 429, message: expect.stringMatching(/^Too many requests with an invalid API key from this address; retry in \d+ s$/) });
     expect(Number(refused.headers["retry-after"])).toBeGreaterThanOrEqual(1);
     expect(Number(refused.headers["retry-after"])).toBeLessThanOrEqual(60);
-    expect((await get(t, BAD_KEY, guesser)).status).toBe(429);
-    expect((await request(t.url).put(MAPS).set("X-API-Key", keys.alice!).set("X-Forwarded-For", guesser)).status).toBe(429);
+    expect((await request(t.url).get(MAPS).set("X-Forwarded-For", shared)).status).toBe(429);
+    expect((await request(t.url).put(MAPS).set("X-API-Key", BAD_KEY).set("X-Forwarded-For", shared)).status).toBe(429);
+
+    // The other servers behind the same address are not locked out.
+    expect((await get(t, keys.alice!, shared)).status).toBe(200);
+    expect((await request(t.url).put(MAPS).set("X-API-Key", keys.bob!).set("X-Forwarded-For", shared)).status).toBe(405);
+    // Another bad key, never tried from here: checked, and refused with 429 like the others.
+    expect((await get(t, `gsk_${"B".repeat(43)}`, shared)).status).toBe(429);
 
     const neighbour = "203.0.113.8";
-    expect((await get(t, keys.alice!, neighbour)).status).toBe(200);
     expect((await get(t, BAD_KEY, neighbour)).status).toBe(401);
-    expect(limited).toEqual(["address", "address", "address"]);
+    expect(limited).toEqual(["address", "address", "address", "address"]);
+  });
+
+  it("when an address has tried AUTH_FAILURES_PER_MINUTE different bad keys (guessing), then only keys this instance already knows pass, and any other key gets 429 unchecked", async () => {
+    const t = await app({ AUTH_FAILURES_PER_MINUTE: "3", TRUST_PROXY: "loopback" }, { keyCache: new KeyCache() });
+    const guesser = "203.0.113.9";
+    expect((await get(t, keys.alice!, "198.51.100.9")).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await get(t, `gsk_${randomBytes(32).toString("base64url")}`, guesser)).status).toBe(401);
+    expect((await get(t, `gsk_${randomBytes(32).toString("base64url")}`, guesser)).status).toBe(429);
+    // Valid, but this instance has not seen it yet: to look it up would give the guesser its oracle back.
+    expect((await get(t, keys.carol!, guesser)).status).toBe(429);
+    expect((await get(t, keys.alice!, guesser)).status).toBe(200);
   });
 
   it("when an address sends good requests, then they do not count toward its failure budget", async () => {
@@ -134,14 +167,15 @@ describe("the per-address limit on failed authentication", () => {
     expect((await get(t, BAD_KEY, client)).status).toBe(401);
     expect((await get(t, keys.alice!, client)).status).toBe(200);
     expect((await get(t, BAD_KEY, client)).status).toBe(401);
-    expect((await get(t, keys.alice!, client)).status).toBe(429);
+    expect((await get(t, BAD_KEY, client)).status).toBe(429);
+    expect((await get(t, keys.alice!, client)).status).toBe(200);
   });
 
   it("when X-Forwarded-For is sent but TRUST_PROXY is off, then it is not believed: the connection's address is limited", async () => {
     const t = await app({ AUTH_FAILURES_PER_MINUTE: "2" });
     expect((await get(t, BAD_KEY, "203.0.113.1")).status).toBe(401);
     expect((await get(t, BAD_KEY, "203.0.113.2")).status).toBe(401);
-    expect((await get(t, keys.alice!, "203.0.113.3")).status).toBe(429);
+    expect((await get(t, BAD_KEY, "203.0.113.3")).status).toBe(429);
   });
 
   it("when AUTH_FAILURES_PER_MINUTE is 0, then bad keys are never limited", async () => {
@@ -154,6 +188,7 @@ describe("the per-address limit on failed authentication", () => {
 describe.runIf(redisAvailable)("counters in Redis", () => {
   let redis: Redis;
   const prefixes: string[] = [];
+  const proxies: TcpProxy[] = [];
   const newPrefix = () => {
     const prefix = `rl-test:${randomBytes(6).toString("hex")}:`;
     prefixes.push(prefix);
@@ -163,6 +198,7 @@ describe.runIf(redisAvailable)("counters in Redis", () => {
     redis = new Redis(REDIS_URL);
   });
   afterEach(async () => {
+    for (const proxy of proxies.splice(0)) await proxy.close();
     for (const prefix of prefixes.splice(0)) {
       const found = await redis.keys(`${prefix}*`);
       if (found.length > 0) await redis.del(...found);
@@ -172,7 +208,7 @@ describe.runIf(redisAvailable)("counters in Redis", () => {
     await redis.quit();
   });
 
-  it("when two instances share REDIS_URL, then they share each user's and each address's counter", async () => {
+  it("when two instances share REDIS_URL, then they share each user's and each address's counters, and no key can be read from Redis", async () => {
     const rateLimitPrefix = newPrefix();
     const env = { REDIS_URL, RATE_LIMIT_PER_MINUTE: "4", AUTH_FAILURES_PER_MINUTE: "2", TRUST_PROXY: "loopback" };
     const one = await app(env, { rateLimitPrefix });
@@ -185,62 +221,85 @@ describe.runIf(redisAvailable)("counters in Redis", () => {
     const guesser = "203.0.113.50";
     expect((await get(one, BAD_KEY, guesser)).status).toBe(401);
     expect((await get(two, BAD_KEY, guesser)).status).toBe(401);
-    expect((await get(one, keys.carol!, guesser)).status).toBe(429);
+    expect((await get(one, BAD_KEY, guesser)).status).toBe(429);
+    expect((await get(two, keys.carol!, guesser)).status).toBe(200);
 
     const stored = (await redis.keys(`${rateLimitPrefix}*`)).sort();
     const ids = await database.db.prisma.apiUser.findMany({ where: { username: { in: ["bob", "carol"] } }, select: { id: true } });
+    const fingerprint = stored.find((k) => k.startsWith(`${rateLimitPrefix}auth:key:${guesser}:`))?.split(":").pop();
+    expect(fingerprint).toMatch(/^[0-9a-f]{16}$/);
     expect(stored).toEqual(
-      [`${rateLimitPrefix}auth:${guesser}`, ...ids.map(({ id }) => `${rateLimitPrefix}user:${id}`)].sort(),
+      [
+        `${rateLimitPrefix}auth:${guesser}`,
+        `${rateLimitPrefix}auth:key:${guesser}:${fingerprint}`,
+        `${rateLimitPrefix}auth:keys:${guesser}`,
+        ...ids.map(({ id }) => `${rateLimitPrefix}user:${id}`),
+      ].sort(),
     );
+    // Neither the key nor the hash the database keeps for it.
+    expect(createHash("sha256").update(BAD_KEY).digest("hex")).not.toContain(fingerprint);
   });
 
-  it("when Redis is unreachable, then requests pass at once, one warning is logged, and counting resumes when it is back", async () => {
+  it("when Redis is unreachable, then each instance counts in its own memory and the limits still answer 429, at once; when it is back, the instances share one budget again", async () => {
     const rateLimitPrefix = newPrefix();
-    const port = await freePort();
-    const t = await app(
-      { REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: "3", AUTH_FAILURES_PER_MINUTE: "1" },
-      { rateLimitPrefix },
-    );
-    // Down from the start: nothing listens on the port.
-    await expectFailOpen(t, 6);
-    const warnings = t.logs.lines.filter((l) => l.level === 40 && String(l.msg).includes("fail open"));
-    expect(warnings).toHaveLength(1);
+    const proxy = await new TcpProxy(redisHost, redisPort).listen();
+    proxies.push(proxy);
+    proxy.cut();
+    const env = { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, RATE_LIMIT_PER_MINUTE: "3", AUTH_FAILURES_PER_MINUTE: "1", TRUST_PROXY: "loopback" };
+    const metrics = new Metrics(undefined, { processMetrics: false });
+    const one = await app(env, { rateLimitPrefix, metrics });
+    const two = await app(env, { rateLimitPrefix });
 
-    // Back: a proxy to the real Redis on that port.
-    const proxy = await tcpProxy(port, redisHost, redisPort);
-    try {
-      const first = await untilCounted(t);
-      expect(first.headers.ratelimit).toMatch(/^"user"; r=2;/);
-      expect((await get(t, keys.alice!)).status).toBe(200);
-      expect((await get(t, keys.alice!)).status).toBe(200);
-      expect((await get(t, keys.alice!)).status).toBe(429);
-      expect(t.logs.lines.some((l) => l.msg === "Redis reachable again: rate limits are enforced")).toBe(true);
-    } finally {
-      await proxy.close();
+    // Down from the start: each instance has its own budget of 3.
+    for (const t of [one, two]) {
+      await expectAtOnce(t, keys.alice!, [200, 200, 200, 429]);
+      await expectAtOnce(t, BAD_KEY, [401, 429], "198.51.100.30");
     }
-    // Down again while connected: still no hang, and the user over budget passes (fail open).
-    await expectFailOpen(t, 4);
+    expect((await metrics.text()).body).toContain("rate_limit_counting_locally 1");
+    for (const t of [one, two]) {
+      expect(t.logs.lines.filter((l) => l.level === 40 && String(l.msg).includes("each instance counts in its own memory"))).toHaveLength(1);
+    }
+
+    proxy.restore();
+    for (const t of [one, two]) await untilLogged(t, "Redis reachable again: rate limits are shared again");
+    // One budget of 3 for both instances again.
+    for (const [t, status] of [[one, 200], [two, 200], [one, 200], [two, 429]] as const) expect((await get(t, keys.bob!)).status).toBe(status);
+    expect((await metrics.text()).body).toContain("rate_limit_counting_locally 0");
+
+    // Down again while connected: counted in memory again, from zero.
+    proxy.cut();
+    await expectAtOnce(one, keys.carol!, [200, 200, 200, 429]);
+  });
+
+  it("when Redis stops answering on an open connection, then a request waits at most its command timeout, the next ones count in memory without trying Redis, and the limit still holds", async () => {
+    const proxy = await new TcpProxy(redisHost, redisPort).listen();
+    proxies.push(proxy);
+    const t = await app({ REDIS_URL: `redis://127.0.0.1:${proxy.port}`, RATE_LIMIT_PER_MINUTE: "6" }, { rateLimitPrefix: newPrefix() });
+    expect((await get(t, keys.dave!)).status).toBe(200);
+    proxy.stall();
+    const started = Date.now();
+    // Counted afresh in memory: six pass, the seventh is refused (it would pass if the limit failed open).
+    await expectAtOnce(t, keys.dave!, [200, 200, 200, 200, 200, 200, 429]);
+    // One command timeout (500 ms), not one per request: Redis is left alone for a while after it.
+    expect(Date.now() - started).toBeLessThan(7 * COMMAND_TIMEOUT_MS);
   });
 });
 
-/** Requests answered at once, without limits, while the store is down: 200 for a good key, 401 (never 429) for bad ones. */
-async function expectFailOpen(t: TestApp, count: number): Promise<void> {
-  for (let i = 0; i < count; i++) {
+/** Sends `key` once per expected status, checking each answer, and that none waited on Redis. */
+async function expectAtOnce(t: TestApp, key: string, statuses: number[], from?: string): Promise<void> {
+  for (const status of statuses) {
     const started = Date.now();
-    const res = await get(t, keys.alice!);
-    expect(res.status).toBe(200);
-    expect(res.headers.ratelimit).toBeUndefined();
-    expect((await get(t, BAD_KEY)).status).toBe(401);
+    const res = await get(t, key, from);
+    expect(res.status).toBe(status);
     expect(Date.now() - started).toBeLessThan(1_500);
   }
 }
 
-/** The first request counted again after Redis came back (the client reconnects with backoff). */
-async function untilCounted(t: TestApp): Promise<request.Response> {
+/** Waits (at most 15 s: the client reconnects with backoff) until the app has logged `message`. */
+async function untilLogged(t: TestApp, message: string): Promise<void> {
   const deadline = Date.now() + 15_000;
-  for (;;) {
-    const res = await get(t, keys.alice!);
-    if (res.headers.ratelimit !== undefined || Date.now() > deadline) return res;
+  while (!t.logs.lines.some((l) => l.msg === message)) {
+    if (Date.now() > deadline) throw new Error(`not logged within 15 s: ${message}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -256,40 +315,4 @@ async function reachable(host: string, port: number): Promise<boolean> {
   } finally {
     socket.destroy();
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  await once(server, "close");
-  return port;
-}
-
-/** A TCP proxy to Redis that the test can take away, cutting every connection through it. */
-async function tcpProxy(port: number, host: string, targetPort: number): Promise<{ close(): Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(targetPort, host);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on("error", () => {
-        client.destroy();
-        upstream.destroy();
-      });
-      socket.on("close", () => sockets.delete(socket));
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  server.listen(port, "127.0.0.1");
-  await once(server, "listening");
-  return {
-    async close() {
-      const closed = once(server, "close");
-      server.close();
-      for (const socket of sockets) socket.destroy();
-      await closed;
-    },
-  };
 }

@@ -52,3 +52,34 @@ export class KeyCache {
     this.entries.clear();
   }
 }
+
+/**
+ * Hashes of keys known not to authenticate (unknown or revoked), so that a
+ * client looping on a bad key costs no database lookup. No invalidation is
+ * needed: a revoked key's hash never becomes valid again (rotation and
+ * creation issue new random 256-bit keys), and a key created later cannot
+ * already be here. Bounded by size (oldest first out) and by age, should an
+ * operator restore an older database.
+ */
+export class RefusedKeys {
+  private readonly entries = new Map<string, number>();
+
+  constructor(
+    private readonly ttlMs = 10 * 60_000,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  has(hash: string): boolean {
+    const expires = this.entries.get(hash);
+    if (expires === undefined) return false;
+    if (expires > Date.now()) return true;
+    this.entries.delete(hash);
+    return false;
+  }
+
+  add(hash: string): void {
+    this.entries.delete(hash);
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(hash, Date.now() + this.ttlMs);
+  }
+}

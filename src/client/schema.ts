@@ -609,7 +609,7 @@ export interface components {
     headers: {
         /** @description The per-user limit (IETF draft 8 of the RateLimit header fields): requests left in this window (r) and seconds until it ends (t), e.g. `"user"; r=599; t=42`. Absent when rate limiting is off, or could not be checked. */
         RateLimit: string;
-        /** @description The per-user policy: requests allowed (q) per window of w seconds, e.g. `"user"; q=600; w=60; pk=:…:`. */
+        /** @description The per-user policy: requests allowed (q) per window of w seconds, e.g. `"user"; q=600; w=60`. No partition key (pk): it would name the user. */
         RateLimitPolicy: string;
         /** @description Seconds to wait before retrying. */
         RetryAfter: number;
@@ -684,7 +684,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -788,7 +788,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -897,7 +897,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1013,7 +1013,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1177,7 +1177,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1326,7 +1326,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1430,7 +1430,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1534,7 +1534,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1681,7 +1681,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1832,7 +1832,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1974,7 +1974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -2078,7 +2078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers before the key is checked, with Retry-After alone. */
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];

@@ -61,7 +61,7 @@ const RATE_LIMIT_HEADERS = {
     schema: { type: "string" },
   },
   RateLimitPolicy: {
-    description: 'The per-user policy: requests allowed (q) per window of w seconds, e.g. `"user"; q=600; w=60; pk=:…:`.',
+    description: 'The per-user policy: requests allowed (q) per window of w seconds, e.g. `"user"; q=600; w=60`. No partition key (pk): it would name the user.',
     schema: { type: "string" },
   },
   RetryAfter: {
@@ -77,7 +77,7 @@ function tooManyRequests(): ZodOpenApiResponseObject {
   return {
     ...errorResponse(
       `${meaningsOf(429)} The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys ` +
-        "answers before the key is checked, with Retry-After alone.",
+        "answers with Retry-After alone, and never to a valid key used from an allowed address.",
     ),
     headers: { "Retry-After": headerRef("RetryAfter"), ...limitHeaders },
   };
@@ -150,8 +150,8 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): oas31.OpenAP
       version: "2.1.0",
       description:
         "The HTTP/JSON back-end of a game-server community. Every route needs an API key (X-API-Key, or " +
-        "Authorization: Bearer) and admits only the caller groups it names. Checks run in this order: 429 for an " +
-        "address that sent too many invalid keys, 401, 429 for a user over its budget, 403, 400, then 404/409. " +
+        "Authorization: Bearer) and admits only the caller groups it names. Checks run in this order: 429 for a bad " +
+        "key from an address that sent too many, 401, 429 for a user over its budget, 403, 400, then 404/409. " +
         "Every failure is `{code, message}` with `code` equal to the HTTP status. Timestamps are written " +
         "yyyy-mm-ddThh:mm:ssZ (UTC); inputs accept ISO 8601 with Z or an offset. Unknown body fields and query " +
         "parameters are a 400. Each API user may send RATE_LIMIT_PER_MINUTE requests a minute (600 unless the " +

@@ -3,17 +3,20 @@ import {
   ipKeyGenerator,
   MemoryStore,
   rateLimit,
+  type AugmentedRequest,
   type ClientRateLimitInfo,
   type Logger as LimiterLogger,
   type Options,
+  type RateLimitInfo,
+  type Store,
 } from "express-rate-limit";
 import { RedisStore, type RedisReply } from "rate-limit-redis";
 import type { Config } from "../config.js";
-import { errors } from "../errors.js";
+import { errors, type ApiError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Redis } from "../redis.js";
 import { throttledWarning } from "../throttled-warning.js";
-import type { AuthenticationGuards } from "./route.js";
+import type { Admission, AuthenticationGuards, FailedAuthentications } from "./route.js";
 
 /** Which limit refused a request: the API user's budget, or the client address's failed keys. */
 export type RateLimitKind = "user" | "address";
@@ -23,34 +26,48 @@ export interface RateLimitOptions {
   logger: Logger;
   /** Counters in this Redis, shared by every instance using it; without it, in this process's memory. */
   redis?: Redis;
-  /** Prefix of the Redis keys (`<prefix>user:<id>`, `<prefix>auth:<address>`). */
+  /** Prefix of the Redis keys (`<prefix>user:<id>`, `<prefix>auth:<address>`, …). */
   prefix?: string;
   /** Called on every 429, whichever limit answered it (for metrics). */
   onLimited?: (kind: RateLimitKind) => void;
+  /** Called when the counters leave Redis for this process's memory (true) and when they go back (false). */
+  onCountingLocally?: (locally: boolean) => void;
 }
 
 export const DEFAULT_PREFIX = "rl:";
 const WINDOW_MS = 60_000;
 /** The name of the per-user policy in the RateLimit and RateLimit-Policy headers. */
 export const USER_POLICY = "user";
+/**
+ * After a Redis command failed while connected (it timed out: Redis accepts
+ * but does not answer), how long the counters stay in memory before Redis is
+ * tried again. A lost connection needs no such pause: the client refuses
+ * commands at once until it has reconnected.
+ */
+const REDIS_RETRY_MS = 2_000;
 
 /**
  * The two limits of the service, each left out entirely when set to 0:
  * - per API user (RATE_LIMIT_PER_MINUTE), after the key check, keyed by the
  *   user's id (not the key: a rotated key keeps its user's budget), with the
  *   standard RateLimit headers;
- * - per client address, failed key checks only (AUTH_FAILURES_PER_MINUTE):
- *   an address over its budget is refused before its key is even checked,
- *   so guessing cannot go on; other addresses are not affected.
- * Both are fixed one-minute windows. When the store fails (Redis down),
- * requests pass unlimited and a warning is logged, at most every 30 s.
+ * - per client address, failed key checks only (AUTH_FAILURES_PER_MINUTE),
+ *   see failedAuthentications.
+ * Both are fixed one-minute windows, counted in Redis when it is configured.
+ * While Redis is unreachable each instance counts in its own memory (the
+ * limits hold per instance), and the shared counters are used again as soon
+ * as the client has reconnected.
  */
-export function createRateLimits({ config, logger, redis, prefix = DEFAULT_PREFIX, onLimited }: RateLimitOptions): AuthenticationGuards {
-  const storeDown = throttledWarning(logger, "Rate-limit store unavailable: requests pass without rate limits (fail open)");
-  const store = (name: string) =>
-    redis
-      ? new RecoveringRedisStore({ sendCommand: redisCommand(redis), prefix: `${prefix}${name}:` })
-      : new MemoryStore();
+export function createRateLimits({
+  config,
+  logger,
+  redis,
+  prefix = DEFAULT_PREFIX,
+  onLimited,
+  onCountingLocally,
+}: RateLimitOptions): AuthenticationGuards {
+  const counters = redis ? new CounterPlace(redis, logger, onCountingLocally) : undefined;
+  const store = (name: string): Store => (counters ? counters.store(`${prefix}${name}:`) : new MemoryStore());
   const noted = onLimited ?? (() => undefined);
   if (config.trustProxy === true && config.authFailuresPerMinute > 0) {
     logger.warn(
@@ -59,92 +76,186 @@ export function createRateLimits({ config, logger, redis, prefix = DEFAULT_PREFI
     );
   }
   return {
-    before: config.authFailuresPerMinute > 0 ? [perAddressFailures(store("auth"), config.authFailuresPerMinute, storeDown, noted)] : [],
-    after: config.rateLimitPerMinute > 0 ? [perUser(store("user"), config.rateLimitPerMinute, logger, storeDown, noted)] : [],
+    ...(config.authFailuresPerMinute > 0 ? { failures: failedAuthentications(store("auth"), config.authFailuresPerMinute, noted) } : {}),
+    after: config.rateLimitPerMinute > 0 ? [perUser(store("user"), config.rateLimitPerMinute, logger, noted)] : [],
   };
 }
 
 /**
  * express-rate-limit, keyed by the caller's id. Headers: RateLimit and
- * RateLimit-Policy of draft 8 of the IETF's RateLimit header fields (the
- * newest the library writes, and the shape the standard keeps: named
+ * RateLimit-Policy of draft 8 of the IETF's RateLimit header fields (named
  * policies, so a second one can be added without changing clients), plus
- * Retry-After on a 429. The X-RateLimit-* headers are not sent.
+ * Retry-After on a 429. Written here rather than by the library, which adds
+ * a partition key (`pk`) made of a hash of the user's id: anyone counting
+ * ids could read it back. The draft makes pk optional, and a client has one
+ * key, so one partition: it is left out. No X-RateLimit-* headers.
  */
-function perUser(store: MemoryStore | RedisStore, limit: number, logger: Logger, storeDown: (err: unknown) => void, onLimited: (kind: RateLimitKind) => void): RequestHandler {
-  return rateLimit({
+function perUser(store: Store, limit: number, logger: Logger, onLimited: (kind: RateLimitKind) => void): RequestHandler {
+  const limiter = rateLimit({
     windowMs: WINDOW_MS,
     limit,
     store,
     keyGenerator: (req: Request) => String(req.caller!.id),
-    standardHeaders: "draft-8",
-    identifier: USER_POLICY,
+    standardHeaders: false,
     legacyHeaders: false,
     passOnStoreError: true,
-    logger: limiterLogger(logger, storeDown),
-    handler: (_req, res, next) => {
+    logger: limiterLogger(logger),
+    handler: (req, res, next) => {
+      const seconds = policyHeaders(res, (req as AugmentedRequest).rateLimit!);
+      res.setHeader("Retry-After", String(seconds));
       onLimited("user");
-      next(errors.rateLimited(`Too many requests: this API user may send ${limit} a minute; retry in ${retryAfterOf(res)} s`));
+      next(errors.rateLimited(`Too many requests: this API user may send ${limit} a minute; retry in ${seconds} s`));
     },
   });
-}
-
-/**
- * Counts an address's 401s, and refuses it with 429 once it has had its
- * budget, before its key is checked. Only failures are counted, when they
- * happen: a client sending many good requests at once is never mistaken for
- * a guesser (counting every request and taking successes back afterwards, as
- * express-rate-limit's skipSuccessfulRequests does, would). A 429 is not
- * counted: no key was checked, and in a fixed window it could not lengthen
- * the wait anyway. Requests already under way when the budget runs out may
- * still fail and be counted, so an address can overshoot by the number it
- * sends at once.
- */
-function perAddressFailures(
-  store: MemoryStore | RedisStore,
-  limit: number,
-  storeDown: (err: unknown) => void,
-  onLimited: (kind: RateLimitKind) => void,
-): RequestHandler {
-  void store.init({ windowMs: WINDOW_MS } as Options);
-  return async (req, res, next) => {
-    // IPv6 clients usually hold a whole /56: counted as one address, as express-rate-limit does.
-    const address = ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? "unknown");
-    let spent: ClientRateLimitInfo | undefined;
-    try {
-      spent = await store.get(address);
-    } catch (error) {
-      storeDown(error);
-    }
-    if (spent && spent.totalHits >= limit) {
-      const seconds = secondsUntil(spent.resetTime);
-      res.setHeader("Retry-After", String(seconds));
-      onLimited("address");
-      throw errors.rateLimited(`Too many requests with an invalid API key from this address; retry in ${seconds} s`);
-    }
-    // Counted when authentication decides it failed (http/route.ts), not when the answer is sent: a
-    // client that hangs up first, even before the decision, still counts.
-    let counted = false;
-    (res.locals as AuthFailureCounter).countAuthenticationFailure = () => {
-      if (counted) return;
-      counted = true;
-      store.increment(address).catch(storeDown);
-    };
-    next();
+  return (req, res, next) => {
+    void limiter(req, res, (error?: unknown) => {
+      if (error !== undefined) return next(error);
+      const info = (req as Partial<AugmentedRequest>).rateLimit;
+      if (info) policyHeaders(res, info);
+      next();
+    });
   };
 }
 
-interface AuthFailureCounter {
-  countAuthenticationFailure?: () => void;
+/** Writes RateLimit and RateLimit-Policy; returns the seconds left in the window. */
+function policyHeaders(res: Response, info: RateLimitInfo): number {
+  const seconds = secondsUntil(info.resetTime);
+  res.setHeader("RateLimit", `"${USER_POLICY}"; r=${info.remaining}; t=${seconds}`);
+  res.setHeader("RateLimit-Policy", `"${USER_POLICY}"; q=${info.limit}; w=${Math.ceil(WINDOW_MS / 1000)}`);
+  return seconds;
 }
 
 /**
- * Authentication failed for this request: a missing or bad key (401), or a
- * valid key used from an address its user may not use it from (403). The
- * per-address limit, when on, counts it (once per request).
+ * The limit on failed authentication (a missing, unknown or revoked key:
+ * 401; a valid key from an address its user may not use it from: 403), by
+ * client address. It slows guessing without letting one misconfigured client
+ * lock out the other servers of a network behind the same address. Three
+ * counters per address and window: failures, failures per presented key
+ * (by fingerprint, never the key), and how many different keys failed.
+ * Under AUTH_FAILURES_PER_MINUTE failures, keys are checked as usual.
+ * Beyond it, until the window ends:
+ * - a key that already failed from this address gets 429 at once, without
+ *   being checked (a looping revoked key costs one counter read);
+ * - once the address has tried AUTH_FAILURES_PER_MINUTE different keys (it
+ *   is guessing), only keys this instance has already authenticated, held
+ *   in memory, pass; any other key gets 429 without a database lookup;
+ * - otherwise the key is checked, passes if valid, and gets 429 if not.
+ * Failures are counted when authentication decides them, not when the
+ * answer is sent, so a client that hangs up still counts; a 429 is not
+ * counted. Requests already under way when the budget runs out may still be
+ * answered 401, so an address can overshoot by what it sends at once.
  */
-export function countAuthenticationFailure(res: Response): void {
-  (res.locals as AuthFailureCounter).countAuthenticationFailure?.();
+function failedAuthentications(store: Store, limit: number, onLimited: (kind: RateLimitKind) => void): FailedAuthentications {
+  void store.init?.({ windowMs: WINDOW_MS } as Options);
+  const counted = new WeakSet<Request>();
+  const failures = (address: string) => address;
+  const failuresOfKey = (address: string, fingerprint: string) => `key:${address}:${fingerprint}`;
+  const keysTried = (address: string) => `keys:${address}`;
+  // A key Redis does not hold comes back as NaN hits (rate-limit-redis reads ioredis's null so): compared, never added.
+  const reached = (info: ClientRateLimitInfo | undefined, hits: number) => (info?.totalHits ?? 0) >= hits;
+  return {
+    async admit(req, fingerprint) {
+      const address = addressOf(req);
+      const spent = await store.get!(failures(address));
+      if (!reached(spent, limit)) return { over: false, check: "database" };
+      const retryAfter = secondsUntil(spent!.resetTime);
+      const [ofKey, tried] = await Promise.all([store.get!(failuresOfKey(address, fingerprint)), store.get!(keysTried(address))]);
+      if (reached(ofKey, 1)) return { over: true, retryAfter, check: "none" };
+      return { over: true, retryAfter, check: reached(tried, limit) ? "memory" : "database" };
+    },
+    count(req, fingerprint) {
+      if (counted.has(req)) return;
+      counted.add(req);
+      const address = addressOf(req);
+      void store.increment(failures(address));
+      void Promise.resolve(store.increment(failuresOfKey(address, fingerprint))).then((ofKey) => {
+        if (ofKey.totalHits === 1) void store.increment(keysTried(address));
+      });
+    },
+    refuse(res: Response, admission: Admission): ApiError {
+      const seconds = admission.over ? admission.retryAfter : Math.ceil(WINDOW_MS / 1000);
+      res.setHeader("Retry-After", String(seconds));
+      onLimited("address");
+      return errors.rateLimited(`Too many requests with an invalid API key from this address; retry in ${seconds} s`);
+    },
+  };
+}
+
+/** IPv6 clients usually hold a whole /56: counted as one address, as express-rate-limit does. */
+function addressOf(req: Request): string {
+  return ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? "unknown");
+}
+
+/**
+ * Where the counters are kept: in Redis while it answers, else in this
+ * process's memory. No request waits for Redis to come back: while the
+ * client is not connected nothing is sent to it (the client reconnects on
+ * its own, with backoff, and the next request after that uses Redis again);
+ * after a command failed on a connection that looked fine (a timeout), Redis
+ * is left alone for REDIS_RETRY_MS. The counts made in memory during an
+ * outage are dropped when Redis is back: the shared counters take over.
+ */
+class CounterPlace {
+  private locally = false;
+  private retryAt = 0;
+  private readonly localStores: MemoryStore[] = [];
+  private readonly warn: (err: unknown) => void;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly logger: Logger,
+    private readonly onCountingLocally: (locally: boolean) => void = () => undefined,
+  ) {
+    this.warn = throttledWarning(logger, "Rate-limit counters unavailable in Redis: each instance counts in its own memory until it is back");
+  }
+
+  store(prefix: string): Store {
+    const local = new MemoryStore();
+    this.localStores.push(local);
+    const shared = new RecoveringRedisStore({ sendCommand: redisCommand(this.redis), prefix });
+    return {
+      localKeys: false,
+      prefix,
+      init(options: Options) {
+        local.init(options);
+        void shared.init(options);
+      },
+      get: (key) => this.run(() => shared.get(key), () => local.get(key)),
+      increment: (key) => this.run(() => shared.increment(key), () => local.increment(key)),
+      decrement: (key) => this.run(() => shared.decrement(key), () => local.decrement(key)),
+      resetKey: (key) => this.run(() => shared.resetKey(key), () => local.resetKey(key)),
+    };
+  }
+
+  private async run<T>(shared: () => Promise<T>, local: () => Promise<T>): Promise<T> {
+    if (this.redis.status === "ready" && Date.now() >= this.retryAt) {
+      try {
+        const result = await shared();
+        if (this.locally) this.backToShared();
+        return result;
+      } catch (error) {
+        this.retryAt = Date.now() + REDIS_RETRY_MS;
+        this.toLocal(error);
+      }
+    } else if (!this.locally) {
+      this.toLocal(new Error(`Redis connection ${this.redis.status}`));
+    }
+    return local();
+  }
+
+  private toLocal(error: unknown): void {
+    this.warn(error);
+    if (this.locally) return;
+    this.locally = true;
+    this.onCountingLocally(true);
+  }
+
+  private backToShared(): void {
+    this.locally = false;
+    for (const local of this.localStores) void local.resetAll();
+    this.logger.info("Rate-limit counters back in Redis, shared by every instance");
+    this.onCountingLocally(false);
+  }
 }
 
 /**
@@ -199,22 +310,12 @@ function redisCommand(redis: Redis): (...args: string[]) => Promise<RedisReply> 
   return (command, ...args) => redis.call(command, ...args) as Promise<RedisReply>;
 }
 
-/**
- * express-rate-limit's own messages, into our log. Its store errors (one
- * per request while Redis is down) go through the throttled warning.
- */
-function limiterLogger(logger: Logger, storeDown: (err: unknown) => void): LimiterLogger {
+/** express-rate-limit's own messages, into our log (its stores here do not fail: they fall back to memory). */
+function limiterLogger(logger: Logger): LimiterLogger {
   return {
-    error: (err, message) => {
-      if (message?.includes("error from store")) storeDown(err);
-      else logger.warn({ err }, message ?? "express-rate-limit");
-    },
+    error: (err, message) => logger.warn({ err }, message ?? "express-rate-limit"),
     warn: (err, message) => logger.warn({ err }, message ?? "express-rate-limit"),
   };
-}
-
-function retryAfterOf(res: Response): string {
-  return String(res.getHeader("Retry-After") ?? Math.ceil(WINDOW_MS / 1000));
 }
 
 function secondsUntil(resetTime: Date | undefined): number {

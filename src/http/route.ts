@@ -13,7 +13,7 @@ import type { Prisma } from "../generated/prisma/client.js";
 import type { ApiError } from "../errors.js";
 import { runWrite } from "./write.js";
 import { jsonBody } from "./body.js";
-import { countAuthenticationFailure } from "./rate-limit.js";
+import { keyFingerprint } from "../auth/api-keys.js";
 
 type Method = "GET" | "POST" | "PATCH";
 
@@ -130,19 +130,38 @@ declare module "express-serve-static-core" {
   }
 }
 
-/** Middleware around the key check (the rate limits): `before` runs ahead of it, `after` once the caller is known. */
+/** The rate limits around the key check: the one on failed authentication, and middleware run once the caller is known. */
 export interface AuthenticationGuards {
-  before: RequestHandler[];
+  failures?: FailedAuthentications;
   after: RequestHandler[];
 }
+
+/** A limit on failed authentication by client address (http/rate-limit.ts), consulted by the key check. */
+export interface FailedAuthentications {
+  /** What the address's failures so far allow for this presented key (by fingerprint), before it is checked. */
+  admit(req: Request, fingerprint: string): Promise<Admission>;
+  /** Counts a failed authentication (401, or 403 for a refused address) of this key from this address; once per request. */
+  count(req: Request, fingerprint: string): void;
+  /** The 429 for a request whose key did not pass while the address is over its budget. */
+  refuse(res: Response, admission: Admission): ApiError;
+}
+
+/**
+ * How far the presented key is checked: `database` as usual, `memory` only
+ * among keys this instance has already authenticated, `none` not at all.
+ * `over`: the address is over its budget, so a key that does not pass gets 429.
+ */
+export type Admission = { over: false; check: "database" } | { over: true; retryAfter: number; check: "database" | "memory" | "none" };
+
+const OPEN: Admission = { over: false, check: "database" };
 
 export function registerRoutes(
   router: Router,
   routes: readonly RouteSpec[],
   deps: AppDeps,
-  guards: AuthenticationGuards = { before: [], after: [] },
+  guards: AuthenticationGuards = { after: [] },
 ): void {
-  const authenticated = [...guards.before, authenticate(deps), ...guards.after];
+  const authenticated = [authenticate(deps, guards.failures), ...guards.after];
   const seen = new Set<string>();
   for (const route of routes) {
     const id = `${route.method} ${route.path}`;
@@ -237,12 +256,18 @@ async function runHandler(route: RouteSpec, input: RouteInput, ctx: HandlerConte
   }
 }
 
-function authenticate(deps: AppDeps): RequestHandler {
+function authenticate(deps: AppDeps, failures: FailedAuthentications | undefined): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const key = presentedKey(req);
-    const caller = key === undefined ? undefined : await deps.users.authenticate(key);
+    const fingerprint = keyFingerprint(key);
+    const admission = failures ? await failures.admit(req, fingerprint) : OPEN;
+    let caller: Caller | undefined;
+    if (key !== undefined && admission.check === "database") caller = await deps.users.authenticate(key);
+    if (key !== undefined && admission.check === "memory") caller = deps.users.authenticateFromMemory(key);
     if (!caller) {
-      countAuthenticationFailure(res);
+      // Counted only when the key was checked: one that was not has already failed, or the address is guessing.
+      if (admission.check === "database") failures?.count(req, fingerprint);
+      if (admission.over) throw failures!.refuse(res, admission);
       deps.logger.info({ reason: key === undefined ? "missing or conflicting key" : "unknown or revoked key" }, "authentication failed");
       throw errors.unauthenticated();
     }
@@ -252,7 +277,7 @@ function authenticate(deps: AppDeps): RequestHandler {
     if (caller.allowedAddresses && !caller.allowedAddresses.allows(req.ip)) {
       // Counted like a failed authentication by the per-address limit (http/rate-limit.ts): a key
       // used from the wrong place cannot be replayed without bound, nor flood the audit log.
-      countAuthenticationFailure(res);
+      failures?.count(req, fingerprint);
       await refuseAddress(deps, caller, req.ip, ctx?.requestId);
       throw errors.addressNotAllowed();
     }

@@ -4,7 +4,7 @@ import { OPERATOR, recordAudit, type AuditSource, type DbClient } from "../audit
 import { generateApiKey, hashApiKey, looksLikeApiKey } from "../auth/api-keys.js";
 import { conflictMessage } from "../db/constraints.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
-import type { KeyCache } from "../auth/key-cache.js";
+import { RefusedKeys, type KeyCache } from "../auth/key-cache.js";
 import { errors } from "../errors.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 
@@ -59,6 +59,7 @@ export class ApiUsers {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly cache?: KeyCache,
+    private readonly refused = new RefusedKeys(),
   ) {}
 
   /**
@@ -104,15 +105,24 @@ export class ApiUsers {
     const keyHash = hashApiKey(key);
     const cached = this.cache?.get(keyHash);
     if (cached) return cached;
+    if (this.refused.has(keyHash)) return undefined;
     const user = await this.prisma.apiUser.findUnique({
       where: { keyHash },
       select: { id: true, username: true, role: true, revokedAt: true, allowedIps: true },
     });
-    if (!user || user.revokedAt !== null) return undefined;
+    if (!user || user.revokedAt !== null) {
+      this.refused.add(keyHash);
+      return undefined;
+    }
     const caller: Caller = { id: user.id, username: user.username, role: user.role };
     if (user.allowedIps !== null) caller.allowedAddresses = AddressAllowList.parse(user.allowedIps).list ?? AddressAllowList.nowhere();
     this.cache?.set(keyHash, caller);
     return caller;
+  }
+
+  /** The user of a key this instance has already checked and holds in memory; never a database lookup. */
+  authenticateFromMemory(key: string): Caller | undefined {
+    return looksLikeApiKey(key) ? this.cache?.get(hashApiKey(key)) : undefined;
   }
 
   /** Revokes the user's key at once, on every instance. The username stays taken. */

@@ -5,12 +5,14 @@ import net from "node:net";
  * A TCP proxy the test controls, in front of a real server: `cut()` resets
  * every connection and refuses new ones (the server is gone), `blackhole()`
  * resets them and then accepts new ones that never answer (a network
- * partition), `restore()` forwards again.
+ * partition), `stall()` keeps them open but forwards nothing more (a server
+ * that hangs), `restore()` forwards again.
  */
 export class TcpProxy {
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
-  private mode: "forward" | "refuse" | "blackhole" = "forward";
+  private readonly pairs = new Set<[client: net.Socket, upstream: net.Socket]>();
+  private mode: "forward" | "refuse" | "blackhole" | "stall" = "forward";
   port = 0;
 
   constructor(
@@ -34,11 +36,13 @@ export class TcpProxy {
       return;
     }
     this.track(client);
-    if (this.mode === "blackhole") return; // Held open, never answered.
+    if (this.mode === "blackhole" || this.mode === "stall") return; // Held open, never answered.
     const upstream = net.connect(this.targetPort, this.targetHost);
     upstream.on("error", () => client.destroy());
     this.track(upstream);
     client.pipe(upstream).pipe(client);
+    this.pairs.add([client, upstream]);
+    client.on("close", () => this.pairs.forEach((pair) => pair[0] === client && this.pairs.delete(pair)));
   }
 
   private track(socket: net.Socket): void {
@@ -59,6 +63,14 @@ export class TcpProxy {
   blackhole(): void {
     this.mode = "blackhole";
     this.dropAll();
+  }
+
+  stall(): void {
+    this.mode = "stall";
+    for (const [client, upstream] of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+    }
   }
 
   restore(): void {
