@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Build: dependencies, Prisma client, TypeScript.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
@@ -13,7 +13,7 @@ RUN npm run build
 
 # Runtime: production dependencies only, the compiled service (the generated
 # Prisma client is compiled into dist/), and the SQL migrations.
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -50,7 +50,9 @@ describe("the Dockerfile", () => {
   it("when built, then a build stage compiles and a slim runtime stage of its own runs", () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     expect(stages[0]!.instructions.some((i) => i.op === "RUN" && /npm run build/.test(i.args))).toBe(true);
-    expect(runtime.from).toMatch(/^node:20[\w.-]*-slim$/);
+    // The production runtime is the Node.js major of .nvmrc, in both stages.
+    const major = read(".nvmrc").trim();
+    for (const stage of stages) expect(stage.from).toMatch(new RegExp(`^node:${major}[\\w.-]*-slim(\\s|$)`));
     expect(runtime.instructions.some((i) => i.op === "COPY" && i.args.startsWith(`--from=${stages[0]!.name} /app/dist`))).toBe(true);
     // Nothing of the source tree beyond what the runtime needs.
     expect(find("COPY").map((i) => i.args)).not.toContainEqual(expect.stringMatching(/^\.\s/));
