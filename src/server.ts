@@ -138,9 +138,13 @@ async function stopGracefully(parts: {
   // open until no connection has come for ACCEPT_QUIET_MS (at most
   // ACCEPT_DRAIN_MAX_MS), while /readyz already says "stopping".
   const drainUntil = Math.min(Date.now() + ACCEPT_DRAIN_MAX_MS, deadline);
-  while (Date.now() - lastConnectionAt(server) < ACCEPT_QUIET_MS && Date.now() < drainUntil) {
+  // Each check waits for setImmediate, which runs after the event loop's poll phase: on a busy
+  // process a timer can fire late, and connections already in the backlog must be accepted (and
+  // counted) before the quiet period is judged, or closing would reset them.
+  do {
     await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+    await new Promise((resolve) => setImmediate(resolve));
+  } while (Date.now() - lastConnectionAt(server) < ACCEPT_QUIET_MS && Date.now() < drainUntil);
 
   // No new connections. http.Server#close would also drop every connection
   // without a request in progress at once, including one accepted a moment ago
