@@ -1,15 +1,19 @@
 import { createServer, maxHeaderSize, STATUS_CODES, type RequestListener, type Server } from "node:http";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import { maskKeys } from "../auth/api-keys.js";
 import type { Config } from "../config.js";
 import { errors, type ApiError } from "../errors.js";
+import type { Logger } from "../logger.js";
 
 /**
  * The HTTP server of the API, with the configured timeouts, and the failures
  * Node answers before Express sees a request (a request line that is not
  * HTTP, headers too large, headers or body too slow) answered in the API's
- * error shape too, instead of Node's empty 400/408/431.
+ * error shape too, instead of Node's empty 400/408/431. A client that stops
+ * taking its answer is cut off after SEND_TIMEOUT_MS.
  */
-export function createHttpServer(app: RequestListener, config: Config): Server {
+export function createHttpServer(app: RequestListener, config: Config, logger: Logger): Server {
   const server = createServer(
     {
       requestTimeout: config.requestTimeoutMs,
@@ -21,7 +25,43 @@ export function createHttpServer(app: RequestListener, config: Config): Server {
     app,
   );
   server.on("clientError", answerClientError);
+  server.setTimeout(config.sendTimeoutMs, (socket: Socket) => onInactive(socket, config.sendTimeoutMs, logger));
   return server;
+}
+
+interface Answer {
+  headersSent: boolean;
+  /** Express keeps the URL as received in originalUrl, and rewrites url while routing. */
+  req?: { method?: string; url?: string; originalUrl?: string };
+  getHeader(name: string): unknown;
+}
+
+/**
+ * Node's socket inactivity timer, which Node itself re-arms on every read and
+ * every completed write (so it costs no timer of ours per request): it fires
+ * when nothing moved on the connection for SEND_TIMEOUT_MS. Mid-answer, that
+ * is a client that stopped reading while its answer holds memory (and, for a
+ * full list, a slot): it is cut off, which frees both ("close"). A request
+ * still being worked on (waiting for the database or a slot, which have their
+ * own bounds) is left alone; between requests, Node's keep-alive timeout uses
+ * this same timer, and an idle connection is closed as Node would.
+ */
+function onInactive(socket: Socket, sendTimeoutMs: number, logger: Logger): void {
+  const answer = (socket as Socket & { _httpMessage?: Answer | null })._httpMessage;
+  if (answer && !answer.headersSent) return;
+  if (answer) {
+    logger.warn(
+      {
+        reqId: answer.getHeader("x-request-id"),
+        method: answer.req?.method,
+        path: maskKeys((answer.req?.originalUrl ?? answer.req?.url ?? "").split("?")[0] ?? ""),
+        heldBytes: socket.writableLength,
+        sendTimeoutMs,
+      },
+      "client took none of its answer within SEND_TIMEOUT_MS: connection cut",
+    );
+  }
+  socket.destroy();
 }
 
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
