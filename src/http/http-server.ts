@@ -38,8 +38,9 @@ interface Answer {
 
 /**
  * Node's socket inactivity timer, which Node itself re-arms on every read and
- * every completed write (so it costs no timer of ours per request): it fires
- * when nothing moved on the connection for SEND_TIMEOUT_MS. Mid-answer, that
+ * completed write, and holds back while a pending write still progresses (so
+ * it costs no timer of ours per request): it fires when nothing moved on the
+ * connection for SEND_TIMEOUT_MS. Mid-answer, that
  * is a client that stopped reading while its answer holds memory (and, for a
  * full list, a slot): it is cut off, which frees both ("close"). A request
  * still being worked on (waiting for the database or a slot, which have their
