@@ -2,10 +2,13 @@ import { once } from "node:events";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { loadConfig } from "../src/config.js";
+import { createHttpServer } from "../src/http/http-server.js";
 import { defineRoute } from "../src/http/route.js";
+import { createLogger } from "../src/logger.js";
 import { Metrics } from "../src/metrics.js";
 import { apiRoutes } from "../src/resources/index.js";
-import { startTestApp, type TestApp } from "./helpers/app.js";
+import { LogCapture, startTestApp, type TestApp } from "./helpers/app.js";
 
 /** A heavy route whose handlers wait until the test lets them finish; each call is recorded. */
 const running: { id: string; finish: () => void }[] = [];
@@ -185,4 +188,27 @@ describe("stalled readers", () => {
     expect(cut[0]).toMatchObject({ level: 40, method: "GET", path: "/api/player/get-all-players", sendTimeoutMs: 1000 });
     expect(s.logs.raw.join("\n")).not.toContain(readerKey);
   }, 60_000);
+
+  it("when an answer has begun and the service, not the client, is slow to write the rest, then the connection is not cut", async () => {
+    // What a list streamed from the database looks like: a first chunk, then nothing waiting while the next is read.
+    const logs = new LogCapture();
+    const server = createHttpServer(
+      (_req, res) => {
+        res.setHeader("Content-Type", "application/json");
+        res.write("[1");
+        setTimeout(() => res.end(",2]"), 2_500);
+      },
+      loadConfig({ SEND_TIMEOUT_MS: "1000" }),
+      createLogger("debug", logs),
+    ).listen(0, "127.0.0.1");
+    await once(server, "listening");
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}/`);
+      expect(await res.text()).toBe("[1,2]");
+      expect(logs.raw).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
 });

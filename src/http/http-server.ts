@@ -40,16 +40,18 @@ interface Answer {
  * Node's socket inactivity timer, which Node itself re-arms on every read and
  * completed write, and holds back while a pending write still progresses (so
  * it costs no timer of ours per request): it fires when nothing moved on the
- * connection for SEND_TIMEOUT_MS. Mid-answer, that
- * is a client that stopped reading while its answer holds memory (and, for a
- * full list, a slot): it is cut off, which frees both ("close"). A request
- * still being worked on (waiting for the database or a slot, which have their
- * own bounds) is left alone; between requests, Node's keep-alive timeout uses
- * this same timer, and an idle connection is closed as Node would.
+ * connection for SEND_TIMEOUT_MS. Mid-answer with bytes waiting to be taken,
+ * that is a client that stopped reading while its answer holds memory (and,
+ * for a full list, a slot): it is cut off, which frees both ("close"). A
+ * request still being worked on (waiting for the database or a slot, which
+ * have their own bounds), or an answer with nothing waiting (a list streamed
+ * as the database produces it), waits on us, not on the client: left alone.
+ * Between requests, Node's keep-alive timeout uses this same timer, and an
+ * idle connection is closed as Node would.
  */
 function onInactive(socket: Socket, sendTimeoutMs: number, logger: Logger): void {
   const answer = (socket as Socket & { _httpMessage?: Answer | null })._httpMessage;
-  if (answer && !answer.headersSent) return;
+  if (answer && (!answer.headersSent || socket.writableLength === 0)) return;
   if (answer) {
     logger.warn(
       {
