@@ -121,6 +121,7 @@ export function createApp({
     metrics,
     onRefusedAddress,
   };
+  metrics.watchHeavyLists(deps.heavyLists);
 
   const app = express();
   app.disable("x-powered-by");

@@ -44,11 +44,13 @@ const envSchema = z.object({
   WEB_CONCURRENCY: integer(1, 256, 1),
   MIGRATE_ON_START: z.enum(["true", "false"]).default("true"),
   HEAVY_LISTS_AT_ONCE: integer(1, 100, 2),
+  HEAVY_LIST_WAIT_MS: integer(100, 600_000, 10_000),
   DB_CONNECT_TIMEOUT_MS: integer(100, 600_000, 5_000),
   DB_STATEMENT_TIMEOUT_MS: integer(100, 3_600_000, 15_000),
   REQUEST_TIMEOUT_MS: integer(1_000, 3_600_000, 30_000),
   HEADERS_TIMEOUT_MS: integer(1_000, 3_600_000, 10_000),
   KEEP_ALIVE_TIMEOUT_MS: integer(100, 3_600_000, 5_000),
+  SEND_TIMEOUT_MS: integer(1_000, 3_600_000, 30_000),
   SHUTDOWN_TIMEOUT_MS: integer(100, 3_600_000, 10_000),
   RATE_LIMIT_PER_MINUTE: integer(0, 10_000_000, 600),
   AUTH_FAILURES_PER_MINUTE: integer(0, 10_000_000, 30),
@@ -95,6 +97,8 @@ export interface Config {
   webConcurrency: number;
   /** Full lists (all players, by grade, infected stats) built and sent at once; the rest wait. */
   heavyListsAtOnce: number;
+  /** How long a full list waits for one of those slots; then 503 LISTS_BUSY with Retry-After. */
+  heavyListWaitMs: number;
   /** Waiting for a PostgreSQL connection (new, or free in the pool) longer than this is a 503. */
   dbConnectTimeoutMs: number;
   /** PostgreSQL cancels a statement running longer than this (statement_timeout): a 503. */
@@ -105,6 +109,8 @@ export interface Config {
   headersTimeoutMs: number;
   /** Node's server.keepAliveTimeout: an idle keep-alive connection is closed after this. */
   keepAliveTimeoutMs: number;
+  /** A client that takes none of what was written to it for this long, mid-answer, is cut off (http-server.ts). */
+  sendTimeoutMs: number;
   /** On SIGTERM/SIGINT, in-flight requests get this long to finish before the process exits anyway. */
   shutdownTimeoutMs: number;
   /** Requests per API user and minute; 0 turns rate limiting off. */
@@ -164,11 +170,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webConcurrency: e.WEB_CONCURRENCY,
     migrateOnStart: e.MIGRATE_ON_START === "true",
     heavyListsAtOnce: e.HEAVY_LISTS_AT_ONCE,
+    heavyListWaitMs: e.HEAVY_LIST_WAIT_MS,
     dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
     dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    sendTimeoutMs: e.SEND_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,

@@ -96,6 +96,11 @@ export const ERROR_CATALOGUE = {
     meaning: "The database cannot be reached, or did not answer in time.",
     action: "Retry later, with backoff; nothing was written.",
   },
+  LISTS_BUSY: {
+    status: 503,
+    meaning: "Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats), with Retry-After.",
+    action: "Retry after the seconds given in Retry-After; poll with If-None-Match, as a 304 takes no slot.",
+  },
   SHUTTING_DOWN: {
     status: 503,
     meaning: "This instance is stopping (answered by GET /readyz only).",
@@ -155,5 +160,7 @@ export const errors = {
   internal: (requestId: string, cause?: unknown) =>
     new ApiError("INTERNAL", `Internal server error (request id ${requestId})`, { cause }),
   databaseUnavailable: () => new ApiError("DATABASE_UNAVAILABLE", "Database unavailable, retry later"),
+  listsBusy: (retryAfterSeconds: number) =>
+    new ApiError("LISTS_BUSY", `Too many full lists in progress on this instance: retry in ${retryAfterSeconds} s`),
   shuttingDown: () => new ApiError("SHUTTING_DOWN", "Not ready: this instance is shutting down"),
 };

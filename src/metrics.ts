@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { RequestHandler } from "express";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Database } from "./db/database.js";
+import type { Bulkhead } from "./http/bulkhead.js";
 
 /**
  * The service's Prometheus metrics, in a registry of its own (one per app, so
@@ -53,6 +54,22 @@ export class Metrics {
       stat("db_pool_idle_connections", "Open connections not in use.", () => db.poolStats()?.idle ?? 0);
       stat("db_pool_waiting_requests", "Queries waiting for a free connection.", () => db.poolStats()?.waiting ?? 0);
     }
+  }
+
+  /** The full lists in progress and waiting (HEAVY_LISTS_AT_ONCE): slots taken for long, or a queue, mean lists are starved. */
+  watchHeavyLists(bulkhead: Bulkhead): void {
+    const gauge = (name: string, help: string, read: () => number) =>
+      this.registry.getSingleMetric(name) ??
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.set(read());
+        },
+      });
+    gauge("heavy_lists_in_progress", "Full lists holding a slot (built or being sent), at most HEAVY_LISTS_AT_ONCE.", () => bulkhead.state.active);
+    gauge("heavy_lists_waiting", "Full lists waiting for a slot (at most HEAVY_LIST_WAIT_MS each).", () => bulkhead.state.waiting);
   }
 
   /** Times every request; the route label is the declared path, so URLs with values do not explode the series. */

@@ -79,7 +79,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     }
     const app = createApp({ config, db, logger, keyCache, metrics, lifecycle, ...(redis ? { redis } : {}) });
 
-    server = createHttpServer(app, config).listen(config.port, config.host);
+    server = createHttpServer(app, config, logger).listen(config.port, config.host);
     trackConnections(server);
     await once(server, "listening");
     if (config.metricsPort !== undefined && !options.clusterWorker) {

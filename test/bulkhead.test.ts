@@ -1,8 +1,14 @@
+import { once } from "node:events";
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { loadConfig } from "../src/config.js";
+import { createHttpServer } from "../src/http/http-server.js";
 import { defineRoute } from "../src/http/route.js";
+import { createLogger } from "../src/logger.js";
+import { Metrics } from "../src/metrics.js";
 import { apiRoutes } from "../src/resources/index.js";
-import { startTestApp, type TestApp } from "./helpers/app.js";
+import { LogCapture, startTestApp, type TestApp } from "./helpers/app.js";
 
 /** A heavy route whose handlers wait until the test lets them finish; each call is recorded. */
 const running: { id: string; finish: () => void }[] = [];
@@ -17,26 +23,30 @@ const heavyProbe = defineRoute({
   heavy: true,
   handler: ({ query }) => new Promise((resolve) => running.push({ id: query.id, finish: () => resolve({ id: query.id }) })),
 });
+const routes = [...apiRoutes, heavyProbe];
 
 let t: TestApp;
+let metrics: Metrics;
 let key: string;
 beforeAll(async () => {
-  t = await startTestApp({ env: { HEAVY_LISTS_AT_ONCE: "1" }, routes: [...apiRoutes, heavyProbe] });
+  metrics = new Metrics(undefined, { processMetrics: false });
+  t = await startTestApp({ env: { HEAVY_LISTS_AT_ONCE: "1" }, routes, metrics });
   key = await t.key("user-A");
 });
 afterAll(() => t.close());
 
-const ask = (id: string, signal?: AbortSignal) =>
-  fetch(`${t.url}/api/probe/heavy?id=${id}`, { headers: { "X-API-Key": key }, ...(signal ? { signal } : {}) });
+const ask = (url: string, id: string, signal?: AbortSignal) =>
+  fetch(`${url}/api/probe/heavy?id=${id}`, { headers: { "X-API-Key": key }, ...(signal ? { signal } : {}) });
 const settle = () => new Promise((r) => setTimeout(r, 150));
+const gauge = async (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec((await metrics.text()).body)?.[1]);
 
 describe("the heavy-list bulkhead", () => {
   it("when the limit is reached, then the next client waits; when one leaves while waiting, then its list is never built", async () => {
-    const first = ask("first");
+    const first = ask(t.url, "first");
     await settle();
     const quitter = new AbortController();
-    const leaving = ask("leaver", quitter.signal).catch(() => "left");
-    const third = ask("third");
+    const leaving = ask(t.url, "leaver", quitter.signal).catch(() => "left");
+    const third = ask(t.url, "third");
     await settle();
     expect(running.map((r) => r.id)).toEqual(["first"]);
 
@@ -50,5 +60,155 @@ describe("the heavy-list bulkhead", () => {
     expect(running.map((r) => r.id)).toEqual(["first", "third"]);
     running[1]!.finish();
     expect((await third).status).toBe(200);
+  });
+
+  it("when a client waiting for a slot disconnects, then it leaves the queue at once, and the next one takes the slot as soon as it is free", async () => {
+    running.length = 0;
+    const holder = ask(t.url, "holder");
+    await settle();
+    const quitter = new AbortController();
+    const leaving = ask(t.url, "gone", quitter.signal).catch(() => "left");
+    await settle();
+    expect(await gauge("heavy_lists_waiting")).toBe(1);
+
+    quitter.abort();
+    await leaving;
+    await settle();
+    expect(await gauge("heavy_lists_waiting")).toBe(0);
+    expect(await gauge("heavy_lists_in_progress")).toBe(1);
+
+    const next = ask(t.url, "next");
+    await settle();
+    running[0]!.finish();
+    expect((await holder).status).toBe(200);
+    await settle();
+    expect(running.map((r) => r.id)).toEqual(["holder", "next"]);
+    running[1]!.finish();
+    expect((await next).status).toBe(200);
+    await settle();
+    expect(await gauge("heavy_lists_in_progress")).toBe(0);
+  });
+
+  it("when no slot comes free within HEAVY_LIST_WAIT_MS, then 503 with Retry-After and the error body, and its list is never built", async () => {
+    running.length = 0;
+    const busy = await startTestApp({ database: t.database, env: { HEAVY_LISTS_AT_ONCE: "1", HEAVY_LIST_WAIT_MS: "500" }, routes });
+    try {
+      const holder = ask(busy.url, "holding");
+      await settle();
+      const started = Date.now();
+      const res = await ask(busy.url, "refused", AbortSignal.timeout(10_000));
+      const took = Date.now() - started;
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("1");
+      expect(await res.json()).toEqual({ code: 503, message: "Too many full lists in progress on this instance: retry in 1 s" });
+      expect(took).toBeGreaterThanOrEqual(450);
+      expect(running.map((r) => r.id)).toEqual(["holding"]);
+      running[0]!.finish();
+      expect((await holder).status).toBe(200);
+    } finally {
+      await busy.close();
+    }
+  });
+});
+
+/** Rows long enough that the list is several times what the kernel buffers for a client that stops reading. */
+const STALL_PLAYERS = 14_000;
+
+/** A raw HTTP client that reads the first bytes of its answer, then stops reading. */
+async function stalledReader(url: string, path: string, apiKey: string) {
+  const socket = net.connect(Number(new URL(url).port), "127.0.0.1");
+  await once(socket, "connect");
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let stopped = false;
+  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+  socket.on("error", () => undefined);
+  const started = new Promise<void>((resolve) =>
+    socket.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      received += chunk.length;
+      if (received >= 200 && !stopped) {
+        stopped = true;
+        socket.pause();
+        resolve();
+      }
+    }),
+  );
+  socket.write(`GET /api${path} HTTP/1.1\r\nHost: stalled\r\nX-API-Key: ${apiKey}\r\n\r\n`);
+  await started;
+  return {
+    /** Reads what is left, once the test lets it: the answer's declared length and what arrived before the connection ended. */
+    async drain() {
+      socket.resume();
+      await closed;
+      const all = Buffer.concat(chunks);
+      const head = all.subarray(0, all.indexOf("\r\n\r\n")).toString("latin1");
+      return { contentLength: Number(/content-length: (\d+)/i.exec(head)?.[1]), bodyBytes: all.length - head.length - 4 };
+    },
+  };
+}
+
+describe("stalled readers", () => {
+  let s: TestApp;
+  let readerKey: string;
+  let otherKey: string;
+  beforeAll(async () => {
+    s = await startTestApp({ env: { HEAVY_LISTS_AT_ONCE: "2", SEND_TIMEOUT_MS: "1000" } });
+    readerKey = await s.key("user-C");
+    otherKey = await s.key("user-D");
+    await s.database.db.prisma.$executeRawUnsafe(`
+      INSERT INTO players (pseudo, token, ip, nickname, "chatId", tag, color)
+      SELECT 'stall' || g || repeat('p', 200), 't', '198.51.100.1', 'nick' || g || repeat('n', 200),
+             repeat('c', 64), repeat('t', 64), repeat('k', 32)
+        FROM generate_series(1, ${STALL_PLAYERS}) AS g`);
+  }, 120_000);
+  afterAll(() => s.close());
+
+  it("when two clients take a few bytes of a several-MB list and stop reading, then they are cut off and another caller's lists answer within 5 s", async () => {
+    const stalled = [await stalledReader(s.url, "/player/get-all-players", readerKey), await stalledReader(s.url, "/player/get-all-players", readerKey)];
+
+    const list = async (path: string) => {
+      const started = Date.now();
+      const res = await fetch(`${s.url}/api${path}`, { headers: { "X-API-Key": otherKey }, signal: AbortSignal.timeout(5_000) });
+      const body = await res.text();
+      return { status: res.status, bytes: body.length, ms: Date.now() - started };
+    };
+    const [players, infected] = await Promise.all([list("/player/get-all-players"), list("/infecte2/get-all-infectes")]);
+    expect(players.status).toBe(200);
+    expect(infected.status).toBe(200);
+    expect(players.bytes).toBeGreaterThan(8_000_000);
+
+    for (const reader of stalled) {
+      const { contentLength, bodyBytes } = await reader.drain();
+      expect(contentLength).toBe(players.bytes);
+      expect(bodyBytes).toBeLessThan(contentLength);
+    }
+    const cut = s.logs.lines.filter((l) => l.msg === "client took none of its answer within SEND_TIMEOUT_MS: connection cut");
+    expect(cut).toHaveLength(2);
+    expect(cut[0]).toMatchObject({ level: 40, method: "GET", path: "/api/player/get-all-players", sendTimeoutMs: 1000 });
+    expect(s.logs.raw.join("\n")).not.toContain(readerKey);
+  }, 60_000);
+
+  it("when an answer has begun and the service, not the client, is slow to write the rest, then the connection is not cut", async () => {
+    // What a list streamed from the database looks like: a first chunk, then nothing waiting while the next is read.
+    const logs = new LogCapture();
+    const server = createHttpServer(
+      (_req, res) => {
+        res.setHeader("Content-Type", "application/json");
+        res.write("[1");
+        setTimeout(() => res.end(",2]"), 2_500);
+      },
+      loadConfig({ SEND_TIMEOUT_MS: "1000" }),
+      createLogger("debug", logs),
+    ).listen(0, "127.0.0.1");
+    await once(server, "listening");
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}/`);
+      expect(await res.text()).toBe("[1,2]");
+      expect(logs.raw).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });

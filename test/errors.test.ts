@@ -11,8 +11,21 @@ import { apiRoutes } from "../src/resources/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makeCosmetic } from "./helpers/fixtures.js";
 
+/** Lets the held full lists of the heavy probe below finish. */
+const heldLists: (() => void)[] = [];
+
 /** Routes that exist only in this test, to reach the failures no spec route can produce yet. */
 const probes = [
+  defineRoute({
+    method: "GET",
+    path: "/probe/held-list",
+    summary: "a full list that holds its slot until the test lets it go",
+    description: "test probe",
+    response: z.unknown(),
+    callers: ["A"],
+    heavy: true,
+    handler: () => new Promise((resolve) => heldLists.push(() => resolve([]))),
+  }),
   defineRoute({
     method: "POST",
     path: "/probe/missing-record",
@@ -180,6 +193,24 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
     } finally {
       await down.close();
       await dead.close();
+    }
+  },
+  LISTS_BUSY: async () => {
+    const busy = await startTestApp({
+      database: t.database,
+      routes: [...apiRoutes, ...probes],
+      env: { HEAVY_LISTS_AT_ONCE: "1", HEAVY_LIST_WAIT_MS: "300" },
+    });
+    try {
+      const holder = request(busy.url).get("/api/probe/held-list").set("X-API-Key", key).then((r) => r);
+      while (heldLists.length === 0) await new Promise((r) => setTimeout(r, 10));
+      const res = await request(busy.url).get("/api/player/get-all-players").set("X-API-Key", key);
+      expect(res.headers["retry-after"]).toBe("1");
+      heldLists.shift()!();
+      expect((await holder).status).toBe(200);
+      return { res, message: "Too many full lists in progress on this instance: retry in 1 s" };
+    } finally {
+      await busy.close();
     }
   },
   SHUTTING_DOWN: async () => {

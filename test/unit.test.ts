@@ -45,6 +45,8 @@ describe("configuration", () => {
       requestTimeoutMs: 30_000,
       headersTimeoutMs: 10_000,
       keepAliveTimeoutMs: 5_000,
+      sendTimeoutMs: 30_000,
+      heavyListWaitMs: 10_000,
       shutdownTimeoutMs: 10_000,
       rateLimitPerMinute: 600,
       authFailuresPerMinute: 30,
@@ -62,6 +64,8 @@ describe("configuration", () => {
     expect(() => loadConfig({ HEADERS_TIMEOUT_MS: "60000", REQUEST_TIMEOUT_MS: "30000" })).toThrow("HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS");
     expect(() => loadConfig({ TRUST_PROXY: "10.0.0.0/99" })).toThrow("TRUST_PROXY: expected false, true");
     expect(() => loadConfig({ REDIS_URL: "http://x" })).toThrow("REDIS_URL: expected a redis:// or rediss:// URL");
+    expect(() => loadConfig({ SEND_TIMEOUT_MS: "500" })).toThrow("SEND_TIMEOUT_MS: expected an integer between 1000 and 3600000");
+    expect(() => loadConfig({ HEAVY_LIST_WAIT_MS: "0" })).toThrow("HEAVY_LIST_WAIT_MS: expected an integer between 100 and 600000");
     expect(() => loadConfig({ METRICS_PORT: "70000" })).toThrow("METRICS_PORT: expected a port (0-65535) or off");
   });
 
@@ -261,14 +265,15 @@ describe("Prisma errors through driver adapters", () => {
 });
 
 describe("the heavy-list bulkhead", () => {
+  const WAIT = 60_000;
   it("when more ask than the limit, then the others wait in order and each release lets one in", async () => {
     const { Bulkhead } = await import("../src/http/bulkhead.js");
     const bulkhead = new Bulkhead(2);
     const order: string[] = [];
-    const a = await bulkhead.acquire();
-    const b = await bulkhead.acquire();
-    const c = bulkhead.acquire().then((release) => (order.push("c"), release));
-    const d = bulkhead.acquire().then((release) => (order.push("d"), release));
+    const a = await bulkhead.acquire(WAIT);
+    const b = await bulkhead.acquire(WAIT);
+    const c = bulkhead.acquire(WAIT).then((release) => (order.push("c"), release));
+    const d = bulkhead.acquire(WAIT).then((release) => (order.push("d"), release));
     await new Promise((r) => setTimeout(r, 10));
     expect(order).toEqual([]);
     a();
@@ -280,9 +285,40 @@ describe("the heavy-list bulkhead", () => {
     expect(order).toEqual(["c", "d"]);
     releaseC();
     releaseD();
-    const e = await bulkhead.acquire();
-    const f = await bulkhead.acquire();
+    const e = await bulkhead.acquire(WAIT);
+    const f = await bulkhead.acquire(WAIT);
     expect(typeof e).toBe("function");
     expect(typeof f).toBe("function");
+  });
+
+  it("when no slot comes free within the wait, then the waiter is refused with BulkheadTimeout and holds nothing", async () => {
+    const { Bulkhead, BulkheadTimeout } = await import("../src/http/bulkhead.js");
+    const bulkhead = new Bulkhead(1);
+    const holder = await bulkhead.acquire(WAIT);
+    await expect(bulkhead.acquire(50)).rejects.toBeInstanceOf(BulkheadTimeout);
+    expect(bulkhead.state).toEqual({ active: 1, waiting: 0 });
+    holder();
+    expect(bulkhead.state).toEqual({ active: 0, waiting: 0 });
+  });
+
+  it("when a waiter leaves (its signal aborts), then it leaves the queue at once and the next release goes to the one behind it", async () => {
+    const { Bulkhead } = await import("../src/http/bulkhead.js");
+    const bulkhead = new Bulkhead(1);
+    const holder = await bulkhead.acquire(WAIT);
+    const leaving = new AbortController();
+    const leaver = bulkhead.acquire(WAIT, leaving.signal);
+    const next = bulkhead.acquire(WAIT);
+    expect(bulkhead.state).toEqual({ active: 1, waiting: 2 });
+    leaving.abort(new Error("client gone"));
+    await expect(leaver).rejects.toThrow("client gone");
+    expect(bulkhead.state).toEqual({ active: 1, waiting: 1 });
+    holder();
+    const release = await next;
+    expect(bulkhead.state).toEqual({ active: 1, waiting: 0 });
+    release();
+    expect(bulkhead.state).toEqual({ active: 0, waiting: 0 });
+    // Already gone when it asks: refused without queueing.
+    await expect(bulkhead.acquire(WAIT, leaving.signal)).rejects.toThrow("client gone");
+    expect(bulkhead.state).toEqual({ active: 0, waiting: 0 });
   });
 });

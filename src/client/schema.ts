@@ -613,6 +613,8 @@ export interface components {
         RateLimitPolicy: string;
         /** @description Seconds to wait before retrying. */
         RetryAfter: number;
+        /** @description With LISTS_BUSY (every full-list slot stayed taken): seconds to wait before retrying. */
+        RetryAfterListsBusy: number;
     };
     pathItems: never;
 }
@@ -714,9 +716,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats), with Retry-After. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfterListsBusy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -818,9 +821,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats), with Retry-After. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfterListsBusy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1460,9 +1464,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats), with Retry-After. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfterListsBusy"];
                     [name: string]: unknown;
                 };
                 content: {

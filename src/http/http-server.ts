@@ -1,8 +1,10 @@
 import { createServer, maxHeaderSize, ServerResponse, STATUS_CODES, type IncomingMessage, type RequestListener, type Server } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import { maskKeys } from "../auth/api-keys.js";
 import type { Config } from "../config.js";
 import { errors, type ApiError } from "../errors.js";
+import type { Logger } from "../logger.js";
 import { requestIdOf } from "./request-context.js";
 import { JSON_HEADERS } from "./security-headers.js";
 
@@ -11,9 +13,10 @@ import { JSON_HEADERS } from "./security-headers.js";
  * Node answers before Express sees a request (a request line that is not
  * HTTP, headers too large, headers or body too slow) answered in the API's
  * error shape too, instead of Node's empty 400/408/431; so is CONNECT, which
- * Node would answer by closing the connection.
+ * Node would answer by closing the connection. A client that stops taking its
+ * answer is cut off after SEND_TIMEOUT_MS.
  */
-export function createHttpServer(app: RequestListener, config: Config): Server {
+export function createHttpServer(app: RequestListener, config: Config, logger: Logger): Server {
   const server = createServer(
     {
       requestTimeout: config.requestTimeoutMs,
@@ -26,7 +29,46 @@ export function createHttpServer(app: RequestListener, config: Config): Server {
   );
   server.on("clientError", answerClientError);
   server.on("connect", answerConnect(app));
+  server.setTimeout(config.sendTimeoutMs, (socket: Socket) => onInactive(socket, config.sendTimeoutMs, logger));
   return server;
+}
+
+interface Answer {
+  headersSent: boolean;
+  /** Express keeps the URL as received in originalUrl, and rewrites url while routing. */
+  req?: { method?: string; url?: string; originalUrl?: string };
+  getHeader(name: string): unknown;
+}
+
+/**
+ * Node's socket inactivity timer, which Node itself re-arms on every read and
+ * completed write, and holds back while a pending write still progresses (so
+ * it costs no timer of ours per request): it fires when nothing moved on the
+ * connection for SEND_TIMEOUT_MS. Mid-answer with bytes waiting to be taken,
+ * that is a client that stopped reading while its answer holds memory (and,
+ * for a full list, a slot): it is cut off, which frees both ("close"). A
+ * request still being worked on (waiting for the database or a slot, which
+ * have their own bounds), or an answer with nothing waiting (a list streamed
+ * as the database produces it), waits on us, not on the client: left alone.
+ * Between requests, Node's keep-alive timeout uses this same timer, and an
+ * idle connection is closed as Node would.
+ */
+function onInactive(socket: Socket, sendTimeoutMs: number, logger: Logger): void {
+  const answer = (socket as Socket & { _httpMessage?: Answer | null })._httpMessage;
+  if (answer && (!answer.headersSent || socket.writableLength === 0)) return;
+  if (answer) {
+    logger.warn(
+      {
+        reqId: answer.getHeader("x-request-id"),
+        method: answer.req?.method,
+        path: maskKeys((answer.req?.originalUrl ?? answer.req?.url ?? "").split("?")[0] ?? ""),
+        heldBytes: socket.writableLength,
+        sendTimeoutMs,
+      },
+      "client took none of its answer within SEND_TIMEOUT_MS: connection cut",
+    );
+  }
+  socket.destroy();
 }
 
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {

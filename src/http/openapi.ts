@@ -6,7 +6,7 @@ import {
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponseObject,
 } from "zod-openapi";
-import { ERROR_CATALOGUE } from "../errors.js";
+import { ERROR_CATALOGUE, type ErrorKind } from "../errors.js";
 import type { RouteSpec } from "./route.js";
 
 /**
@@ -41,10 +41,13 @@ const idempotencyHeader = z.object({
 
 const GROUP_NAMES = { A: "user-A", B: "user-B", C: "user-C", D: "user-D (the website)" } as const;
 
-function meaningsOf(status: number): string {
-  return Object.values(ERROR_CATALOGUE)
-    .filter((e) => e.status === status)
-    .map((e) => e.meaning)
+/** Errors only some routes answer: documented on those alone. */
+const ONLY_ON: Partial<Record<ErrorKind, (route: RouteSpec) => boolean>> = { LISTS_BUSY: (route) => route.heavy === true };
+
+function meaningsOf(status: number, route: RouteSpec): string {
+  return (Object.entries(ERROR_CATALOGUE) as [ErrorKind, (typeof ERROR_CATALOGUE)[ErrorKind]][])
+    .filter(([kind, e]) => e.status === status && (ONLY_ON[kind]?.(route) ?? true))
+    .map(([, e]) => e.meaning)
     .join(" ");
 }
 
@@ -69,14 +72,18 @@ const RATE_LIMIT_HEADERS = {
     required: true,
     schema: { type: "integer", minimum: 0 },
   },
+  RetryAfterListsBusy: {
+    description: "With LISTS_BUSY (every full-list slot stayed taken): seconds to wait before retrying.",
+    schema: { type: "integer", minimum: 1 },
+  },
 } as const;
 const headerRef = (name: keyof typeof RATE_LIMIT_HEADERS) => ({ $ref: `#/components/headers/${name}` });
 const limitHeaders = { RateLimit: headerRef("RateLimit"), "RateLimit-Policy": headerRef("RateLimitPolicy") };
 
-function tooManyRequests(): ZodOpenApiResponseObject {
+function tooManyRequests(route: RouteSpec): ZodOpenApiResponseObject {
   return {
     ...errorResponse(
-      `${meaningsOf(429)} The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys ` +
+      `${meaningsOf(429, route)} The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys ` +
         "answers with Retry-After alone, and never to a valid key used from an allowed address.",
     ),
     headers: { "Retry-After": headerRef("RetryAfter"), ...limitHeaders },
@@ -109,7 +116,9 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
   }
   for (const status of documentedStatuses(route)) {
     const own = route.errors?.[status as 404 | 409 | 412];
-    responses[String(status)] = status === 429 ? tooManyRequests() : errorResponse(own ?? meaningsOf(status));
+    const response: ZodOpenApiResponseObject = status === 429 ? tooManyRequests(route) : errorResponse(own ?? meaningsOf(status, route));
+    if (status === 503 && route.heavy) response.headers = { "Retry-After": headerRef("RetryAfterListsBusy") };
+    responses[String(status)] = response;
   }
   const op: ZodOpenApiOperationObject = {
     operationId: route.path.split("/").filter(Boolean).join("_").replace(/-([a-zA-Z])/g, (_, c: string) => c.toUpperCase()),

@@ -14,6 +14,7 @@ import type { ApiError } from "../errors.js";
 import { runWrite } from "./write.js";
 import { jsonBody } from "./body.js";
 import { keyFingerprint } from "../auth/api-keys.js";
+import { BulkheadTimeout } from "./bulkhead.js";
 
 type Method = "GET" | "POST" | "PATCH";
 
@@ -203,17 +204,7 @@ export function registerRoutes(
           return;
         }
       }
-      if (route.heavy) {
-        // Held until the answer is sent or the client is gone ("close"): that is when its memory is
-        // freed. A client already gone when its turn comes (it left while waiting, or even before,
-        // while its key was checked, so "close" has passed) gives the turn on at once.
-        const release = await deps.heavyLists.acquire();
-        if (res.destroyed || req.socket.destroyed) {
-          release();
-          return;
-        }
-        res.once("close", release);
-      }
+      if (route.heavy && !(await takeHeavySlot(deps, req, res))) return;
       let result = await invoke(ctx);
       if (result instanceof Versioned) {
         const tag = `"${result.etag}"`;
@@ -243,6 +234,34 @@ export function registerRoutes(
       throw errors.methodNotAllowed(req.method, req.originalUrl.split("?")[0] ?? path);
     });
   }
+}
+
+/**
+ * A slot of the heavy-list bulkhead, held until the answer is sent or the
+ * client is gone ("close", also when SEND_TIMEOUT_MS cuts a stalled reader
+ * off): that is when its memory is freed. A client that leaves while waiting
+ * leaves the queue at once; one that waits past HEAVY_LIST_WAIT_MS gets 503
+ * LISTS_BUSY. False when the client is gone: nothing is to be built or sent.
+ */
+async function takeHeavySlot(deps: AppDeps, req: Request, res: Response): Promise<boolean> {
+  // Gone already (while its key was checked): "close" has passed and would never come.
+  if (res.destroyed || req.socket.destroyed) return false;
+  const gone = new AbortController();
+  let release: (() => void) | undefined;
+  res.once("close", () => {
+    gone.abort();
+    release?.();
+  });
+  try {
+    release = await deps.heavyLists.acquire(deps.config.heavyListWaitMs, gone.signal);
+  } catch (error) {
+    if (gone.signal.aborted) return false;
+    if (!(error instanceof BulkheadTimeout)) throw error;
+    const seconds = Math.ceil(deps.config.heavyListWaitMs / 1000);
+    res.setHeader("Retry-After", String(seconds));
+    throw errors.listsBusy(seconds);
+  }
+  return true;
 }
 
 async function runHandler(route: RouteSpec, input: RouteInput, ctx: HandlerContext): Promise<unknown> {

@@ -113,7 +113,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   app.use(api);
   // The server the service runs, with its timeouts and its answers to broken HTTP.
-  const server: Server = createHttpServer(app, config).listen(0, "127.0.0.1");
+  const server: Server = createHttpServer(app, config, logger).listen(0, "127.0.0.1");
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
   const users = new ApiUsers(database.db.prisma);
