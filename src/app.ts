@@ -26,7 +26,7 @@ import { Metrics } from "./metrics.js";
  * middleware cost ~28 µs a request for headers that mostly concern HTML
  * pages. The docs page, the only HTML, gets helmet's (http/docs.ts).
  */
-const JSON_HEADERS: [string, string][] = [
+export const JSON_HEADERS: [string, string][] = [
   ["Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"],
   ["X-Content-Type-Options", "nosniff"],
   ["X-Frame-Options", "DENY"],
@@ -165,7 +165,7 @@ export function createApp({
 
   const api = express.Router();
   api.use(Metrics.mountPoint());
-  api.use(docsRouter(buildOpenApiDocument(routes)));
+  api.use(docsRouter(buildOpenApiDocument(routes), config.publicUrl));
   const limits = createRateLimits({
     config,
     logger,

@@ -61,6 +61,9 @@ const envSchema = z.object({
     .refine(validTrustProxy, {
       message: "expected false, true, a number of proxies, or a comma-separated list of addresses, CIDRs or loopback/linklocal/uniquelocal",
     }),
+  PUBLIC_URL: optionalUrl(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, "expected an http:// or https:// URL, without query or fragment")
+    .transform((url) => url?.replace(/\/+$/, ""))
+    .refine((url) => url === undefined || !/\/api$/i.test(url), { message: "expected the service's root, without /api (the API is under it)" }),
   METRICS_HOST: z.string().min(1).default("127.0.0.1"),
   METRICS_PORT: z
     .string()
@@ -117,6 +120,11 @@ export interface Config {
   redisKeyPrefix: string;
   /** Express's "trust proxy": which X-Forwarded-For hops to believe when naming the client's address. */
   trustProxy: boolean | number | string;
+  /**
+   * Where clients reach the service (scheme, host, port, any path prefix; without /api), for the servers
+   * of the OpenAPI document; undefined: the origin each request for the document came to.
+   */
+  publicUrl: string | undefined;
   metricsHost: string;
   /** Port of the Prometheus endpoint; undefined (METRICS_PORT=off) serves no metrics. */
   metricsPort: number | undefined;
@@ -175,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     trustProxy: e.TRUST_PROXY,
+    publicUrl: e.PUBLIC_URL,
     metricsHost: e.METRICS_HOST,
     metricsPort: e.METRICS_PORT,
     logLevel: e.LOG_LEVEL,

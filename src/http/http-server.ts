@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { createServer, maxHeaderSize, STATUS_CODES, type RequestListener, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Config } from "../config.js";
@@ -39,6 +40,8 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
       "Content-Type: application/json; charset=utf-8\r\n" +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       "X-Content-Type-Options: nosniff\r\n" +
+      // Every answer carries a request id (here one of its own: there is no request to take it from).
+      `X-Request-Id: ${randomUUID()}\r\n` +
       "Connection: close\r\n\r\n" +
       body,
   );
