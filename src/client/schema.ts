@@ -722,7 +722,7 @@ export interface components {
         RateLimit: string;
         /** @description The per-user policy: requests allowed (q) per window of w seconds, e.g. `"user"; q=600; w=60; pk=:…:`. Sent with RateLimit. */
         RateLimitPolicy: string;
-        /** @description Seconds to wait before retrying (a whole number). */
+        /** @description Seconds to wait before retrying (a whole number; the rate limits count by the minute). */
         RetryAfter: number;
     };
     pathItems: never;

@@ -8,6 +8,7 @@ import {
 } from "zod-openapi";
 import { ERROR_CATALOGUE } from "../errors.js";
 import { INT32_MAX } from "./fields.js";
+import { WINDOW_MS } from "./rate-limit.js";
 import type { RouteSpec } from "./route.js";
 
 /**
@@ -90,9 +91,9 @@ export const RESPONSE_HEADERS = {
     schema: { type: "string", example: '"user"; q=600; w=60; pk=:Mzc2NjJl:' },
   },
   "Retry-After": {
-    description: "Seconds to wait before retrying (a whole number).",
+    description: "Seconds to wait before retrying (a whole number; the rate limits count by the minute).",
     required: true,
-    schema: { type: "integer", format: "int32", minimum: 0, example: 17 },
+    schema: { type: "integer", format: "int32", minimum: 0, maximum: WINDOW_MS / 1000, example: 17 },
   },
 } as const satisfies Record<string, oas31.HeaderObject>;
 export type ResponseHeader = keyof typeof RESPONSE_HEADERS;
