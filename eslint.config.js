@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "src/generated/", "node_modules/", "data/"] },
+  { ignores: ["dist/", "clients/typescript/dist/", "src/generated/", "node_modules/", "data/"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -25,10 +25,8 @@ const operations = Object.entries(document.paths).flatMap(([path, item]) =>
 );
 
 let t: TestApp;
-let key: string;
 beforeAll(async () => {
   t = await startTestApp();
-  key = await t.key("user-A");
 });
 afterAll(() => t.close());
 
@@ -96,7 +94,7 @@ describe("the OpenAPI document", () => {
     }
   });
 
-  it("is current in docs/openapi.json and src/client/schema.ts (run npm run api:generate after changing a route)", async () => {
+  it("is current in docs/openapi.json and clients/typescript/src/schema.ts (run npm run api:generate after changing a route)", async () => {
     for (const [path, content] of Object.entries(await generatedApiFiles())) {
       expect(readFileSync(path, "utf8"), `${path} is stale: run npm run api:generate`).toBe(content);
     }

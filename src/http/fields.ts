@@ -59,9 +59,8 @@ export function parseTimestamp(raw: string): Date | undefined {
 const FIRST_MOMENT = new Date("0001-01-01T00:00:00Z");
 const LAST_MOMENT = new Date("9999-12-31T23:59:59Z");
 
-/** What a request timestamp accepts, for the documentation and the 400's message alike. */
-const TIMESTAMP_FORMS =
-  "ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z or 2026-01-31T19:00:00.250+01:00, in the years 0001 to 9999";
+/** What a request timestamp accepts, as the 400 says it. */
+const TIMESTAMP_FORMS = "ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z, in the years 0001 to 9999";
 
 export const timestamp = z
   .string("expected an ISO 8601 date-time string")
@@ -74,7 +73,9 @@ export const timestamp = z
     return date;
   })
   .meta({
-    description: `An ${TIMESTAMP_FORMS}; fractions of a second are accepted and dropped (stored in UTC, whole seconds).`,
+    description:
+      `An ${TIMESTAMP_FORMS}. An offset such as +01:00 is converted to UTC; fractions of a second are accepted ` +
+      "and dropped (stored in whole seconds). A date without a time, or a time without Z or an offset, is a 400.",
     override: { type: "string", format: "date-time", pattern: ISO_DATE_TIME.source },
     example: "2026-11-22T10:15:30+01:00",
   });

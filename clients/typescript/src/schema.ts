@@ -1942,7 +1942,7 @@ export interface operations {
                     rewardId: number;
                     /**
                      * Format: date-time
-                     * @description An ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z or 2026-01-31T19:00:00.250+01:00, in the years 0001 to 9999; fractions of a second are accepted and dropped (stored in UTC, whole seconds).
+                     * @description An ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z, in the years 0001 to 9999. An offset such as +01:00 is converted to UTC; fractions of a second are accepted and dropped (stored in whole seconds). A date without a time, or a time without Z or an offset, is a 400.
                      * @example 2026-11-22T10:15:30+01:00
                      */
                     rewardedAt?: string;
@@ -2308,7 +2308,7 @@ export interface operations {
                     state?: string;
                     /**
                      * Format: date-time
-                     * @description An ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z or 2026-01-31T19:00:00.250+01:00, in the years 0001 to 9999; fractions of a second are accepted and dropped (stored in UTC, whole seconds).
+                     * @description An ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z, in the years 0001 to 9999. An offset such as +01:00 is converted to UTC; fractions of a second are accepted and dropped (stored in whole seconds). A date without a time, or a time without Z or an offset, is a 400.
                      * @example 2026-11-22T10:15:30+01:00
                      */
                     lastUsed?: string;
