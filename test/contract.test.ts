@@ -1,5 +1,8 @@
 import request from "supertest";
+import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errors } from "../src/errors.js";
+import { defineRoute } from "../src/http/route.js";
 import { apiRoutes } from "../src/resources/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { contractChecker, document } from "./helpers/contract.js";
@@ -179,5 +182,36 @@ describe("the contract check of the test apps", () => {
   it("when a response lacks a header declared as always sent, then it fails naming it", () => {
     expect(check({ ...maps, headers: { "x-request-id": "r-1" } })).toMatch(/etag is declared as always sent but missing/);
     expect(check({ ...maps, status: 304, headers: { etag: '"maps-v1"' } })).toMatch(/x-request-id is declared as always sent but missing/);
+  });
+});
+
+describe("the headers the service sends", () => {
+  /** A list whose version is read, then whose building fails: the database went away in between. */
+  const failingList = defineRoute({
+    method: "GET",
+    path: "/probe/list-then-fail",
+    summary: "a list that fails after its version is read",
+    description: "test probe",
+    callers: ["A"],
+    query: z.strictObject({}),
+    response: z.array(z.unknown()),
+    etag: () => Promise.resolve("probe-v1"),
+    handler: () => Promise.reject(errors.databaseUnavailable()),
+  });
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ routes: [...apiRoutes, failingList] });
+  });
+  afterAll(() => t.close());
+
+  it("when a conditional GET fails after its version is read, then the failure carries no ETag, and the 503 a Retry-After", async () => {
+    const key = await t.key("user-A");
+    const res = await request(t.url).get("/api/probe/list-then-fail").set("X-API-Key", key);
+    expect(res.status).toBe(503);
+    expect(res.headers.etag).toBeUndefined();
+    expect(res.headers["retry-after"]).toBe("1");
+    const unchanged = await request(t.url).get("/api/probe/list-then-fail").set("X-API-Key", key).set("If-None-Match", '"probe-v1"');
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.headers.etag).toBe('"probe-v1"');
   });
 });
