@@ -242,7 +242,10 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): oas31.OpenAP
         "Every failure is `{code, message}` with `code` equal to the HTTP status. Timestamps are written " +
         "yyyy-mm-ddThh:mm:ssZ (UTC); inputs accept ISO 8601 with Z or an offset. Unknown body fields and query " +
         "parameters are a 400. Each API user may send RATE_LIMIT_PER_MINUTE requests a minute (600 unless the " +
-        "operator changed it): beyond, 429 with Retry-After.",
+        "operator changed it): beyond, 429 with Retry-After. Every answer carries X-Request-Id (send your own to " +
+        "correlate: 1 to 128 of A-Z a-z 0-9 . _ : -). The lists and get-cosmetic send an ETag and answer If-None-Match " +
+        "with 304; every POST takes an Idempotency-Key and can then be retried safely; 429 and 503 say in Retry-After " +
+        "when to retry.",
     },
     servers: [apiServer(undefined)],
     security: [{ ApiKey: [] }, { Bearer: [] }],
