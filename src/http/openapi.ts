@@ -58,7 +58,7 @@ function errorResponse(description: string) {
  * The response headers, each described once in components.headers and referenced by every response
  * that sends it. `required`: sent on every response it is referenced from.
  */
-export const RESPONSE_HEADERS = {
+const RESPONSE_HEADERS = {
   "X-Request-Id": {
     description:
       "The id of this request, also on the server's log lines and audit entries: the X-Request-Id the client sent when it " +
@@ -96,7 +96,7 @@ export const RESPONSE_HEADERS = {
     schema: { type: "integer", format: "int32", minimum: 0, maximum: WINDOW_MS / 1000, example: 17 },
   },
 } as const satisfies Record<string, oas31.HeaderObject>;
-export type ResponseHeader = keyof typeof RESPONSE_HEADERS;
+type ResponseHeader = keyof typeof RESPONSE_HEADERS;
 
 /** The name under components.headers: the header's name without its dashes (`X-Request-Id` → `XRequestId`). */
 const componentName = (header: ResponseHeader) => header.replaceAll("-", "");
