@@ -1,9 +1,11 @@
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError, createApiClient, EtagPoller, orThrow, type ApiClient } from "../clients/typescript/src/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
+import { document } from "./helpers/contract.js";
 import { makeCosmetic, unique } from "./helpers/fixtures.js";
 
 let t: TestApp;
@@ -17,6 +19,11 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe("the TypeScript client against the service", () => {
+  it("when released, then its version is the API's", () => {
+    const pkg = JSON.parse(readFileSync("clients/typescript/package.json", "utf8")) as { version: string };
+    expect(pkg.version).toBe((document as unknown as { info: { version: string } }).info.version);
+  });
+
   it("when it calls the API, then it gets typed data, and a failure as {code, message} or, with orThrow, as an ApiError", async () => {
     const name = unique("Client run ");
     await t.database.db.prisma.parkourMap.create({ data: { name, difficulty: "easy" } });
