@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "src/generated/", "node_modules/", "data/", "clients/*/build/"] },
+  { ignores: ["dist/", "clients/typescript/dist/", "clients/*/build/", "src/generated/", "node_modules/", "data/"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,7 +1,7 @@
 /**
  * Writes the files generated from the route declarations:
  *   docs/openapi.json      the OpenAPI document (for client generators, e.g. Java)
- *   src/client/schema.ts   its TypeScript types, for the typed client
+ *   clients/typescript/src/schema.ts   its TypeScript types, for the TypeScript client
  * Run `npm run api:generate` after changing a route; a test fails while they are stale.
  */
 import { writeFile } from "node:fs/promises";

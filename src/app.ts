@@ -151,7 +151,7 @@ export function createApp({
 
   const api = express.Router();
   api.use(Metrics.mountPoint());
-  api.use(docsRouter(buildOpenApiDocument(routes)));
+  api.use(docsRouter(buildOpenApiDocument(routes), config.publicUrl));
   const limits = createRateLimits({
     config,
     logger,

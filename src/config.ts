@@ -3,6 +3,9 @@ import express from "express";
 import { z } from "zod";
 
 /** The four caller groups of the spec (user-A … user-D). */
+/** The longest a request may be set to wait for a full-list slot (its Retry-After is this at most). */
+export const MAX_HEAVY_LIST_WAIT_MS = 600_000;
+
 export const CALLER_GROUPS = ["A", "B", "C", "D"] as const;
 export type CallerGroup = (typeof CALLER_GROUPS)[number];
 
@@ -44,7 +47,7 @@ const envSchema = z.object({
   WEB_CONCURRENCY: integer(1, 256, 1),
   MIGRATE_ON_START: z.enum(["true", "false"]).default("true"),
   HEAVY_LISTS_AT_ONCE: integer(1, 100, 2),
-  HEAVY_LIST_WAIT_MS: integer(100, 600_000, 10_000),
+  HEAVY_LIST_WAIT_MS: integer(100, MAX_HEAVY_LIST_WAIT_MS, 10_000),
   DB_CONNECT_TIMEOUT_MS: integer(100, 600_000, 5_000),
   DB_STATEMENT_TIMEOUT_MS: integer(100, 3_600_000, 15_000),
   REQUEST_TIMEOUT_MS: integer(1_000, 3_600_000, 30_000),
@@ -63,6 +66,9 @@ const envSchema = z.object({
     .refine(validTrustProxy, {
       message: "expected false, true, a number of proxies, or a comma-separated list of addresses, CIDRs or loopback/linklocal/uniquelocal",
     }),
+  PUBLIC_URL: optionalUrl(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, "expected an http:// or https:// URL, without query or fragment")
+    .transform((url) => url?.replace(/\/+$/, ""))
+    .refine((url) => url === undefined || !/\/api$/i.test(url), { message: "expected the service's root, without /api (the API is under it)" }),
   METRICS_HOST: z.string().min(1).default("127.0.0.1"),
   METRICS_PORT: z
     .string()
@@ -123,6 +129,11 @@ export interface Config {
   redisKeyPrefix: string;
   /** Express's "trust proxy": which X-Forwarded-For hops to believe when naming the client's address. */
   trustProxy: boolean | number | string;
+  /**
+   * Where clients reach the service (scheme, host, port, any path prefix; without /api), for the servers
+   * of the OpenAPI document; undefined: the origin each request for the document came to.
+   */
+  publicUrl: string | undefined;
   metricsHost: string;
   /** Port of the Prometheus endpoint; undefined (METRICS_PORT=off) serves no metrics. */
   metricsPort: number | undefined;
@@ -183,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     trustProxy: e.TRUST_PROXY,
+    publicUrl: e.PUBLIC_URL,
     metricsHost: e.METRICS_HOST,
     metricsPort: e.METRICS_PORT,
     logLevel: e.LOG_LEVEL,

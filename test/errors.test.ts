@@ -232,6 +232,9 @@ describe("the error catalogue", () => {
     expect(res.body.code).toBe(res.status);
     if (typeof message === "string") expect(res.body.message).toBe(message);
     else expect(res.body.message).toMatch(message);
+    // Every answer carries a request id, those of the HTTP server to broken HTTP included; a 503 says when to retry.
+    expect(res.headers["x-request-id"]).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+    if (res.status === 503) expect(res.headers["retry-after"]).toBe("1");
   });
 
   it("when a path exists with another method, then 405 names the allowed methods", async () => {

@@ -69,6 +69,14 @@ describe("configuration", () => {
     expect(() => loadConfig({ METRICS_PORT: "70000" })).toThrow("METRICS_PORT: expected a port (0-65535) or off");
   });
 
+  it("when PUBLIC_URL is set, then it is kept without its trailing slash; with /api, a query or another scheme, start-up is refused", () => {
+    expect(loadConfig({}).publicUrl).toBeUndefined();
+    expect(loadConfig({ PUBLIC_URL: " https://example.org/community/ " }).publicUrl).toBe("https://example.org/community");
+    expect(() => loadConfig({ PUBLIC_URL: "https://example.org/api" })).toThrow("PUBLIC_URL: expected the service's root, without /api");
+    expect(() => loadConfig({ PUBLIC_URL: "https://example.org/?x=1" })).toThrow("PUBLIC_URL: expected an http:// or https:// URL");
+    expect(() => loadConfig({ PUBLIC_URL: "ftp://example.org" })).toThrow("PUBLIC_URL: expected an http:// or https:// URL");
+  });
+
   it("when DATABASE_URL is blank, then the embedded database is used", () => {
     expect(loadConfig({ DATABASE_URL: "  " }).databaseUrl).toBeUndefined();
   });

@@ -2,6 +2,8 @@ import express, { type Router } from "express";
 import { createRequire } from "node:module";
 import path from "node:path";
 import helmet from "helmet";
+import type { oas31 } from "zod-openapi";
+import { apiServer } from "./openapi.js";
 
 // The folder only: importing swagger-ui-dist would load its 1.5 MB browser bundle into the server.
 const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
@@ -37,9 +39,19 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-export function docsRouter(document: object): Router {
+/** A Host (or X-Forwarded-Host) fit to be written into the document: a name or an address, and a port. */
+const SANE_HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The document's `servers` is the service's public URL (PUBLIC_URL) when configured, else the origin the
+ * request came to: the scheme and host the client used, or those its proxy forwarded when TRUST_PROXY
+ * trusts it. A host unfit for a URL leaves the document's template (http/openapi.ts, apiServer).
+ */
+export function docsRouter(document: oas31.OpenAPIObject, publicUrl: string | undefined): Router {
   const router = express.Router();
-  const json = JSON.stringify(document);
+  const template = JSON.stringify(document);
+  const served = (origin: string) => JSON.stringify({ ...document, servers: [apiServer(origin)] });
+  const fixed = publicUrl === undefined ? undefined : served(publicUrl);
   // The HTML page gets helmet's headers, with a policy that lets Swagger UI run from our own files only.
   router.use(
     "/docs",
@@ -49,7 +61,13 @@ export function docsRouter(document: object): Router {
       },
     }),
   );
-  router.get("/openapi.json", (_req, res) => {
+  router.get("/openapi.json", (req, res) => {
+    let json = fixed;
+    if (json === undefined) {
+      res.setHeader("Vary", "Host, X-Forwarded-Host, X-Forwarded-Proto");
+      const host = req.host;
+      json = (req.protocol === "http" || req.protocol === "https") && SANE_HOST.test(host) ? served(`${req.protocol}://${host}`) : template;
+    }
     res.type("application/json; charset=utf-8").send(json);
   });
   router.get("/docs", (_req, res) => {

@@ -13,6 +13,9 @@ interface HttpError {
   encoding?: unknown;
 }
 
+/** The Retry-After of a 503, in seconds. */
+export const UNAVAILABLE_RETRY_AFTER_S = 1;
+
 /** body-parser's failures, by their `type`, in the catalogue's terms. */
 function fromBodyParser(error: HttpError): ApiError | undefined {
   switch (error.type) {
@@ -63,6 +66,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     } else if (apiError.status >= 500) {
       logger.error({ err: apiError.cause ?? error, status: apiError.status }, "request failed");
     }
+    // Nothing was done, and the cause (a database restart, a burst) usually passes within seconds: a
+    // client retries after this, backing off further on its own. A 503 that knows better (LISTS_BUSY) set its own.
+    if (apiError.status === 503 && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", String(UNAVAILABLE_RETRY_AFTER_S));
     res.status(apiError.status).json(apiError.toBody());
   };
 }

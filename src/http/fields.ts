@@ -59,17 +59,26 @@ export function parseTimestamp(raw: string): Date | undefined {
 const FIRST_MOMENT = new Date("0001-01-01T00:00:00Z");
 const LAST_MOMENT = new Date("9999-12-31T23:59:59Z");
 
-export const timestamp = z.string("expected an ISO 8601 date-time string").transform((raw, ctx) => {
-  const date = parseTimestamp(raw);
-  if (!date) {
-    ctx.addIssue({
-      code: "custom",
-      message: "expected an ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z, in the years 0001 to 9999",
-    });
-    return z.NEVER;
-  }
-  return date;
-});
+/** What a request timestamp accepts, as the 400 says it. */
+const TIMESTAMP_FORMS = "ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z, in the years 0001 to 9999";
+
+export const timestamp = z
+  .string("expected an ISO 8601 date-time string")
+  .transform((raw, ctx) => {
+    const date = parseTimestamp(raw);
+    if (!date) {
+      ctx.addIssue({ code: "custom", message: `expected an ${TIMESTAMP_FORMS}` });
+      return z.NEVER;
+    }
+    return date;
+  })
+  .meta({
+    description:
+      `An ${TIMESTAMP_FORMS}. An offset such as +01:00 is converted to UTC; fractions of a second are accepted ` +
+      "and dropped (stored in whole seconds). A date without a time, or a time without Z or an offset, is a 400.",
+    override: { type: "string", format: "date-time", pattern: ISO_DATE_TIME.source },
+    example: "2026-11-22T10:15:30+01:00",
+  });
 
 /** The one timestamp format of every response: yyyy-mm-ddThh:mm:ssZ. */
 export function formatTimestamp(date: Date): string {
@@ -78,14 +87,22 @@ export function formatTimestamp(date: Date): string {
 
 /**
  * A query parameter holding an integer. Query values arrive as text; a
- * repeated parameter arrives as an array and is refused.
+ * repeated parameter arrives as an array and is refused. Documented as the
+ * integer it must be (a generated client sends a number), with the range of
+ * `schema`, rather than as the text it travels as.
  */
-export const queryInt = (schema: z.ZodType<number, number>) =>
+export const queryInt = (schema: z.ZodNumber) =>
   z
     .string("expected a single value")
     .regex(/^-?\d{1,10}$/, "expected an integer")
     .transform(Number)
-    .pipe(schema);
+    .pipe(schema)
+    .meta({
+      override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+        delete jsonSchema.pattern;
+        Object.assign(jsonSchema, { type: "integer", format: "int32", minimum: schema.minValue, maximum: schema.maxValue });
+      },
+    });
 
 export const queryText = (max: number) => z.string("expected a single value").pipe(text(max));
 
@@ -107,7 +124,7 @@ export function requireAChange(body: Record<string, unknown>, ctx: z.RefinementC
 
 /** Output schemas: the JSON the API writes, for the OpenAPI document and the contract tests. */
 export const out = {
-  int: (description: string) => z.int().meta({ description }),
+  int32: (description: string) => z.int().min(-INT32_MAX - 1).max(INT32_MAX).meta({ description }),
   id: (description: string) => z.int().min(1).max(INT32_MAX).meta({ description }),
   count: (description: string) => z.int().min(0).max(INT32_MAX).meta({ description }),
   bool: (description: string) => z.boolean().meta({ description }),

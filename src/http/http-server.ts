@@ -79,7 +79,8 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
     socket.destroy();
     return;
   }
-  answerAndClose(socket, clientErrorOf(error.code));
+  // Every answer carries a request id (here one of its own: there is no request to read one from).
+  answerAndClose(socket, clientErrorOf(error.code), [["X-Request-Id", requestIdOf(undefined)]]);
 }
 
 /**

@@ -7,6 +7,9 @@ import {
   type ZodOpenApiResponseObject,
 } from "zod-openapi";
 import { ERROR_CATALOGUE, type ErrorKind } from "../errors.js";
+import { INT32_MAX } from "./fields.js";
+import { WINDOW_MS } from "./rate-limit.js";
+import { MAX_HEAVY_LIST_WAIT_MS } from "../config.js";
 import type { RouteSpec } from "./route.js";
 
 /**
@@ -15,7 +18,7 @@ import type { RouteSpec } from "./route.js";
  */
 export const errorBody = z
   .strictObject({
-    code: z.int().meta({ description: "The HTTP status of the failure" }),
+    code: z.int().min(400).max(599).meta({ description: "The HTTP status of the failure" }),
     message: z.string().meta({ description: "What went wrong; a 400 names each bad field" }),
   })
   .meta({ id: "Error", description: "The body of every failure", example: { code: 400, message: "gradeId: expected an integer" } });
@@ -55,40 +58,85 @@ function errorResponse(description: string) {
   return { description, content: { "application/json": { schema: errorBody } } };
 }
 
-/** The headers of the rate limits (http/rate-limit.ts), declared once and referenced by every operation. */
-const RATE_LIMIT_HEADERS = {
+/**
+ * The response headers, each described once in components.headers and referenced by every response
+ * that sends it. `required`: sent on every response it is referenced from.
+ */
+const RESPONSE_HEADERS = {
+  "X-Request-Id": {
+    description:
+      "The id of this request, also on the server's log lines and audit entries: the X-Request-Id the client sent when it " +
+      "is 1 to 128 of A-Z a-z 0-9 . _ : - (and holds no API key), else a new UUID. Quote it when reporting a problem.",
+    required: true,
+    schema: { type: "string", example: "3f2c1a9e-8d47-4b5a-9c1e-2a7d6b0e4f13" },
+  },
+  ETag: {
+    description:
+      "The version of this answer, a strong entity tag. Send it back in If-None-Match to get a 304 while it is unchanged; " +
+      "a cosmetic's also goes in If-Match on update-cosmetic.",
+    required: true,
+    schema: { type: "string", example: '"cosmetic-3-v2"' },
+  },
+  "Idempotent-Replayed": {
+    description:
+      "`true` when this is the stored answer of an earlier request sent with the same Idempotency-Key: nothing was done " +
+      "again. Absent on a first answer.",
+    schema: { type: "string", enum: ["true"] },
+  },
   RateLimit: {
     description:
       'The per-user limit (IETF draft 8 of the RateLimit header fields): requests left in this window (r) and seconds until ' +
-      'it ends (t), e.g. `"user"; r=599; t=42`. Absent when rate limiting is off, or could not be checked.',
-    schema: { type: "string" },
+      'it ends (t), e.g. `"user"; r=599; t=42`. Sent once the key is accepted; absent when rate limiting is off, or could not be checked.',
+    schema: { type: "string", example: '"user"; r=599; t=42' },
   },
-  RateLimitPolicy: {
-    description: 'The per-user policy: requests allowed (q) per window of w seconds, e.g. `"user"; q=600; w=60`. No partition key (pk): it would name the user.',
-    schema: { type: "string" },
+  "RateLimit-Policy": {
+    description:
+      'The per-user policy: requests allowed (q) per window of w seconds, e.g. `"user"; q=600; w=60`. Sent with RateLimit. ' +
+      "It carries no partition key (pk): that would identify the user.",
+    schema: { type: "string", example: '"user"; q=600; w=60' },
   },
-  RetryAfter: {
-    description: "Seconds to wait before retrying.",
+  "Retry-After": {
+    description:
+      "Seconds to wait before retrying, a whole number: until the rate limit's one-minute window ends (429), 1 while the " +
+      "database is unavailable or the instance stops, HEAVY_LIST_WAIT_MS in seconds when every full-list slot stayed taken (LISTS_BUSY).",
     required: true,
-    schema: { type: "integer", minimum: 0 },
+    schema: { type: "integer", format: "int32", minimum: 0, maximum: Math.max(WINDOW_MS, MAX_HEAVY_LIST_WAIT_MS) / 1000, example: 17 },
   },
-  RetryAfterListsBusy: {
-    description: "With LISTS_BUSY (every full-list slot stayed taken): seconds to wait before retrying.",
-    schema: { type: "integer", minimum: 1 },
-  },
-} as const;
-const headerRef = (name: keyof typeof RATE_LIMIT_HEADERS) => ({ $ref: `#/components/headers/${name}` });
-const limitHeaders = { RateLimit: headerRef("RateLimit"), "RateLimit-Policy": headerRef("RateLimitPolicy") };
+} as const satisfies Record<string, oas31.HeaderObject>;
+type ResponseHeader = keyof typeof RESPONSE_HEADERS;
 
-function tooManyRequests(route: RouteSpec): ZodOpenApiResponseObject {
-  return {
-    ...errorResponse(
-      `${meaningsOf(429, route)} The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys ` +
-        "answers with Retry-After alone, and never to a valid key used from an allowed address.",
-    ),
-    headers: { "Retry-After": headerRef("RetryAfter"), ...limitHeaders },
-  };
+/** The name under components.headers: the header's name without its dashes (`X-Request-Id` → `XRequestId`). */
+const componentName = (header: ResponseHeader) => header.replaceAll("-", "");
+
+/** The statuses answered before the API key is checked (or by the HTTP server): no rate-limit headers. */
+const UNAUTHENTICATED_STATUSES = new Set([401, 408, 431]);
+
+/** The headers a route's answer with this status can carry. */
+function responseHeaders(route: RouteSpec, status: number): Record<string, oas31.ReferenceObject> {
+  const success = route.successStatus ?? 200;
+  const names: ResponseHeader[] = ["X-Request-Id"];
+  if ((route.etag || route.versioned) && (status === success || status === 304)) names.push("ETag");
+  // A replay answers what the first request answered: its success, or a failure of its own (404, 409, 412).
+  if (route.method === "POST" && (status === success || route.errors?.[status as 404 | 409 | 412])) names.push("Idempotent-Replayed");
+  if (!UNAUTHENTICATED_STATUSES.has(status)) names.push("RateLimit", "RateLimit-Policy");
+  if (status === 429 || status === 503) names.push("Retry-After");
+  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${componentName(name)}` }]));
 }
+
+/** The conditional GETs take the ETag they were given (http/route.ts). */
+const ifNoneMatchHeader = z.object({
+  "If-None-Match": z
+    .string()
+    .optional()
+    .meta({
+      param: {
+        description:
+          "The ETag of an earlier answer of this operation (several may be listed, or `*`): while the answer is unchanged " +
+          "the server replies 304 Not Modified with no body, without building it.",
+        example: '"maps-v3"',
+      },
+    }),
+});
 
 /** The failures a route can answer with: the ones all routes share, and its own. */
 export function documentedStatuses(route: RouteSpec): number[] {
@@ -102,23 +150,29 @@ export function documentedStatuses(route: RouteSpec): number[] {
 
 function operation(route: RouteSpec): ZodOpenApiOperationObject {
   const callers = route.callers.map((g) => GROUP_NAMES[g]).join(", ");
+  const conditional = route.method === "GET" && (route.etag !== undefined || route.versioned === true);
+  const success = route.successStatus ?? 200;
   const responses: Record<string, ZodOpenApiResponseObject> = {
-    [String(route.successStatus ?? 200)]: {
-      description: route.successStatus === 201 ? "Created" : "OK",
-      headers: limitHeaders,
+    [String(success)]: {
+      description: success === 201 ? "Created" : "OK",
+      headers: responseHeaders(route, success),
       content: { "application/json": { schema: route.response } },
     },
   };
-  if (route.etag || route.versioned) {
+  if (conditional) {
     responses["304"] = {
       description: "Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match.",
+      headers: responseHeaders(route, 304),
     };
   }
   for (const status of documentedStatuses(route)) {
     const own = route.errors?.[status as 404 | 409 | 412];
-    const response: ZodOpenApiResponseObject = status === 429 ? tooManyRequests(route) : errorResponse(own ?? meaningsOf(status, route));
-    if (status === 503 && route.heavy) response.headers = { "Retry-After": headerRef("RetryAfterListsBusy") };
-    responses[String(status)] = response;
+    const description =
+      status === 429
+        ? `${meaningsOf(429, route)} The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys ` +
+          "answers with Retry-After alone, and never to a valid key used from an allowed address."
+        : (own ?? meaningsOf(status, route));
+    responses[String(status)] = { ...errorResponse(description), headers: responseHeaders(route, status) };
   }
   const op: ZodOpenApiOperationObject = {
     operationId: route.path.split("/").filter(Boolean).join("_").replace(/-([a-zA-Z])/g, (_, c: string) => c.toUpperCase()),
@@ -131,8 +185,12 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
     "x-callers": [...route.callers],
     ...(route.version ? { "x-version": route.version } : {}),
   };
-  // A POST also takes Idempotency-Key (http/write.ts).
-  const headers = [route.headers as z.ZodObject | undefined, route.method === "POST" ? idempotencyHeader : undefined].filter(
+  // A POST also takes Idempotency-Key (http/write.ts); a conditional GET, If-None-Match.
+  const headers = [
+    route.headers as z.ZodObject | undefined,
+    route.method === "POST" ? idempotencyHeader : undefined,
+    conditional ? ifNoneMatchHeader : undefined,
+  ].filter(
     (h): h is z.ZodObject => h !== undefined,
   );
   const header = headers.length > 1 ? headers.reduce((all, h) => all.extend(h.shape)) : headers[0];
@@ -146,6 +204,33 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
   return op;
 }
 
+/**
+ * Where the API is. Given the service's public URL (PUBLIC_URL, or the origin a request came to), its
+ * /api; without one (the committed docs/openapi.json), a template whose `origin` a generator or its
+ * user fills in: a relative URL would leave generated clients without a usable default.
+ */
+export function apiServer(publicUrl: string | undefined): oas31.ServerObject {
+  if (publicUrl !== undefined) return { url: `${publicUrl}/api`, description: "This server" };
+  return {
+    url: "{origin}/api",
+    description: "The server of your deployment",
+    variables: {
+      origin: {
+        default: "http://localhost:3000",
+        description: "Where the service is reached: scheme, host, port and any path prefix, without a trailing slash",
+      },
+    },
+  };
+}
+
+/** An integer written without a format gets the one its range fits, for generators that map it to a type. */
+function integerFormat({ jsonSchema }: { jsonSchema: { type?: unknown; format?: unknown; minimum?: unknown; maximum?: unknown } }): void {
+  if (jsonSchema.type !== "integer" || jsonSchema.format !== undefined) return;
+  const fits = (n: unknown) => typeof n === "number" && n >= -INT32_MAX - 1 && n <= INT32_MAX;
+  jsonSchema.format = fits(jsonSchema.minimum) && fits(jsonSchema.maximum) ? "int32" : "int64";
+}
+
+/** The document, with the template server; the service serves it with its own URL (http/docs.ts). */
 export function buildOpenApiDocument(routes: readonly RouteSpec[]): oas31.OpenAPIObject {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of routes) {
@@ -164,17 +249,20 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): oas31.OpenAP
         "Every failure is `{code, message}` with `code` equal to the HTTP status. Timestamps are written " +
         "yyyy-mm-ddThh:mm:ssZ (UTC); inputs accept ISO 8601 with Z or an offset. Unknown body fields and query " +
         "parameters are a 400. Each API user may send RATE_LIMIT_PER_MINUTE requests a minute (600 unless the " +
-        "operator changed it): beyond, 429 with Retry-After.",
+        "operator changed it): beyond, 429 with Retry-After. Every answer carries X-Request-Id (send your own to " +
+        "correlate: 1 to 128 of A-Z a-z 0-9 . _ : -). The lists and get-cosmetic send an ETag and answer If-None-Match " +
+        "with 304; every POST takes an Idempotency-Key and can then be retried safely; 429 and 503 say in Retry-After " +
+        "when to retry.",
     },
-    servers: [{ url: "/api", description: "This server" }],
+    servers: [apiServer(undefined)],
     security: [{ ApiKey: [] }, { Bearer: [] }],
     components: {
       securitySchemes: {
         ApiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "gsk_ followed by 43 base64url characters" },
         Bearer: { type: "http", scheme: "bearer", description: "The same key, as Authorization: Bearer <key>" },
       },
-      headers: RATE_LIMIT_HEADERS,
+      headers: Object.fromEntries(Object.entries(RESPONSE_HEADERS).map(([name, header]) => [componentName(name as ResponseHeader), header])),
     },
     paths,
-  });
+  }, { override: integerFormat });
 }

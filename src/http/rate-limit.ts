@@ -35,7 +35,7 @@ export interface RateLimitOptions {
 }
 
 export const DEFAULT_PREFIX = "rl:";
-const WINDOW_MS = 60_000;
+export const WINDOW_MS = 60_000;
 /** The name of the per-user policy in the RateLimit and RateLimit-Policy headers. */
 export const USER_POLICY = "user";
 /**

@@ -83,7 +83,7 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
    * without running the handler.
    */
   etag?: (input: RouteInput<Q, B, H>, ctx: HandlerContext) => Promise<string>;
-  /** The handler answers with a Versioned body (ETag, 304 on If-None-Match). */
+  /** The handler answers with a Versioned body: its version is sent as ETag (and a GET answers If-None-Match with 304). */
   versioned?: boolean;
   /** A full list: built and sent under the heavy-list bulkhead (HEAVY_LISTS_AT_ONCE). */
   heavy?: boolean;
@@ -195,14 +195,12 @@ export function registerRoutes(
         audit: () => Promise.reject(new Error(`${id} is a read: it cannot record audit entries`)),
         auditedWrite: () => Promise.reject(new Error(`${id} is a read: it cannot write`)),
       };
-      if (route.etag) {
-        // The version is read before the data: an answer is never older than its tag.
-        const tag = `"${await route.etag(input, ctx)}"`;
-        res.setHeader("ETag", tag);
-        if (matches(req.headers["if-none-match"], tag)) {
-          res.status(304).end();
-          return;
-        }
+      // The version is read before the data: an answer is never older than its tag. It is sent with
+      // the answer only, not with a failure of the handler.
+      const listTag = route.etag ? `"${await route.etag(input, ctx)}"` : undefined;
+      if (listTag !== undefined && matches(req.headers["if-none-match"], listTag)) {
+        res.setHeader("ETag", listTag).status(304).end();
+        return;
       }
       if (route.heavy && !(await takeHeavySlot(deps, req, res))) return;
       let result = await invoke(ctx);
@@ -215,6 +213,7 @@ export function registerRoutes(
         }
         result = result.body;
       }
+      if (listTag !== undefined) res.setHeader("ETag", listTag);
       res.status(route.successStatus ?? 200);
       if (result instanceof JsonText) res.type("application/json; charset=utf-8").send(result.text);
       else res.json(result);

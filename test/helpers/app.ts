@@ -36,7 +36,7 @@ export interface TestApp {
   database: TestDatabase;
   users: ApiUsers;
   logs: LogCapture;
-  /** Every JSON response sent so far. */
+  /** Every response sent so far (with its JSON body, if any). */
   seen: SeenResponse[];
   /** Registers an API user and returns its key. */
   key(username: string, role?: string): Promise<string>;
@@ -85,7 +85,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.rateLimitPrefix ? { rateLimitPrefix: options.rateLimitPrefix } : {}),
     ...(options.onRateLimited ? { onRateLimited: options.onRateLimited } : {}),
   });
-  // Every JSON response is kept, and checked against the OpenAPI document when the app closes.
+  // Every response is kept, and checked against the OpenAPI document when the app closes.
   const seen: SeenResponse[] = [];
   const app = express();
   app.disable("x-powered-by");
@@ -105,9 +105,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       return send(value);
     };
     res.on("finish", () => {
-      if (body !== undefined) {
-        seen.push({ method: req.method, path: req.originalUrl.split("?")[0]!, status: res.statusCode, body: JSON.parse(JSON.stringify(body)) });
-      }
+      seen.push({
+        method: req.method,
+        path: req.originalUrl.split("?")[0]!,
+        status: res.statusCode,
+        headers: { ...res.getHeaders() },
+        ...(body !== undefined ? { body: JSON.parse(JSON.stringify(body)) as unknown } : {}),
+      });
     });
     next();
   });

@@ -49,7 +49,7 @@ export const cosmeticRoutes = [
       "update-cosmetic so the update applies only to that version.",
     version: "2.0.0",
     callers: ["A", "B", "C", "D"],
-    query: z.strictObject({ id: queryInt(id).meta({ description: "The cosmetic's id", example: "3" }) }),
+    query: z.strictObject({ id: queryInt(id).meta({ description: "The cosmetic's id", example: 3 }) }),
     response: cosmeticResponse,
     errors: { 404: "No cosmetic has this id: `Cosmetic not found`." },
     versioned: true,
@@ -75,6 +75,7 @@ export const cosmeticRoutes = [
     body: updateCosmeticBody,
     headers: z.object({ "If-Match": ifMatchHeader.optional() }),
     response: cosmeticResponse,
+    versioned: true,
     errors: {
       404: "No cosmetic has this id: `Cosmetic not found`.",
       409: "The name is another cosmetic's: `Cosmetic name 'Halo' is already used (unique constraint cosmetics_name_key)`.",

@@ -13,10 +13,10 @@ export const playerRoutes = [
     summary: "All players of a grade, in full",
     description:
       "Every player whose gradeId is the one given, with every field including the sensitive token, ip, " +
-      "firstConnection and totalTimeConnection (shape G). Ordered by id; [] when none.",
+      "firstConnection and totalTimeConnection (PlayerFull). Ordered by id; [] when none.",
     version: "2.0.0",
     callers: ["A", "B", "D"],
-    query: z.strictObject({ gradeId: queryInt(int32).meta({ description: "The grade's id (an integer)", example: "2" }) }),
+    query: z.strictObject({ gradeId: queryInt(int32).meta({ description: "The grade's id", example: 2 }) }),
     response: z.array(playerFullResponse),
     etag: async ({ query }, { deps }) => `players-v${await tableVersion(deps.db.reader, "players")}-g${query.gradeId}`,
     heavy: true,
@@ -29,7 +29,7 @@ export const playerRoutes = [
     path: "/player/get-all-players",
     summary: "All players",
     description:
-      "Every player in shape N: without token, ip, firstConnection and totalTimeConnection, which only " +
+      "Every player as a PlayerSummary: without token, ip, firstConnection and totalTimeConnection, which only " +
       "get-all-full-players-by-gradeId returns. Ordered by id; [] when none.",
     version: "2.0.3",
     callers: ["A", "B", "C", "D"],
@@ -46,7 +46,7 @@ export const playerRoutes = [
     path: "/player/get-player-by-nick",
     summary: "One player by pseudo or nickname",
     description:
-      "The player whose pseudo, or else nickname, equals nick regardless of case (shape N). When one player's " +
+      "The player whose pseudo, or else nickname, equals nick regardless of case (PlayerSummary). When one player's " +
       "pseudo and another's nickname both match, the pseudo wins. _ and % are plain characters.",
     callers: ["A", "B", "C", "D"],
     query: z.strictObject({ nick: queryText(64).meta({ description: "A pseudo or a nickname", example: "Stevie" }) }),

@@ -104,7 +104,7 @@ const summaryFields = {
   id: out.id("Player id"),
   pseudo: out.text("Pseudo, unique regardless of case", "Steve"),
   credit: out.count("Credits"),
-  gradeId: out.int("Id of the player's grade"),
+  gradeId: out.int32("Id of the player's grade"),
   modStatus: out.bool("Whether the player is in moderator mode"),
   staff: out.bool("Whether the player belongs to a staff"),
   alert: out.bool("Whether the player wants to see staff-only messages"),
@@ -122,7 +122,7 @@ const summaryFields = {
 /** Shape N, as written. */
 export const playerSummaryResponse = z.strictObject(summaryFields).meta({
   id: "PlayerSummary",
-  description: "A player without the sensitive token, ip, firstConnection and totalTimeConnection (shape N)",
+  description: "A player without the sensitive token, ip, firstConnection and totalTimeConnection",
 });
 
 /** Shape G, as written. */
@@ -149,4 +149,4 @@ export const playerFullResponse = z
     highclub: summaryFields.highclub,
     vote: summaryFields.vote,
   })
-  .meta({ id: "PlayerFull", description: "A player with every field (shape G)" });
+  .meta({ id: "PlayerFull", description: "A player with every field, including the sensitive ones" });

@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * All players of a grade, in full
-         * @description Every player whose gradeId is the one given, with every field including the sensitive token, ip, firstConnection and totalTimeConnection (shape G). Ordered by id; [] when none.
+         * @description Every player whose gradeId is the one given, with every field including the sensitive token, ip, firstConnection and totalTimeConnection (PlayerFull). Ordered by id; [] when none.
          *
          *     **Callers:** user-A, user-B, user-D (the website) (caller groups A, B, D). **Version:** 2.0.0.
          */
@@ -31,7 +31,7 @@ export interface paths {
         };
         /**
          * All players
-         * @description Every player in shape N: without token, ip, firstConnection and totalTimeConnection, which only get-all-full-players-by-gradeId returns. Ordered by id; [] when none.
+         * @description Every player as a PlayerSummary: without token, ip, firstConnection and totalTimeConnection, which only get-all-full-players-by-gradeId returns. Ordered by id; [] when none.
          *
          *     **Callers:** user-A, user-B, user-C, user-D (the website) (caller groups A, B, C, D). **Version:** 2.0.3.
          */
@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * One player by pseudo or nickname
-         * @description The player whose pseudo, or else nickname, equals nick regardless of case (shape N). When one player's pseudo and another's nickname both match, the pseudo wins. _ and % are plain characters.
+         * @description The player whose pseudo, or else nickname, equals nick regardless of case (PlayerSummary). When one player's pseudo and another's nickname both match, the pseudo wins. _ and % are plain characters.
          *
          *     **Callers:** user-A, user-B, user-C, user-D (the website) (caller groups A, B, C, D).
          */
@@ -268,9 +268,12 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description A player with every field (shape G) */
+        /** @description A player with every field, including the sensitive ones */
         PlayerFull: {
-            /** @description Player id */
+            /**
+             * Format: int32
+             * @description Player id
+             */
             id: number;
             /**
              * @description Pseudo, unique regardless of case
@@ -279,9 +282,15 @@ export interface components {
             pseudo: string;
             /** @description Player's token (sensitive) */
             token: string;
-            /** @description Credits */
+            /**
+             * Format: int32
+             * @description Credits
+             */
             credit: number;
-            /** @description Id of the player's grade */
+            /**
+             * Format: int32
+             * @description Id of the player's grade
+             */
             gradeId: number;
             /** @description Whether the player is in moderator mode */
             modStatus: boolean;
@@ -316,7 +325,10 @@ export interface components {
              * @example FR
              */
             language: string;
-            /** @description Streaming points */
+            /**
+             * Format: int32
+             * @description Streaming points
+             */
             streamerPoint: number;
             /** @description Custom grade label */
             tag: string | null;
@@ -324,7 +336,10 @@ export interface components {
             color: string | null;
             /** @description Whether the player has the highclub */
             highclub: boolean;
-            /** @description Vote points */
+            /**
+             * Format: int32
+             * @description Vote points
+             */
             vote: number;
         };
         /**
@@ -335,23 +350,35 @@ export interface components {
          *     }
          */
         Error: {
-            /** @description The HTTP status of the failure */
+            /**
+             * Format: int32
+             * @description The HTTP status of the failure
+             */
             code: number;
             /** @description What went wrong; a 400 names each bad field */
             message: string;
         };
-        /** @description A player without the sensitive token, ip, firstConnection and totalTimeConnection (shape N) */
+        /** @description A player without the sensitive token, ip, firstConnection and totalTimeConnection */
         PlayerSummary: {
-            /** @description Player id */
+            /**
+             * Format: int32
+             * @description Player id
+             */
             id: number;
             /**
              * @description Pseudo, unique regardless of case
              * @example Steve
              */
             pseudo: string;
-            /** @description Credits */
+            /**
+             * Format: int32
+             * @description Credits
+             */
             credit: number;
-            /** @description Id of the player's grade */
+            /**
+             * Format: int32
+             * @description Id of the player's grade
+             */
             gradeId: number;
             /** @description Whether the player is in moderator mode */
             modStatus: boolean;
@@ -376,7 +403,10 @@ export interface components {
              * @example FR
              */
             language: string;
-            /** @description Streaming points */
+            /**
+             * Format: int32
+             * @description Streaming points
+             */
             streamerPoint: number;
             /** @description Custom grade label */
             tag: string | null;
@@ -384,11 +414,17 @@ export interface components {
             color: string | null;
             /** @description Whether the player has the highclub */
             highclub: boolean;
-            /** @description Vote points */
+            /**
+             * Format: int32
+             * @description Vote points
+             */
             vote: number;
         };
         Cosmetic: {
-            /** @description Cosmetic id */
+            /**
+             * Format: int32
+             * @description Cosmetic id
+             */
             id: number;
             /**
              * @description Name, unique
@@ -418,7 +454,10 @@ export interface components {
             image: string;
             /** @description Whether it can come from lootboxes */
             lootbox: boolean;
-            /** @description Shop price */
+            /**
+             * Format: int32
+             * @description Shop price
+             */
             price: number;
             /** @description Description */
             description: string | null;
@@ -430,9 +469,15 @@ export interface components {
             permanent: boolean;
         };
         FormAnswer: {
-            /** @description Answer id */
+            /**
+             * Format: int32
+             * @description Answer id
+             */
             id: number;
-            /** @description Id of the answering player */
+            /**
+             * Format: int32
+             * @description Id of the answering player
+             */
             playerId: number;
             /** @description Link to a video */
             video: string;
@@ -457,29 +502,65 @@ export interface components {
         };
         /** @description Infected v2 statistics of one player */
         InfectedStats: {
-            /** @description Player id */
+            /**
+             * Format: int32
+             * @description Player id
+             */
             playerId: number;
-            /** @description Total kills */
+            /**
+             * Format: int32
+             * @description Total kills
+             */
             kill: number;
-            /** @description Total assists */
+            /**
+             * Format: int32
+             * @description Total assists
+             */
             assist: number;
-            /** @description Total deaths */
+            /**
+             * Format: int32
+             * @description Total deaths
+             */
             death: number;
-            /** @description Games played */
+            /**
+             * Format: int32
+             * @description Games played
+             */
             game: number;
-            /** @description Games eligible for points */
+            /**
+             * Format: int32
+             * @description Games eligible for points
+             */
             eligibleGame: number;
-            /** @description Wins as zombie */
+            /**
+             * Format: int32
+             * @description Wins as zombie
+             */
             winZ: number;
-            /** @description Wins as human */
+            /**
+             * Format: int32
+             * @description Wins as human
+             */
             winH: number;
-            /** @description Play time (the game plugin's unit) */
+            /**
+             * Format: int32
+             * @description Play time (the game plugin's unit)
+             */
             playtime: number;
-            /** @description Coins */
+            /**
+             * Format: int32
+             * @description Coins
+             */
             coin: number;
-            /** @description Points */
+            /**
+             * Format: int32
+             * @description Points
+             */
             point: number;
-            /** @description Objectives completed */
+            /**
+             * Format: int32
+             * @description Objectives completed
+             */
             objectif: number;
             /** @description Whether the player is new */
             newPlayer: boolean;
@@ -497,7 +578,10 @@ export interface components {
             itemName: string;
             /** @description Item description */
             itemDescription: string;
-            /** @description Item price */
+            /**
+             * Format: int32
+             * @description Item price
+             */
             price: number;
             /**
              * Format: date-time
@@ -513,11 +597,20 @@ export interface components {
             endDate: string;
         };
         RewardLog: {
-            /** @description Log id */
+            /**
+             * Format: int32
+             * @description Log id
+             */
             id: number;
-            /** @description Id of the rewarded player */
+            /**
+             * Format: int32
+             * @description Id of the rewarded player
+             */
             playerId: number;
-            /** @description Id of the reward (defined outside this service) */
+            /**
+             * Format: int32
+             * @description Id of the reward (defined outside this service)
+             */
             rewardId: number;
             /**
              * Format: date-time
@@ -535,14 +628,20 @@ export interface components {
             apiKey: string;
         };
         World: {
-            /** @description World id */
+            /**
+             * Format: int32
+             * @description World id
+             */
             id: number;
             /**
              * @description World name
              * @example Nether base
              */
             name: string;
-            /** @description Id of the owning player */
+            /**
+             * Format: int32
+             * @description Id of the owning player
+             */
             ownerId: number;
             /**
              * @description World type
@@ -570,7 +669,10 @@ export interface components {
              * @example 0,64,0
              */
             spawnLocation: string | null;
-            /** @description Random tick speed */
+            /**
+             * Format: int32
+             * @description Random tick speed
+             */
             gameruleRandomTickSpeed: number;
             /** @description Whether a day/night cycle exists */
             gameruleDaylightCycle: boolean;
@@ -582,7 +684,10 @@ export interface components {
             tag: string | null;
         };
         ParkourMap: {
-            /** @description Map id */
+            /**
+             * Format: int32
+             * @description Map id
+             */
             id: number;
             /**
              * @description Map name
@@ -607,14 +712,18 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description The per-user limit (IETF draft 8 of the RateLimit header fields): requests left in this window (r) and seconds until it ends (t), e.g. `"user"; r=599; t=42`. Absent when rate limiting is off, or could not be checked. */
+        /** @description The id of this request, also on the server's log lines and audit entries: the X-Request-Id the client sent when it is 1 to 128 of A-Z a-z 0-9 . _ : - (and holds no API key), else a new UUID. Quote it when reporting a problem. */
+        XRequestId: string;
+        /** @description The version of this answer, a strong entity tag. Send it back in If-None-Match to get a 304 while it is unchanged; a cosmetic's also goes in If-Match on update-cosmetic. */
+        ETag: string;
+        /** @description `true` when this is the stored answer of an earlier request sent with the same Idempotency-Key: nothing was done again. Absent on a first answer. */
+        IdempotentReplayed: "true";
+        /** @description The per-user limit (IETF draft 8 of the RateLimit header fields): requests left in this window (r) and seconds until it ends (t), e.g. `"user"; r=599; t=42`. Sent once the key is accepted; absent when rate limiting is off, or could not be checked. */
         RateLimit: string;
-        /** @description The per-user policy: requests allowed (q) per window of w seconds, e.g. `"user"; q=600; w=60`. No partition key (pk): it would name the user. */
+        /** @description The per-user policy: requests allowed (q) per window of w seconds, e.g. `"user"; q=600; w=60`. Sent with RateLimit. It carries no partition key (pk): that would identify the user. */
         RateLimitPolicy: string;
-        /** @description Seconds to wait before retrying. */
+        /** @description Seconds to wait before retrying, a whole number: until the rate limit's one-minute window ends (429), 1 while the database is unavailable or the instance stops, HEAVY_LIST_WAIT_MS in seconds when every full-list slot stayed taken (LISTS_BUSY). */
         RetryAfter: number;
-        /** @description With LISTS_BUSY (every full-list slot stayed taken): seconds to wait before retrying. */
-        RetryAfterListsBusy: number;
     };
     pathItems: never;
 }
@@ -623,10 +732,16 @@ export interface operations {
     player_getAllFullPlayersByGradeId: {
         parameters: {
             query: {
-                /** @description The grade's id (an integer) */
-                gradeId: string;
+                /** @description The grade's id */
+                gradeId: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of an earlier answer of this operation (several may be listed, or `*`): while the answer is unchanged the server replies 304 Not Modified with no body, without building it.
+                 * @example "maps-v3"
+                 */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -635,6 +750,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -646,6 +763,10 @@ export interface operations {
             /** @description Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -653,6 +774,9 @@ export interface operations {
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -662,6 +786,7 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -671,6 +796,9 @@ export interface operations {
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -680,6 +808,7 @@ export interface operations {
             /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
             408: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -689,9 +818,10 @@ export interface operations {
             /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -701,6 +831,7 @@ export interface operations {
             /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -710,6 +841,9 @@ export interface operations {
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -719,7 +853,10 @@ export interface operations {
             /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats), with Retry-After. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfterListsBusy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -731,7 +868,13 @@ export interface operations {
     player_getAllPlayers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of an earlier answer of this operation (several may be listed, or `*`): while the answer is unchanged the server replies 304 Not Modified with no body, without building it.
+                 * @example "maps-v3"
+                 */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -740,6 +883,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -751,6 +896,10 @@ export interface operations {
             /** @description Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -758,6 +907,9 @@ export interface operations {
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -767,6 +919,7 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -776,6 +929,9 @@ export interface operations {
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -785,6 +941,7 @@ export interface operations {
             /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
             408: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -794,9 +951,10 @@ export interface operations {
             /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -806,6 +964,7 @@ export interface operations {
             /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -815,6 +974,9 @@ export interface operations {
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -824,7 +986,10 @@ export interface operations {
             /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats), with Retry-After. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfterListsBusy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -848,6 +1013,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -859,6 +1025,9 @@ export interface operations {
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -868,6 +1037,7 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -877,6 +1047,9 @@ export interface operations {
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -886,6 +1059,9 @@ export interface operations {
             /** @description No player has this pseudo or nickname: `Player not found`. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -895,6 +1071,7 @@ export interface operations {
             /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
             408: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -904,9 +1081,10 @@ export interface operations {
             /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -916,6 +1094,7 @@ export interface operations {
             /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -925,6 +1104,9 @@ export interface operations {
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -934,6 +1116,10 @@ export interface operations {
             /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -946,9 +1132,15 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The cosmetic's id */
-                id: string;
+                id: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of an earlier answer of this operation (several may be listed, or `*`): while the answer is unchanged the server replies 304 Not Modified with no body, without building it.
+                 * @example "maps-v3"
+                 */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -957,6 +1149,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -968,6 +1162,10 @@ export interface operations {
             /** @description Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -975,6 +1173,9 @@ export interface operations {
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -984,6 +1185,7 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -993,6 +1195,9 @@ export interface operations {
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1002,6 +1207,9 @@ export interface operations {
             /** @description No cosmetic has this id: `Cosmetic not found`. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1011,6 +1219,7 @@ export interface operations {
             /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
             408: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1020,9 +1229,10 @@ export interface operations {
             /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1032,6 +1242,7 @@ export interface operations {
             /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1041,6 +1252,9 @@ export interface operations {
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1050,6 +1264,10 @@ export interface operations {
             /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1070,6 +1288,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: int32 */
                     id: number;
                     name?: string;
                     type?: string;
@@ -1080,6 +1299,7 @@ export interface operations {
                     argumentEn?: string;
                     image?: string;
                     lootbox?: boolean;
+                    /** Format: int32 */
                     price?: number;
                     description?: string | null;
                     collection?: string | null;
@@ -1092,6 +1312,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1103,6 +1325,9 @@ export interface operations {
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1112,6 +1337,7 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1121,6 +1347,9 @@ export interface operations {
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1130,6 +1359,9 @@ export interface operations {
             /** @description No cosmetic has this id: `Cosmetic not found`. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1139,6 +1371,7 @@ export interface operations {
             /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
             408: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1148,6 +1381,9 @@ export interface operations {
             /** @description The name is another cosmetic's: `Cosmetic name 'Halo' is already used (unique constraint cosmetics_name_key)`. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1157,6 +1393,9 @@ export interface operations {
             /** @description If-Match names none of the cosmetic's current version: `Cosmetic 3 changed since the ETag sent in If-Match; nothing was written`. */
             412: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1166,6 +1405,9 @@ export interface operations {
             /** @description The body is larger than 100 KB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1175,6 +1417,9 @@ export interface operations {
             /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1184,9 +1429,10 @@ export interface operations {
             /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1196,6 +1442,7 @@ export interface operations {
             /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1205,6 +1452,9 @@ export interface operations {
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1214,6 +1464,10 @@ export interface operations {
             /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1238,6 +1492,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: int32 */
                     playerId: number;
                     video: string;
                     question1: string;
@@ -1259,6 +1514,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1270,6 +1527,9 @@ export interface operations {
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1279,6 +1539,7 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1288,6 +1549,9 @@ export interface operations {
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1297,6 +1561,7 @@ export interface operations {
             /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
             408: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1306,6 +1571,9 @@ export interface operations {
             /** @description The body is larger than 100 KB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1315,6 +1583,9 @@ export interface operations {
             /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1324,6 +1595,9 @@ export interface operations {
             /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1333,9 +1607,10 @@ export interface operations {
             /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1345,6 +1620,7 @@ export interface operations {
             /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1354,6 +1630,9 @@ export interface operations {
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1363,6 +1642,10 @@ export interface operations {
             /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1374,7 +1657,13 @@ export interface operations {
     infecte2_getAllInfectes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of an earlier answer of this operation (several may be listed, or `*`): while the answer is unchanged the server replies 304 Not Modified with no body, without building it.
+                 * @example "maps-v3"
+                 */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1383,6 +1672,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1394,6 +1685,10 @@ export interface operations {
             /** @description Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1401,6 +1696,9 @@ export interface operations {
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1410,6 +1708,7 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1419,6 +1718,9 @@ export interface operations {
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1428,6 +1730,7 @@ export interface operations {
             /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
             408: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1437,9 +1740,10 @@ export interface operations {
             /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1449,6 +1753,7 @@ export interface operations {
             /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1458,6 +1763,9 @@ export interface operations {
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1467,7 +1775,10 @@ export interface operations {
             /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats), with Retry-After. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfterListsBusy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1479,7 +1790,13 @@ export interface operations {
     temporaryItem_getActiveItems: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of an earlier answer of this operation (several may be listed, or `*`): while the answer is unchanged the server replies 304 Not Modified with no body, without building it.
+                 * @example "maps-v3"
+                 */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1488,6 +1805,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1499,6 +1818,10 @@ export interface operations {
             /** @description Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1506,6 +1829,9 @@ export interface operations {
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1515,6 +1841,7 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1524,6 +1851,9 @@ export interface operations {
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1533,6 +1863,7 @@ export interface operations {
             /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
             408: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1542,9 +1873,10 @@ export interface operations {
             /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1554,6 +1886,7 @@ export interface operations {
             /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1563,6 +1896,9 @@ export interface operations {
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1572,6 +1908,10 @@ export interface operations {
             /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1596,8 +1936,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: int32 */
                     playerId: number;
+                    /** Format: int32 */
                     rewardId: number;
+                    /**
+                     * Format: date-time
+                     * @description An ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z, in the years 0001 to 9999. An offset such as +01:00 is converted to UTC; fractions of a second are accepted and dropped (stored in whole seconds). A date without a time, or a time without Z or an offset, is a 400.
+                     * @example 2026-11-22T10:15:30+01:00
+                     */
                     rewardedAt?: string;
                 };
             };
@@ -1606,6 +1953,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1617,6 +1966,9 @@ export interface operations {
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1626,6 +1978,7 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1635,6 +1988,9 @@ export interface operations {
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1644,6 +2000,7 @@ export interface operations {
             /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
             408: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1653,6 +2010,10 @@ export interface operations {
             /** @description The player does not exist (`playerId: no player has id 77`), or the same (playerId, rewardId, rewardedAt) is already recorded: a retried request does not record a reward twice. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1662,6 +2023,9 @@ export interface operations {
             /** @description The body is larger than 100 KB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1671,6 +2035,9 @@ export interface operations {
             /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1680,6 +2047,9 @@ export interface operations {
             /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1689,9 +2059,10 @@ export interface operations {
             /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1701,6 +2072,7 @@ export interface operations {
             /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1710,6 +2082,9 @@ export interface operations {
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1719,6 +2094,10 @@ export interface operations {
             /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1757,6 +2136,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1768,6 +2149,9 @@ export interface operations {
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1777,6 +2161,7 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1786,6 +2171,9 @@ export interface operations {
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1795,6 +2183,7 @@ export interface operations {
             /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
             408: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1804,6 +2193,10 @@ export interface operations {
             /** @description The username is taken, in any case: `Username 'WEBSITE' is already used (unique constraint api_users_username_key, case-insensitive)`. Or the request was resent with the Idempotency-Key of one that registered the user: its key is not kept, so the replay is this 409 (ask an operator to rotate the key if the first answer was lost). */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1813,6 +2206,9 @@ export interface operations {
             /** @description The body is larger than 100 KB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1822,6 +2218,9 @@ export interface operations {
             /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1831,6 +2230,9 @@ export interface operations {
             /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1840,9 +2242,10 @@ export interface operations {
             /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1852,6 +2255,7 @@ export interface operations {
             /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1861,6 +2265,9 @@ export interface operations {
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1870,6 +2277,10 @@ export interface operations {
             /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1888,14 +2299,22 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: int32 */
                     id: number;
                     name?: string;
+                    /** Format: int32 */
                     ownerId?: number;
                     type?: string;
                     state?: string;
+                    /**
+                     * Format: date-time
+                     * @description An ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z, in the years 0001 to 9999. An offset such as +01:00 is converted to UTC; fractions of a second are accepted and dropped (stored in whole seconds). A date without a time, or a time without Z or an offset, is a 400.
+                     * @example 2026-11-22T10:15:30+01:00
+                     */
                     lastUsed?: string;
                     status?: string;
                     spawnLocation?: string | null;
+                    /** Format: int32 */
                     gameruleRandomTickSpeed?: number;
                     gameruleDaylightCycle?: boolean | ("true" | "false");
                     gamerulePvp?: boolean | ("true" | "false");
@@ -1908,6 +2327,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1919,6 +2339,9 @@ export interface operations {
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1928,6 +2351,7 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1937,6 +2361,9 @@ export interface operations {
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1946,6 +2373,9 @@ export interface operations {
             /** @description No world has this id: `World not found`. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1955,6 +2385,7 @@ export interface operations {
             /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
             408: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1964,6 +2395,9 @@ export interface operations {
             /** @description The body is larger than 100 KB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1973,6 +2407,9 @@ export interface operations {
             /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1982,9 +2419,10 @@ export interface operations {
             /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1994,6 +2432,7 @@ export interface operations {
             /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2003,6 +2442,9 @@ export interface operations {
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2012,6 +2454,10 @@ export interface operations {
             /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2023,7 +2469,13 @@ export interface operations {
     parkour_getAllMaps: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag of an earlier answer of this operation (several may be listed, or `*`): while the answer is unchanged the server replies 304 Not Modified with no body, without building it.
+                 * @example "maps-v3"
+                 */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2032,6 +2484,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2043,6 +2497,10 @@ export interface operations {
             /** @description Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2050,6 +2508,9 @@ export interface operations {
             /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2059,6 +2520,7 @@ export interface operations {
             /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2068,6 +2530,9 @@ export interface operations {
             /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2077,6 +2542,7 @@ export interface operations {
             /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
             408: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2086,9 +2552,10 @@ export interface operations {
             /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2098,6 +2565,7 @@ export interface operations {
             /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2107,6 +2575,9 @@ export interface operations {
             /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2116,6 +2587,10 @@ export interface operations {
             /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
