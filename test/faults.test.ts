@@ -19,7 +19,7 @@ import { TcpProxy } from "./helpers/tcp-proxy.js";
  * Faults on a real PostgreSQL server: the database refused, partitioned,
  * slow, its connections killed; the process stopped under load; clients
  * leaving mid-write. What each fault test saw is written to
- * test-output/faults.json (the numbers the README and the closing notes quote).
+ * test-output/faults.json (the numbers docs/OPERATIONS.md and the closing notes quote).
  */
 const root = path.resolve(import.meta.dirname, "..");
 const observed: Record<string, unknown> = {};

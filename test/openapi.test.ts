@@ -108,7 +108,7 @@ describe("the OpenAPI document", () => {
     expect(page.headers["content-security-policy"]).not.toContain("upgrade-insecure-requests");
   });
 
-  it("is current in docs/openapi.json and src/client/schema.ts (run npm run api:generate after changing a route)", async () => {
+  it("is current in docs/openapi.json, docs/API.md and src/client/schema.ts (run npm run api:generate after changing a route)", async () => {
     for (const [path, content] of Object.entries(await generatedApiFiles())) {
       expect(readFileSync(path, "utf8"), `${path} is stale: run npm run api:generate`).toBe(content);
     }
@@ -134,9 +134,9 @@ describe("the typed client", () => {
 });
 
 describe("the error catalogue's documentation", () => {
-  it("lists exactly the catalogue's errors, with the same status, meaning and advice, in the README", () => {
-    const readme = readFileSync("README.md", "utf8");
-    const section = readme.slice(readme.indexOf("### Errors"), readme.indexOf("## Operating"));
+  it("lists exactly the catalogue's errors, with the same status, meaning and advice, in docs/API.md", () => {
+    const reference = readFileSync("docs/API.md", "utf8");
+    const section = reference.slice(reference.indexOf("\n## Errors\n"));
     const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| (.+?) \| (.+?) \|$/gm)].map((m) => ({
       kind: m[1]!,
       status: Number(m[2]),

@@ -22,7 +22,7 @@ type Document = { paths: Record<string, Record<string, { responses: Record<strin
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
 
-/** Paths served outside the documented operations (the probes are described in the README). */
+/** Paths served outside the documented operations (the probes are described in docs/OPERATIONS.md). */
 const UNDOCUMENTED_OK = [/^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/(livez|readyz)$/];
 
 /** A checker for an app serving these routes (tests may add probes to the twelve). */
