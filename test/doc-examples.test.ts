@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSample } from "../src/transfer/sample.js";
+import { createFirstUser } from "../src/users/bootstrap.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { createTestDatabase } from "./helpers/database.js";
 import { docExamples, matchesShown } from "./helpers/doc-examples.js";
@@ -22,7 +23,9 @@ for (const file of FILES) {
       const database = await createTestDatabase();
       await loadSample(database.db.prisma, new Date());
       t = await startTestApp({ database, env: { RATE_LIMIT_PER_MINUTE: "600", AUTH_FAILURES_PER_MINUTE: "30" } });
-      key = await t.key("user-A");
+      // The key of the first start, made as the first start makes it.
+      const first = await createFirstUser(t.users, t.config);
+      key = first!.apiKey;
     });
     afterAll(async () => {
       await t?.close();
