@@ -39,8 +39,9 @@ function typescript() {
   }
 }
 
-// An image or a copy with dist/ alone: nothing to compare, nothing to build.
-if (ifStale && !existsSync(path.join(root, "src"))) process.exit(0);
+// Sources not there (yet): the Dockerfile installs before it copies src/ and the tsconfig files,
+// and its runtime image holds dist/ alone. Nothing to compare, nothing to build.
+if (ifStale && !["src/main.ts", "tsconfig.json", "tsconfig.build.json"].every((f) => existsSync(path.join(root, f)))) process.exit(0);
 
 const built = existsSync(STAMP) ? statSync(STAMP).mtimeMs : 0;
 if (ifStale && built >= newestSource()) process.exit(0);

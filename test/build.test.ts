@@ -52,6 +52,13 @@ describe("build once", () => {
     expect(again.stderr).toContain("Building: src/ changed since the last build");
   }, 60_000);
 
+  it("when the sources are not there yet (the Dockerfile installs before copying them), then it builds nothing and succeeds", () => {
+    const dir = project(true);
+    rmSync(path.join(dir, "tsconfig.json"));
+    expect(build(dir)).toEqual({ code: 0, stderr: "" });
+    expect(existsSync(path.join(dir, "dist"))).toBe(false);
+  });
+
   it("when there is no build and no TypeScript, then it fails saying what to run", () => {
     const result = build(project(false));
     expect(result.code).toBe(1);
