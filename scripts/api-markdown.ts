@@ -49,6 +49,7 @@ function typeOf(schema: Schema): string {
   const variants = schema.anyOf ?? schema.oneOf;
   if (variants) return variants.map(typeOf).join(" or ");
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+  if (types.length === 1 && types[0] === "null") return "null";
   const nullable = types.includes("null");
   const base = types.find((t) => t !== "null");
   let text: string;
