@@ -30,8 +30,8 @@ function project(withTypescript: boolean): string {
   return dir;
 }
 
-const build = (dir: string) => {
-  const r = spawnSync(process.execPath, ["scripts/build.mjs", "--if-stale"], { cwd: dir, encoding: "utf8" });
+const build = (dir: string, ...flags: string[]) => {
+  const r = spawnSync(process.execPath, ["scripts/build.mjs", "--if-stale", ...flags], { cwd: dir, encoding: "utf8" });
   return { code: r.status, stderr: r.stderr };
 };
 
@@ -58,6 +58,17 @@ describe("build once", () => {
     expect(build(dir)).toEqual({ code: 0, stderr: "" });
     expect(existsSync(path.join(dir, "dist"))).toBe(false);
   });
+
+  it("when the sources do not compile, then the start fails, and npm install (--on-install) reports it without failing", () => {
+    const dir = project(true);
+    writeFileSync(path.join(dir, "src/main.ts"), "export const answer: number = 'forty-two';\n");
+    const start = build(dir);
+    expect(start.code).not.toBe(0);
+    expect(start.stderr).toContain("The TypeScript build failed (above)");
+    const install = build(dir, "--on-install");
+    expect(install.code).toBe(0);
+    expect(install.stderr).toContain("The TypeScript build failed (above)");
+  }, 60_000);
 
   it("when there is no build and no TypeScript, then it fails saying what to run", () => {
     const result = build(project(false));
