@@ -21,6 +21,7 @@ COPY scripts ./scripts
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY prisma/migrations ./prisma/migrations
+COPY sample ./sample
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

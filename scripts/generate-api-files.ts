@@ -1,6 +1,7 @@
 /**
  * Writes the files generated from the route declarations:
  *   docs/openapi.json      the OpenAPI document (for client generators, e.g. Java)
+ *   docs/API.md            the per-route reference, in Markdown
  *   clients/typescript/src/schema.ts   its TypeScript types, for the TypeScript client
  * Run `npm run api:generate` after changing a route; a test fails while they are stale.
  */

@@ -1,5 +1,4 @@
 import cluster, { type Worker } from "node:cluster";
-import { once } from "node:events";
 import type { Server } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -8,7 +7,9 @@ import type { Config } from "./config.js";
 import { prepareSchema } from "./db/migrate.js";
 import { openConfiguredDatabase } from "./db/open.js";
 import type { Logger } from "./logger.js";
+import { listen } from "./listen.js";
 import type { Metrics } from "./metrics.js";
+import { bootstrapFirstUser } from "./users/bootstrap.js";
 
 
 /** At this many worker deaths within a minute the primary stops restarting them and gives up. */
@@ -25,6 +26,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   const db = openConfiguredDatabase(config, "server");
   try {
     await prepareSchema(db, logger, config.migrateOnStart);
+    await bootstrapFirstUser(db, config);
   } finally {
     await db.close();
   }
@@ -50,7 +52,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   let metricsServer: Server | undefined;
   if (config.metricsPort !== undefined) {
     const aggregator = new AggregatorRegistry();
-    metricsServer = createServer((req, res) => {
+    const aggregated = createServer((req, res) => {
       if ((req.url ?? "/").split("?")[0] !== "/metrics" || req.method !== "GET") {
         res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" }).end("Not found: the metrics are at GET /metrics\n");
         return;
@@ -59,8 +61,9 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
         (body) => res.writeHead(200, { "Content-Type": aggregator.contentType }).end(body),
         (error: unknown) => res.writeHead(503, { "Content-Type": "text/plain; charset=utf-8" }).end(`metrics unavailable: ${String(error)}\n`),
       );
-    }).listen(config.metricsPort, config.metricsHost);
-    await once(metricsServer, "listening");
+    });
+    metricsServer = aggregated;
+    await listen(aggregated, config.metricsPort, config.metricsHost, "METRICS_PORT");
     const port = (metricsServer.address() as AddressInfo).port;
     logger.info({ metrics: `${config.metricsHost}:${port}`, workers: config.webConcurrency }, "primary serving the workers' metrics");
   }

@@ -3,6 +3,7 @@ import dotenv from "dotenv";
 import { runPrimary } from "./cluster.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { EmbeddedDatabaseBusyError } from "./db/embedded-lock.js";
+import { ListenError } from "./listen.js";
 import { createLogger, type Logger } from "./logger.js";
 import { startService } from "./server.js";
 
@@ -47,7 +48,7 @@ function exit(logger: Logger, code: number): void {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof EmbeddedDatabaseBusyError) {
+  if (error instanceof ConfigError || error instanceof EmbeddedDatabaseBusyError || error instanceof ListenError) {
     process.stderr.write(`${error.message}\n`);
   } else {
     process.stderr.write(`Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

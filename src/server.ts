@@ -1,4 +1,3 @@
-import { once } from "node:events";
 import type { Server } from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { createApp, type Lifecycle } from "./app.js";
@@ -13,8 +12,8 @@ import { createHttpServer } from "./http/http-server.js";
 import { Metrics, serveMetrics } from "./metrics.js";
 import { reportMetricsToPrimary } from "./cluster.js";
 import { closeRedis, createRedis, redisSettled, type Redis } from "./redis.js";
-import { createFirstUser, firstUserBanner } from "./users/bootstrap.js";
-import { ApiUsers } from "./users/users.js";
+import { listen } from "./listen.js";
+import { bootstrapFirstUser } from "./users/bootstrap.js";
 
 /** How long a connection accepted before the stop has to send its request. */
 const IDLE_GRACE_MS = 500;
@@ -63,10 +62,8 @@ export async function startService(config: Config, logger: Logger, options: { cl
   let metricsServer: Server | undefined;
   try {
     await prepareSchema(db, logger, config.migrateOnStart);
-    if (db.kind === "embedded") {
-      const first = await createFirstUser(new ApiUsers(db.prisma), config);
-      if (first) process.stdout.write(firstUserBanner(first.username, first.apiKey));
-    }
+    // In cluster mode the primary has done it, once.
+    if (!options.clusterWorker) await bootstrapFirstUser(db, config);
     const keyCache = new KeyCache();
     keySync = await keepKeyCacheInSync(db, keyCache, logger);
     const metrics = new Metrics(db);
@@ -79,12 +76,12 @@ export async function startService(config: Config, logger: Logger, options: { cl
     }
     const app = createApp({ config, db, logger, keyCache, metrics, lifecycle, ...(redis ? { redis } : {}) });
 
-    server = createHttpServer(app, config, logger).listen(config.port, config.host);
+    server = createHttpServer(app, config, logger);
     trackConnections(server);
-    await once(server, "listening");
+    await listen(server, config.port, config.host, "PORT");
     if (config.metricsPort !== undefined && !options.clusterWorker) {
-      metricsServer = serveMetrics(metrics).listen(config.metricsPort, config.metricsHost);
-      await once(metricsServer, "listening");
+      metricsServer = serveMetrics(metrics);
+      await listen(metricsServer, config.metricsPort, config.metricsHost, "METRICS_PORT");
     }
   } catch (error) {
     // A failed start (port taken, migration refused) must not leave the database, or its lock, held.

@@ -334,3 +334,36 @@ describe("export to a file", () => {
     ]);
   });
 });
+
+describe("seed", () => {
+  it("when run on an empty database at any date, then the sample loads with its active items active then and its expired item expired", async () => {
+    for (const now of [new Date("2026-11-23T12:00:00Z"), new Date("2031-02-28T23:59:59Z")]) {
+      const database = await createTestDatabase();
+      try {
+        const res = await runCli(["seed"], { config: t.config, db: database.db, logger: createLogger("silent"), now: () => now }, {
+          stdout: () => undefined,
+          stderr: () => undefined,
+        });
+        expect(res).toBe(0);
+        const items = await database.db.prisma.temporaryItem.findMany({ orderBy: { id: "asc" } });
+        const active = items.filter((i) => i.startDate <= now && now < i.endDate).map((i) => i.itemName);
+        expect(active, now.toISOString()).toEqual(["Double XP", "Winter hat"]);
+        expect(items.find((i) => i.itemName === "Summer sale")!.endDate < now).toBe(true);
+        expect(items.find((i) => i.itemName === "New year fireworks")!.startDate > now).toBe(true);
+        expect(await database.db.prisma.player.count({ where: { nickname: null } })).toBeGreaterThan(0);
+        expect(await database.db.prisma.player.count({ where: { nickname: { not: null } } })).toBeGreaterThan(0);
+      } finally {
+        await database.drop();
+      }
+    }
+  });
+
+  it("when the database already holds data, then the seed is refused, named, and nothing is written", async () => {
+    await cli(["import", file("one.json", { players: [player(901, "Seeded_Before")] })]);
+    const before = await t.database.db.prisma.cosmetic.count();
+    const res = await cli(["seed"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/the database already holds data \(\d+ players.*\): the sample is loaded into an empty database only/);
+    expect(await t.database.db.prisma.cosmetic.count()).toBe(before);
+  });
+});

@@ -38,6 +38,8 @@ describe.skipIf(!onPostgres)("WEB_CONCURRENCY (PostgreSQL)", () => {
       // Migrations were applied once, by the primary.
       expect(lines().filter((l) => l.msg === "migration applied" && l.worker === undefined).length).toBeGreaterThan(0);
       expect(lines().filter((l) => l.msg === "migration applied" && l.worker !== undefined)).toEqual([]);
+      // The first user was created once, by the primary: one key printed, though two workers started.
+      expect(output().match(/gsk_[A-Za-z0-9_-]{43}/g), output()).toHaveLength(1);
 
       for (let i = 0; i < 20; i++) expect(await get(port, "/livez")).toBe(200);
       const served = new Set(lines().filter((l) => l.msg === "request").map((l) => l.worker));

@@ -19,7 +19,7 @@ import { TcpProxy } from "./helpers/tcp-proxy.js";
  * Faults on a real PostgreSQL server: the database refused, partitioned,
  * slow, its connections killed; the process stopped under load; clients
  * leaving mid-write. What each fault test saw is written to
- * test-output/faults.json (the numbers the README and the closing notes quote).
+ * test-output/faults.json (the numbers docs/OPERATIONS.md and the closing notes quote).
  */
 const root = path.resolve(import.meta.dirname, "..");
 const observed: Record<string, unknown> = {};
@@ -111,7 +111,7 @@ describe.skipIf(!onPostgres)("faults of the database (PostgreSQL)", () => {
     service = await startService(config, createLogger("info", logs));
     url = `http://127.0.0.1:${service.port}`;
     direct = openDatabase({ kind: "postgres", url: database.url, poolMax: 2 });
-    key = (await new ApiUsers(direct.prisma).create("user-A")).apiKey;
+    key = (await new ApiUsers(direct.prisma).create("user_A")).apiKey;
     nick = (await makePlayer(direct.prisma)).pseudo;
   });
   afterAll(async () => {
@@ -231,7 +231,7 @@ describe.skipIf(!onPostgres)("stopping under load (PostgreSQL)", () => {
     const { child, exited } = service;
     try {
       const port = await service.port();
-      const key = (await new ApiUsers(direct.prisma).create("user-A")).apiKey;
+      const key = (await new ApiUsers(direct.prisma).create("user_A")).apiKey;
       // A list big enough to take a while to build and send.
       await direct.prisma.player.createMany({ data: Array.from({ length: 3_000 }, (_, i) => ({ pseudo: `load${i}`, token: "t", ip: "198.51.100.1" })) });
 
@@ -294,7 +294,7 @@ describe.skipIf(!onPostgres)("stopping past the deadline (PostgreSQL)", () => {
     const admin = new pg.Client({ connectionString: database.url });
     try {
       const port = await service.port();
-      const key = (await new ApiUsers(direct.prisma).create("user-A")).apiKey;
+      const key = (await new ApiUsers(direct.prisma).create("user_A")).apiKey;
       const cosmetic = await makeCosmetic(direct.prisma);
       // Another session holds the row: the PATCH waits inside its transaction, past the deadline.
       await admin.connect();
@@ -347,7 +347,7 @@ describe("a client leaving mid-write", () => {
       direct = t.database.db;
       drop = () => t.close();
     }
-    key = (await new ApiUsers(direct.prisma).create("user-A")).apiKey;
+    key = (await new ApiUsers(direct.prisma).create("user_A")).apiKey;
   });
   afterAll(async () => {
     await service?.stop();

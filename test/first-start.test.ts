@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
+import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import request from "supertest";
@@ -113,20 +115,57 @@ describe.runIf(!onPostgres)("first start on the embedded database", () => {
   }, 90_000);
 });
 
-describe.runIf(onPostgres)("start on a PostgreSQL server", () => {
-  it("when started against an empty database, then it applies the migrations, creates no user, and serves", async () => {
-    const server = await startServer();
+describe.runIf(onPostgres)("first start on a PostgreSQL server", () => {
+  it("when two instances start at once on an empty database, then exactly one creates user-A and prints its key, which works on both", async () => {
+    const [a, b] = await Promise.all([startServer(), startServer()]);
     try {
-      expect(server.output()).toContain('"migration":"20261122090000_init"');
-      expect(server.output()).not.toContain("gsk_");
-      const created = await runCli(["user", "create", "user-C"]);
-      expect(created.code).toBe(0);
-      const res = await request(server.url).get("/api/player/get-all-players").set("X-API-Key", created.stdout.trim());
-      expect(res.status).toBe(200);
+      const outputs = [a.output(), b.output()];
+      const keys = outputs.map((o) => /\b(gsk_[A-Za-z0-9_-]{43})\b/.exec(o)?.[1]).filter((k): k is string => k !== undefined);
+      expect(keys, outputs.join("\n----\n")).toHaveLength(1);
+      expect(outputs.filter((o) => o.includes("created the API user 'user-A' (group A)"))).toHaveLength(1);
+      for (const server of [a, b]) {
+        const res = await request(server.url).get("/api/player/get-all-players").set("X-API-Key", keys[0]!);
+        expect(res.status).toBe(200);
+      }
     } finally {
-      expect(await stop(server.child)).toBe("code 0, signal null");
+      expect(await stop(a.child)).toBe("code 0, signal null");
+      expect(await stop(b.child)).toBe("code 0, signal null");
     }
-  });
+
+    const again = await startServer();
+    try {
+      expect(again.output()).not.toContain("gsk_");
+    } finally {
+      expect(await stop(again.child)).toBe("code 0, signal null");
+    }
+    const list = await runCli(["user", "list"]);
+    expect(list.stdout.match(/^user-A\s/gm)).toHaveLength(1);
+  }, 120_000);
+});
+
+describe("a second instance on one host", () => {
+  it("when the metrics port is taken, then the start fails with a message naming METRICS_PORT and its value", async () => {
+    const taken = net.createServer().listen(0, "127.0.0.1");
+    await once(taken, "listening");
+    const port = (taken.address() as AddressInfo).port;
+    const ownDir = mkdtempSync(path.join(tmpdir(), "second-instance-"));
+    try {
+      const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
+        cwd: root,
+        env: { ...env, DATA_DIR: ownDir, METRICS_PORT: String(port) },
+        stdio: "pipe",
+      });
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+      expect(code).toBe(1);
+      expect(stderr).toContain(`Cannot listen on 127.0.0.1:${port} (METRICS_PORT=${port}): the address is in use`);
+      expect(stderr).not.toContain("    at ");
+    } finally {
+      taken.close();
+      rmSync(ownDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe("a bad configuration", () => {

@@ -166,7 +166,7 @@ describe.skipIf(!onPostgres)("the service (PostgreSQL)", () => {
     await admin.connect();
     try {
       const direct = openDatabase({ kind: "postgres", url: dbUrl, poolMax: 1 });
-      const key = (await new ApiUsers(direct.prisma).create("user-A")).apiKey;
+      const key = (await new ApiUsers(direct.prisma).create("user_A")).apiKey;
       await direct.close();
       // The request is held in the database by a lock until the stop has begun: in flight for sure.
       await admin.query("BEGIN; LOCK TABLE players IN ACCESS EXCLUSIVE MODE");

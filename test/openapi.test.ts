@@ -94,7 +94,18 @@ describe("the OpenAPI document", () => {
     }
   });
 
-  it("is current in docs/openapi.json and clients/typescript/src/schema.ts (run npm run api:generate after changing a route)", async () => {
+  it("when any other file of the Swagger UI package is asked for, then it is a 404, and the page's policy upgrades nothing to HTTPS", async () => {
+    for (const file of ["package.json", "README.md", "index.html", "swagger-ui.js", "swagger-ui-bundle.js.map", "../package.json", "%2e%2e%2fpackage.json"]) {
+      const res = await request(t.url).get(`/api/docs/assets/${file}`);
+      expect(res.status, file).toBe(404);
+      expect(res.text, file).not.toContain('"name": "swagger-ui-dist"');
+    }
+    const page = await request(t.url).get("/api/docs");
+    expect(page.headers["content-security-policy"]).toContain("default-src 'self'");
+    expect(page.headers["content-security-policy"]).not.toContain("upgrade-insecure-requests");
+  });
+
+  it("is current in docs/openapi.json, docs/API.md and clients/typescript/src/schema.ts (run npm run api:generate after changing a route)", async () => {
     for (const [path, content] of Object.entries(await generatedApiFiles())) {
       expect(readFileSync(path, "utf8"), `${path} is stale: run npm run api:generate`).toBe(content);
     }
@@ -102,9 +113,9 @@ describe("the OpenAPI document", () => {
 });
 
 describe("the error catalogue's documentation", () => {
-  it("lists exactly the catalogue's errors, with the same status, meaning and advice, in the README", () => {
-    const readme = readFileSync("README.md", "utf8");
-    const section = readme.slice(readme.indexOf("### Errors"), readme.indexOf("## Operating"));
+  it("lists exactly the catalogue's errors, with the same status, meaning and advice, in docs/API.md", () => {
+    const reference = readFileSync("docs/API.md", "utf8");
+    const section = reference.slice(reference.indexOf("\n## Errors\n"));
     const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| (.+?) \| (.+?) \|$/gm)].map((m) => ({
       kind: m[1]!,
       status: Number(m[2]),

@@ -82,7 +82,7 @@ export interface AuditedRowEntry {
  * ending in `RETURNING *`, and each row it returns gets its entry. PostgreSQL
  * runs a statement whole or not at all, so this is atomic without a
  * transaction — a quarter of the cost of BEGIN, write, audit, COMMIT through
- * Prisma (README, Performance). Inside a transaction it simply joins it.
+ * Prisma (bench/README.md). Inside a transaction it simply joins it.
  */
 export function auditedWrite<T>(client: DbClient, write: Prisma.Sql, entry: AuditedRowEntry, source: AuditSource): Promise<T[]> {
   return client.$queryRaw<T[]>(Prisma.sql`

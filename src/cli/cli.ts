@@ -9,6 +9,7 @@ import { AddressAllowList } from "../auth/address-allow-list.js";
 import { parseTimestamp } from "../http/fields.js";
 import { ApiError } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { loadSample } from "../transfer/sample.js";
 import { exportData, ImportError, importData } from "../transfer/transfer.js";
 import { DEFAULT_ROLE, roleSchema, usernameSchema, ApiUsers, type ApiUserSummary } from "../users/users.js";
 
@@ -24,6 +25,8 @@ Commands:
   user allow-ip <username> --any         the key works from anywhere again
   import <file.json>                     load data in the API's shapes, upserting by id, all or nothing
   export [file.json]                     write all data in the same format (stdout when no file)
+  seed                                   load the sample community (sample/community.json) into an
+                                         empty database, its temporary items moved to today
   audit [--since WHEN] [--user NAME] [--limit N] [--json]
                                          the audit log of writes, newest first; WHEN is an ISO 8601
                                          date-time or a duration back from now (30m, 24h, 7d);
@@ -110,6 +113,13 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
       const summary = await importData(deps.db.prisma, data, deps.actor ?? cliSource());
       const counts = Object.entries(summary).map(([k, n]) => `${n} ${k}`);
       io.stdout(`Imported ${counts.length ? counts.join(", ") : "nothing (no records in the file)"}.\n`);
+      return 0;
+    }
+    case "seed": {
+      const { positionals } = parse(rest, {});
+      if (positionals.length > 0) throw new UsageError("seed takes no argument");
+      const summary = await loadSample(deps.db.prisma, deps.now?.() ?? new Date(), deps.actor ?? cliSource());
+      io.stdout(`Loaded the sample community: ${Object.entries(summary).map(([k, n]) => `${n} ${k}`).join(", ")}.\n`);
       return 0;
     }
     case "export": {

@@ -7,6 +7,8 @@ import { apiServer } from "./openapi.js";
 
 // The folder only: importing swagger-ui-dist would load its 1.5 MB browser bundle into the server.
 const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+/** The files of swagger-ui-dist the page loads; nothing else of the package is served (not its package.json). */
+const ASSETS = ["swagger-ui.css", "swagger-ui-bundle.js"] as const;
 
 /**
  * GET /api/openapi.json and the interactive documentation at GET /api/docs,
@@ -57,7 +59,15 @@ export function docsRouter(document: oas31.OpenAPIObject, publicUrl: string | un
     "/docs",
     helmet({
       contentSecurityPolicy: {
-        directives: { defaultSrc: ["'self'"], imgSrc: ["'self'", "data:"], styleSrc: ["'self'", "'unsafe-inline'"], frameAncestors: ["'none'"] },
+        directives: {
+          defaultSrc: ["'self'"],
+          imgSrc: ["'self'", "data:"],
+          styleSrc: ["'self'", "'unsafe-inline'"],
+          frameAncestors: ["'none'"],
+          // Helmet's default would have a page served over plain HTTP from another host fetch its own
+          // scripts over HTTPS, and stay blank. TLS, where used, is the reverse proxy's business.
+          upgradeInsecureRequests: null,
+        },
       },
     }),
   );
@@ -76,6 +86,10 @@ export function docsRouter(document: oas31.OpenAPIObject, publicUrl: string | un
   router.get("/docs/init.js", (_req, res) => {
     res.type("application/javascript").send(INIT);
   });
-  router.use("/docs/assets", express.static(SWAGGER_UI_DIR, { index: false, maxAge: "1h" }));
+  for (const file of ASSETS) {
+    router.get(`/docs/assets/${file}`, (_req, res) => {
+      res.sendFile(file, { root: SWAGGER_UI_DIR, maxAge: "1h" });
+    });
+  }
   return router;
 }

@@ -33,7 +33,7 @@ type Document = {
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
 
-/** Paths served outside the documented operations (the probes are described in the README). */
+/** Paths served outside the documented operations (the probes are described in docs/OPERATIONS.md). */
 const UNDOCUMENTED_OK = [/^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/(livez|readyz)$/];
 
 /**

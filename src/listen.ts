@@ -1,0 +1,23 @@
+import { once } from "node:events";
+import type { Server } from "node:net";
+
+/** A listener that could not open: names the variable that chose its address. */
+export class ListenError extends Error {}
+
+/**
+ * Listens on host:port. When the address is taken or refused, the error says
+ * which variable set it, so that an operator starting a second instance on
+ * one host knows what to change.
+ */
+export async function listen(server: Server, port: number, host: string, variable: "PORT" | "METRICS_PORT"): Promise<void> {
+  server.listen(port, host);
+  try {
+    await once(server, "listening");
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code !== "EADDRINUSE" && code !== "EACCES" && code !== "EADDRNOTAVAIL") throw error;
+    const why = code === "EADDRINUSE" ? "the address is in use (another instance?)" : code === "EACCES" ? "permission denied" : "no such address here";
+    const hint = variable === "METRICS_PORT" ? "set METRICS_PORT to a free port, 0 for any, or off" : "set PORT to a free port, or 0 for any";
+    throw new ListenError(`Cannot listen on ${host}:${port} (${variable}=${port}): ${why} (${code}); ${hint}`, { cause: error });
+  }
+}

@@ -1,0 +1,43 @@
+import { readFile } from "node:fs/promises";
+import type { AuditSource } from "../audit/audit.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import { formatTimestamp } from "../http/fields.js";
+import { TRANSFER_RESOURCES } from "./resources.js";
+import { ImportError, importData, type ImportSummary } from "./transfer.js";
+
+/** The shipped sample community, in the import format (same depth from src/ and dist/). */
+export const SAMPLE_FILE = new URL("../../sample/community.json", import.meta.url);
+
+/**
+ * The day the sample's temporary items are written around. Loading moves them
+ * by whole days to today, so that the active ones are active and the expired
+ * ones expired whenever the sample is loaded; every other date stays as written.
+ */
+const SAMPLE_DAY = Date.parse("2026-11-01T00:00:00Z");
+const DAY_MS = 86_400_000;
+
+interface SampleItem {
+  startDate: string;
+  endDate: string;
+}
+
+/** The sample with its temporary items moved to `now`. */
+export async function readSample(now: Date): Promise<Record<string, unknown>> {
+  const sample = JSON.parse(await readFile(SAMPLE_FILE, "utf8")) as { temporaryItems: SampleItem[] } & Record<string, unknown>;
+  const shift = Math.floor((now.getTime() - SAMPLE_DAY) / DAY_MS) * DAY_MS;
+  const move = (at: string) => formatTimestamp(new Date(Date.parse(at) + shift));
+  return { ...sample, temporaryItems: sample.temporaryItems.map((item) => ({ ...item, startDate: move(item.startDate), endDate: move(item.endDate) })) };
+}
+
+/** Loads the sample into a database that holds no community data yet (API users do not count). */
+export async function loadSample(prisma: PrismaClient, now: Date, by?: AuditSource): Promise<ImportSummary> {
+  const held: string[] = [];
+  for (const r of TRANSFER_RESOURCES) {
+    const [{ n }] = await prisma.$queryRawUnsafe<[{ n: number }]>(`SELECT count(*)::int AS n FROM ${r.table}`);
+    if (n > 0) held.push(`${n} ${r.key}`);
+  }
+  if (held.length > 0) {
+    throw new ImportError([`the database already holds data (${held.join(", ")}): the sample is loaded into an empty database only, so that it overwrites nothing`]);
+  }
+  return importData(prisma, await readSample(now), by);
+}
