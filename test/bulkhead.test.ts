@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import net from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { loadConfig } from "../src/config.js";
 import { createHttpServer } from "../src/http/http-server.js";
@@ -179,12 +179,17 @@ describe("stalled readers", () => {
     expect(infected.status).toBe(200);
     expect(players.bytes).toBeGreaterThan(8_000_000);
 
+    // On a loaded machine the second reader's answer may begin (and stall) later than the first's, and
+    // the other lists may be done before it is cut: read on only once both were cut, or the second
+    // reader would take its whole answer.
+    const cutLines = () => s.logs.lines.filter((l) => l.msg === "client took none of its answer within SEND_TIMEOUT_MS: connection cut");
+    await vi.waitFor(() => expect(cutLines()).toHaveLength(2), { timeout: 15_000, interval: 100 });
     for (const reader of stalled) {
       const { contentLength, bodyBytes } = await reader.drain();
       expect(contentLength).toBe(players.bytes);
       expect(bodyBytes).toBeLessThan(contentLength);
     }
-    const cut = s.logs.lines.filter((l) => l.msg === "client took none of its answer within SEND_TIMEOUT_MS: connection cut");
+    const cut = cutLines();
     expect(cut).toHaveLength(2);
     expect(cut[0]).toMatchObject({ level: 40, method: "GET", path: "/api/player/get-all-players", sendTimeoutMs: 1000 });
     expect(s.logs.raw.join("\n")).not.toContain(readerKey);
