@@ -1,21 +1,33 @@
 /**
- * npm run bench [-- --players 10000 --rounds 3 --duration 8 --out bench/results.md]
+ * npm run bench [-- --players 10000 --rounds 3 --duration 8 --runtimes 24,20 --production --only nick,reward --out bench/results.md]
  *
  * Creates a database on the PostgreSQL server of DATABASE_URL (default: the
- * local one), loads a synthetic community through the operators' import path,
- * starts the service (dist/main.js) and the baseline (bench/baseline), checks
- * that they answer byte-identical JSON, then drives the same routes on both
- * with autocannon, alternating which goes first, over several rounds. Prints
- * and writes medians per route: req/s, ratio, p50/p99, non-2xx, and the
- * service's peak RSS. Load goes to 127.0.0.1 only.
+ * local one) and loads a synthetic community through the operators' import
+ * path. Then, on that data, for each Node runtime (--runtimes, default 24 and
+ * 20 when available; Node 24 comes from the npm registry through
+ * scripts/node-runtime.mjs), it starts the service (dist/main.js, as `npm
+ * start` runs it) and three reference servers doing the same SQL with nothing
+ * else (bench/baseline: plain node:http, Express 5, Fastify 5), checks that
+ * all answer byte-identical JSON, and drives the same routes on each with
+ * autocannon over several rounds, alternating the order. With --production
+ * the service also runs with production settings (request logging at info,
+ * metrics served, rate limits on in Redis) beside its lean ones (log level
+ * warn, no metrics listener, limits off).
+ *
+ * Per route and server: req/s, p50/p99 and the CPU time of the server's own
+ * process per request (utime + stime from /proc/PID/stat around each load
+ * run: steadier than req/s on a shared machine), medians of the rounds, each
+ * also as a ratio to the plain node:http server on the same runtime. Printed,
+ * and written to its own section of --out. Load goes to 127.0.0.1 only.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { Redis } from "ioredis";
 import pg from "pg";
 import { openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
@@ -30,6 +42,8 @@ const { values: args } = parseArgs({
     rounds: { type: "string", default: "3" },
     duration: { type: "string", default: "8" },
     only: { type: "string" },
+    runtimes: { type: "string" },
+    production: { type: "boolean", default: false },
     out: { type: "string", default: "bench/results.md" },
   },
 });
@@ -37,9 +51,53 @@ const PLAYERS = Number(args.players);
 const ROUNDS = Number(args.rounds);
 const DURATION = Number(args.duration);
 const SERVER_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 const SERVICE_NODE_OPTIONS = /node (--[^ ]+(?: --[^ ]+)*) dist\/main\.js/.exec(
   (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } }).scripts.start,
 )?.[1] ?? "";
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+// The section of --out this script owns: a run replaces it and leaves the rest of the file alone.
+const SECTION_START = "<!-- npm run bench: start of the generated section -->";
+const SECTION_END = "<!-- npm run bench: end of the generated section -->";
+
+/** The servers compared, in the order of the tables. */
+const KINDS = {
+  service: { label: "service", script: "dist/main.js" },
+  "service-production": { label: "service, production settings", script: "dist/main.js" },
+  express: { label: "Express 5 + pg", script: "bench/baseline/express.mjs" },
+  fastify: { label: "Fastify 5 + pg", script: "bench/baseline/fastify.mjs" },
+  plain: { label: "node:http + pg", script: "bench/baseline/server.mjs" },
+} as const;
+type Kind = keyof typeof KINDS;
+const isService = (kind: Kind) => kind === "service" || kind === "service-production";
+
+interface Runtime {
+  major: string;
+  node: string;
+  version: string;
+}
+interface Target {
+  id: string;
+  kind: Kind;
+  runtime: Runtime;
+}
+
+/** The Node binaries asked for; by default 24 and 20, each only when it can be found or installed. */
+function runtimes(): Runtime[] {
+  const explicit = args.runtimes !== undefined;
+  const found: Runtime[] = [];
+  for (const major of (args.runtimes ?? "24,20").split(",").map((m) => m.trim())) {
+    try {
+      const node = execFileSync(process.execPath, ["scripts/node-runtime.mjs", major], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+      found.push({ major, node, version: execFileSync(node, ["--version"], { encoding: "utf8" }).trim() });
+    } catch (error) {
+      if (explicit) throw error;
+      console.warn(`Node ${major} is not available here: the bench runs without it`);
+    }
+  }
+  if (!found.length) throw new Error("no Node runtime to run the servers on");
+  return found;
+}
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -56,18 +114,28 @@ async function admin(sql: string) {
   await c.end();
 }
 
-function start(name: string, script: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+function start(name: string, node: string, script: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(node, [script], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
   let err = "";
   child.stderr.on("data", (d: Buffer) => (err += d.toString()));
   child.on("exit", (code) => {
     if (code && code !== 0) console.error(`${name} exited with ${code}:\n${err}`);
   });
-  return Promise.resolve(child);
+  return child;
 }
 
-async function waitReady(url: string, key: string) {
-  for (let i = 0; i < 100; i++) {
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGTERM");
+  const killer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  await exited;
+  clearTimeout(killer);
+}
+
+async function waitReady(url: string, key: string, child: ChildProcess) {
+  for (let i = 0; i < 150; i++) {
+    if (child.exitCode !== null) throw new Error(`${url} exited before it was ready`);
     try {
       const res = await fetch(`${url}/api/parkour/get-all-maps`, { headers: { "X-API-Key": key } });
       if (res.ok) return;
@@ -84,24 +152,48 @@ function rssMb(pid: number, field: "VmHWM" | "VmRSS" = "VmHWM"): number {
   return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
 }
 
+/** CPU time of the process so far, user + system, in µs (fields 14 and 15 of /proc/PID/stat, after the command name). */
+function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1e6;
+}
+
+const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(", ");
+
 interface Scenario {
   name: string;
   kind: "point" | "list" | "write" | "conditional";
   connections: number;
-  request: (target: "service" | "baseline") => autocannon.Request[];
-  headers?: (url: string, key: string) => Promise<Record<string, string>>;
+  request: () => autocannon.Request[];
+  headers?: (url: string) => Promise<Record<string, string>>;
   expect: number;
 }
 
+type Sample = { rps: number; p50: number; p99: number; cpu: number; bad: number };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main() {
-  const dbName = `bench_${randomBytes(4).toString("hex")}`;
+  const found = runtimes();
+  const kinds: Kind[] = (Object.keys(KINDS) as Kind[]).filter((k) => args.production || k !== "service-production");
+  const targets: Target[] = found.flatMap((runtime) => kinds.map((kind) => ({ id: `${kind}@${runtime.major}`, kind, runtime })));
+  const suffix = randomBytes(4).toString("hex");
+  const redisPrefix = `bench_${suffix}:`;
+  if (args.production) {
+    const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    await redis.connect().then(() => redis.ping()).catch(() => {
+      throw new Error(`--production needs Redis at ${REDIS_URL} (BENCH_REDIS_URL)`);
+    });
+    redis.disconnect();
+  }
+
+  const dbName = `bench_${suffix}`;
   const url = new URL(SERVER_URL);
   url.pathname = `/${dbName}`;
   const dbUrl = url.toString();
   await admin(`CREATE DATABASE "${dbName}"`);
-  const children: ChildProcess[] = [];
+  const running = new Map<string, ChildProcess>();
+  const loadAtStart = loadAverage();
   try {
     console.log(`database ${dbName}: loading ${PLAYERS} players through the import path…`);
     const db = openDatabase({ kind: "postgres", url: dbUrl, poolMax: 4 });
@@ -114,38 +206,33 @@ async function main() {
     await db.close();
     console.log(`loaded in ${loadSeconds.toFixed(1)} s`);
 
-    const [servicePort, baselinePort] = [await freePort(), await freePort()];
-    const env = { DATABASE_URL: dbUrl, HOST: "127.0.0.1", LOG_LEVEL: "info", NODE_ENV: "production" };
-    // One key sends thousands of requests a second: the limits are off, so the bench measures the routes.
-    const limitsOff = { RATE_LIMIT_PER_MINUTE: "0", AUTH_FAILURES_PER_MINUTE: "0" };
-    // The service runs as `npm start` runs it: with its memory flags.
-    const service = await start("service", "dist/main.js", {
-      ...env,
-      ...limitsOff,
-      PORT: String(servicePort),
-      METRICS_PORT: "0",
-      NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS ?? SERVICE_NODE_OPTIONS,
-    });
-    const baseline = await start("baseline", "bench/baseline/server.mjs", { ...env, PORT: String(baselinePort) });
-    children.push(service, baseline);
-    const targets = { service: `http://127.0.0.1:${servicePort}`, baseline: `http://127.0.0.1:${baselinePort}` };
-    await waitReady(targets.service, key);
-    await waitReady(targets.baseline, key);
-    console.log(`service RSS at start: ${rssMb(service.pid!, "VmRSS").toFixed(0)} MB`);
+    // Set here whatever the environment or a .env file says: one process, no replica, Redis only where asked.
+    const common = { DATABASE_URL: dbUrl, DATABASE_READ_URL: "", REDIS_URL: "", WEB_CONCURRENCY: "1", HOST: "127.0.0.1", NODE_ENV: "production" };
+    const envOf = (kind: Kind): NodeJS.ProcessEnv => {
+      // The service runs as `npm start` runs it: with its memory flags.
+      const service = { ...common, NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS ?? SERVICE_NODE_OPTIONS };
+      // One key sends thousands of requests a second: lean settings measure the routes alone.
+      if (kind === "service") return { ...service, LOG_LEVEL: "warn", METRICS_PORT: "off", RATE_LIMIT_PER_MINUTE: "0", AUTH_FAILURES_PER_MINUTE: "0" };
+      // Production: every request logged, metrics served, limits counted in Redis, high enough never to refuse.
+      if (kind === "service-production") {
+        return {
+          ...service, LOG_LEVEL: "info", METRICS_PORT: "0", RATE_LIMIT_PER_MINUTE: "10000000", AUTH_FAILURES_PER_MINUTE: "10000000",
+          REDIS_URL, REDIS_KEY_PREFIX: redisPrefix,
+        };
+      }
+      return { ...common, NODE_OPTIONS: "" };
+    };
 
     const nicks = Array.from({ length: 200 }, (_, i) => (i % 2 ? `player${(i * 37) % PLAYERS}` : `NICK${(i * 53) % PLAYERS}`));
     const cosmeticIds = data.cosmetics.map((c) => c.id);
     const worldIds = data.worlds.map((w) => w.id);
+    // Every request built takes the next number: reward ids never repeat, whichever server gets them.
     let counter = 0;
     const pick = <T,>(xs: T[]) => xs[counter++ % xs.length]!;
-    const rewardBase = { service: 1_000_000, baseline: 500_000_000 };
     const get = (path: string, query?: () => string): autocannon.Request[] => [
       { method: "GET", path, setupRequest: (req) => ({ ...req, path: query ? `${path}?${query()}` : path }) },
     ];
-    const etagOf = async (target: string, path: string) => {
-      const res = await fetch(`${target}${path}`, { headers: { "X-API-Key": key } });
-      return res.headers.get("etag");
-    };
+    const json = (req: autocannon.Request, body: unknown) => ({ ...req, headers: { ...req.headers, "content-type": "application/json" }, body: JSON.stringify(body) });
 
     const scenarios: Scenario[] = [
       { name: "get-player-by-nick", kind: "point", connections: 32, expect: 200, request: () => get("/api/player/get-player-by-nick", () => `nick=${pick(nicks)}`) },
@@ -157,16 +244,16 @@ async function main() {
       { name: "get-all-maps", kind: "list", connections: 32, expect: 200, request: () => get("/api/parkour/get-all-maps") },
       {
         name: "create-reward-log", kind: "write", connections: 16, expect: 201,
-        request: (target) => [{
+        request: () => [{
           method: "POST", path: "/api/website/create-reward-log",
-          setupRequest: (req) => ({ ...req, headers: { ...req.headers, "content-type": "application/json" }, body: JSON.stringify({ playerId: 1 + (counter % PLAYERS), rewardId: rewardBase[target] + counter++ }) }),
+          setupRequest: (req) => json(req, { playerId: 1 + (counter % PLAYERS), rewardId: 1_000_000 + counter++ }),
         }],
       },
       {
         name: "update-world", kind: "write", connections: 16, expect: 200,
         request: () => [{
           method: "PATCH", path: "/api/freebuild/update-world",
-          setupRequest: (req) => ({ ...req, headers: { ...req.headers, "content-type": "application/json" }, body: JSON.stringify({ id: pick(worldIds), gamerulePvp: counter % 2 === 0, tag: `t${counter++ % 100}` }) }),
+          setupRequest: (req) => json(req, { id: pick(worldIds), gamerulePvp: counter % 2 === 0, tag: `t${counter++ % 100}` }),
         }],
       },
     ];
@@ -175,74 +262,144 @@ async function main() {
         name: `${path.split("/").pop()} (If-None-Match)`, kind: "conditional", connections: 32, expect: 304,
         request: () => get(path),
         headers: async (target): Promise<Record<string, string>> => {
-          const etag = await etagOf(target, path);
+          const etag = (await fetch(`${target}${path}`, { headers: { "X-API-Key": key } })).headers.get("etag");
           return etag ? { "If-None-Match": etag } : {};
         },
       });
     }
+    const wanted = args.only?.split(",").map((s) => s.trim()).filter(Boolean);
+    const selected = scenarios.filter((s) => !wanted || wanted.some((w) => s.name.includes(w)));
+    if (!selected.length) throw new Error(`--only ${args.only} matches no route`);
 
-    // Same answers, byte for byte, before any load.
-    for (const path of ["/api/player/get-all-players", "/api/player/get-all-full-players-by-gradeId?gradeId=3", "/api/player/get-player-by-nick?nick=NICK12", "/api/cosmetic/get-cosmetic?id=5", "/api/infecte2/get-all-infectes", "/api/temporary-item/get-active-items", "/api/parkour/get-all-maps"]) {
-      const [a, b] = await Promise.all([targets.service, targets.baseline].map(async (t) => (await fetch(`${t}${path}`, { headers: { "X-API-Key": key } })).text()));
-      if (a !== b) throw new Error(`service and baseline differ on ${path}:\n${a?.slice(0, 300)}\n${b?.slice(0, 300)}`);
-    }
-    console.log("service and baseline answer byte-identical JSON");
+    const samples = new Map<string, Sample[]>();
+    const peakRss = new Map<string, number>();
+    const samePaths = [
+      "/api/player/get-all-players", "/api/player/get-all-full-players-by-gradeId?gradeId=3", "/api/player/get-player-by-nick?nick=NICK12",
+      "/api/cosmetic/get-cosmetic?id=5", "/api/infecte2/get-all-infectes", "/api/temporary-item/get-active-items", "/api/parkour/get-all-maps",
+    ];
 
-    type Sample = { rps: number; p50: number; p99: number; bad: number };
-    const results = new Map<string, { service: Sample[]; baseline: Sample[] }>();
-    const selected = scenarios.filter((s) => !args.only || s.name.includes(args.only));
-    // Warm-up: JIT, connection pools and PostgreSQL's caches, on both, before anything is counted.
-    for (const s of selected) {
-      for (const target of ["service", "baseline"] as const) {
-        const headers = { "X-API-Key": key, ...(s.headers && target === "service" ? await s.headers(targets[target], key) : {}) };
-        await autocannon({ url: targets[target], connections: s.connections, duration: 1, headers, requests: s.request(target) });
+    /** Starts one runtime's servers, checks their answers, warms them up. */
+    const startGroup = async (group: Target[]) => {
+      const urls = new Map<string, string>();
+      for (const t of group) {
+        const port = await freePort();
+        const child = start(t.id, t.runtime.node, KINDS[t.kind].script, { ...envOf(t.kind), PORT: String(port) });
+        running.set(t.id, child);
+        urls.set(t.id, `http://127.0.0.1:${port}`);
       }
-    }
-    console.log(`warmed up; service RSS ${rssMb(service.pid!, "VmRSS").toFixed(0)} MB`);
-    for (let round = 1; round <= ROUNDS; round++) {
+      for (const t of group) await waitReady(urls.get(t.id)!, key, running.get(t.id)!);
+      // Same answers, byte for byte, before any load; the lean service is the reference.
+      for (const path of samePaths) {
+        const bodies = await Promise.all(group.map(async (t) => (await fetch(`${urls.get(t.id)}${path}`, { headers: { "X-API-Key": key } })).text()));
+        bodies.forEach((body, i) => {
+          if (body !== bodies[0]) throw new Error(`${group[i]!.id} and ${group[0]!.id} differ on ${path}:\n${body.slice(0, 300)}\n${bodies[0]!.slice(0, 300)}`);
+        });
+      }
+      // JIT, connection pools and PostgreSQL's caches, before anything is counted.
       for (const s of selected) {
-        const order: ("service" | "baseline")[] = round % 2 ? ["service", "baseline"] : ["baseline", "service"];
-        for (const target of order) {
-          // The baseline has no conditional GETs: its row is its full answer.
-          const expect = s.kind === "conditional" && target === "baseline" ? 200 : s.expect;
-          const headers = { "X-API-Key": key, ...(s.headers && target === "service" ? await s.headers(targets[target], key) : {}) };
-          const result = await autocannon({ url: targets[target], connections: s.connections, duration: DURATION, headers, requests: s.request(target) });
-          const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
-          const bad = Object.entries(stats).filter(([code]) => Number(code) !== expect).reduce((n, [, v]) => n + v.count, 0) + result.errors + result.timeouts;
-          const entry = results.get(s.name) ?? { service: [], baseline: [] };
-          entry[target].push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bad });
-          results.set(s.name, entry);
-          const memory = target === "service" ? `, service RSS ${rssMb(service.pid!, "VmRSS").toFixed(0)} MB (peak ${rssMb(service.pid!).toFixed(0)})` : "";
-          console.log(`round ${round} ${s.name} ${target}: ${result.requests.average.toFixed(0)} req/s, p99 ${result.latency.p99} ms, unexpected ${bad}${memory}`);
+        for (const t of group) {
+          const headers = { "X-API-Key": key, ...(s.headers && isService(t.kind) ? await s.headers(urls.get(t.id)!) : {}) };
+          await autocannon({ url: urls.get(t.id)!, connections: s.connections, duration: 1, headers, requests: s.request() });
         }
       }
+      return urls;
+    };
+
+    const stopGroup = async (group: Target[]) => {
+      for (const t of group) {
+        const child = running.get(t.id);
+        if (!child) continue;
+        if (child.exitCode === null) peakRss.set(t.id, Math.max(peakRss.get(t.id) ?? 0, rssMb(child.pid!)));
+        await stop(child);
+        running.delete(t.id);
+      }
+    };
+
+    // One runtime's servers at a time (each holds a pool of PostgreSQL connections), alternating which runtime goes first.
+    for (let round = 1; round <= ROUNDS; round++) {
+      const order = round % 2 ? found : [...found].reverse();
+      for (const runtime of order) {
+        const group = targets.filter((t) => t.runtime === runtime);
+        const urls = await startGroup(group);
+        console.log(`round ${round}, Node ${runtime.version}: servers up, answers identical, warmed up (load average ${loadAverage()})`);
+        for (const s of selected) {
+          for (const t of round % 2 ? group : [...group].reverse()) {
+            // The reference servers have no conditional GETs: their row is their full answer.
+            const expect = s.kind === "conditional" && !isService(t.kind) ? 200 : s.expect;
+            const headers = { "X-API-Key": key, ...(s.headers && isService(t.kind) ? await s.headers(urls.get(t.id)!) : {}) };
+            const pid = running.get(t.id)!.pid!;
+            const cpuBefore = cpuMicros(pid);
+            const result = await autocannon({ url: urls.get(t.id)!, connections: s.connections, duration: DURATION, headers, requests: s.request() });
+            const cpu = (cpuMicros(pid) - cpuBefore) / Math.max(1, result.requests.total);
+            const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
+            const bad = Object.entries(stats).filter(([code]) => Number(code) !== expect).reduce((n, [, v]) => n + v.count, 0) + result.errors + result.timeouts;
+            const sampleKey = `${s.name}|${t.id}`;
+            samples.set(sampleKey, [...(samples.get(sampleKey) ?? []), { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu, bad }]);
+            console.log(
+              `round ${round} ${s.name} ${KINDS[t.kind].label} on Node ${t.runtime.major}: ${result.requests.average.toFixed(0)} req/s, ` +
+              `p99 ${result.latency.p99} ms, ${cpu.toFixed(0)} µs CPU/request, unexpected ${bad}, RSS ${rssMb(pid, "VmRSS").toFixed(0)} MB`,
+            );
+          }
+        }
+        await stopGroup(group);
+      }
     }
 
-    const rss = rssMb(service.pid!);
+    const m = (name: string, t: Target, k: keyof Sample) => median(samples.get(`${name}|${t.id}`)!.map((x) => x[k]));
+    const same = (kind: Kind, t: Target) => targets.find((p) => p.kind === kind && p.runtime === t.runtime)!;
+    const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
     const lines = [
-      `Run of ${new Date().toISOString().slice(0, 16)}Z: ${PLAYERS} players, ${ROUNDS} rounds of ${DURATION} s per route and server, medians.`,
-      `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, PostgreSQL on the same machine; load from autocannon in the same machine.`,
+      SECTION_START,
+      "## Servers and runtimes",
       "",
-      "| route | conns | service req/s | baseline req/s | ratio | p50 ms (s / b) | p99 ms (s / b) | unexpected status (s / b) |",
-      "|---|---|---|---|---|---|---|---|",
+      `Run of ${new Date().toISOString().slice(0, 16)}Z (\`npm run bench -- ${process.argv.slice(2).join(" ")}\`): ${PLAYERS} players, ` +
+        `${ROUNDS} rounds of ${DURATION} s per route and server, medians of the rounds.`,
+      `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${loadAtStart} at the start ` +
+        `and ${loadAverage()} at the end (other work shares the machine); PostgreSQL and autocannon on the same machine.`,
+      `Runtimes: ${found.map((r) => `Node ${r.version}`).join(", ")}. Service settings: lean = log level warn, no metrics listener, rate limits off` +
+        (args.production ? "; production = request log at info, metrics served, rate limits on in Redis (limits never reached)." : "."),
+      "CPU = the server process's own user + system time per request served. ×plain, ×Express = against node:http + pg, " +
+        "Express 5 + pg on the same runtime (req/s: higher is better; CPU: lower is better).",
+      "",
+      "| route | conns | server | Node | req/s | ×plain | p50 ms | p99 ms | CPU µs/req | CPU ×plain | CPU ×Express | unexpected |",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ];
     for (const s of selected) {
-      const r = results.get(s.name)!;
-      const m = (t: "service" | "baseline", k: keyof Sample) => median(r[t].map((x) => x[k]));
-      const sum = (t: "service" | "baseline") => r[t].reduce((n, x) => n + x.bad, 0);
-      lines.push(
-        `| ${s.name} | ${s.connections} | ${m("service", "rps").toFixed(0)} | ${m("baseline", "rps").toFixed(0)} | ${(m("service", "rps") / m("baseline", "rps")).toFixed(2)}× | ${m("service", "p50")} / ${m("baseline", "p50")} | ${m("service", "p99")} / ${m("baseline", "p99")} | ${sum("service")} / ${sum("baseline")} |`,
-      );
+      for (const t of targets) {
+        const [plain, express] = [same("plain", t), same("express", t)];
+        const bad = samples.get(`${s.name}|${t.id}`)!.reduce((n, x) => n + x.bad, 0);
+        const cpu = m(s.name, t, "cpu");
+        lines.push(
+          `| ${s.name} | ${s.connections} | ${KINDS[t.kind].label} | ${t.runtime.major} | ${m(s.name, t, "rps").toFixed(0)} | ${ratio(m(s.name, t, "rps"), m(s.name, plain, "rps"))} | ` +
+            `${m(s.name, t, "p50")} | ${m(s.name, t, "p99")} | ${cpu.toFixed(0)} | ${ratio(cpu, m(s.name, plain, "cpu"))} | ${ratio(cpu, m(s.name, express, "cpu"))} | ${bad} |`,
+        );
+      }
     }
-    lines.push("", `Service peak RSS over the run: ${rss.toFixed(0)} MB. Import of the community: ${loadSeconds.toFixed(1)} s.`);
-    const table = lines.join("\n");
-    console.log(`\n${table}`);
-    writeFileSync(args.out, `${table}\n`);
+    lines.push("", "CPU µs per request at a glance:", "", `| route | ${targets.map((t) => `${KINDS[t.kind].label}, Node ${t.runtime.major}`).join(" | ")} |`, `|---|${targets.map(() => "---|").join("")}`);
+    for (const s of selected) lines.push(`| ${s.name} | ${targets.map((t) => m(s.name, t, "cpu").toFixed(0)).join(" | ")} |`);
+    lines.push(
+      "",
+      `Peak RSS over the run (MB): ${targets.map((t) => `${KINDS[t.kind].label} on ${t.runtime.major}: ${(peakRss.get(t.id) ?? 0).toFixed(0)}`).join("; ")}. ` +
+        `Import of the community: ${loadSeconds.toFixed(1)} s.`,
+      SECTION_END,
+    );
+    const section = lines.join("\n");
+    console.log(`\n${section}`);
+    const previous = existsSync(args.out) ? readFileSync(args.out, "utf8") : "";
+    const [before, rest] = previous.includes(SECTION_START) ? previous.split(SECTION_START) : [previous, undefined];
+    const after = rest?.includes(SECTION_END) ? rest.slice(rest.indexOf(SECTION_END) + SECTION_END.length) : "";
+    writeFileSync(args.out, `${before.trimEnd()}${before.trim() ? "\n\n" : ""}${section}${after.trimEnd() ? after : ""}\n`);
     console.log(`\nwritten to ${args.out}`);
   } finally {
-    for (const child of children) child.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 1000));
+    await Promise.all([...running.values()].map(stop));
     await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    if (args.production) {
+      // The limits' counters of this run, whatever their expiry.
+      const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 0 });
+      const keys = await redis.keys(`${redisPrefix}*`).catch(() => []);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    }
   }
 }
 
