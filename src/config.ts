@@ -48,6 +48,7 @@ const envSchema = z.object({
   MIGRATE_ON_START: z.enum(["true", "false"]).default("true"),
   HEAVY_LISTS_AT_ONCE: integer(1, 100, 2),
   HEAVY_LIST_WAIT_MS: integer(100, MAX_HEAVY_LIST_WAIT_MS, 10_000),
+  HEAVY_LIST_DEADLINE_MS: integer(1_000, 3_600_000, 120_000),
   DB_CONNECT_TIMEOUT_MS: integer(100, 600_000, 5_000),
   DB_STATEMENT_TIMEOUT_MS: integer(100, 3_600_000, 15_000),
   REQUEST_TIMEOUT_MS: integer(1_000, 3_600_000, 30_000),
@@ -105,6 +106,8 @@ export interface Config {
   heavyListsAtOnce: number;
   /** How long a full list waits for one of those slots; then 503 LISTS_BUSY with Retry-After. */
   heavyListWaitMs: number;
+  /** The longest a full list holds its slot, until its client has taken it all; a slower client is cut off. */
+  heavyListDeadlineMs: number;
   /** Waiting for a PostgreSQL connection (new, or free in the pool) longer than this is a 503. */
   dbConnectTimeoutMs: number;
   /** PostgreSQL cancels a statement running longer than this (statement_timeout): a 503. */
@@ -182,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     migrateOnStart: e.MIGRATE_ON_START === "true",
     heavyListsAtOnce: e.HEAVY_LISTS_AT_ONCE,
     heavyListWaitMs: e.HEAVY_LIST_WAIT_MS,
+    heavyListDeadlineMs: e.HEAVY_LIST_DEADLINE_MS,
     dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
     dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,

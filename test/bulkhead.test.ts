@@ -116,7 +116,7 @@ describe("the heavy-list bulkhead", () => {
 const STALL_PLAYERS = 14_000;
 
 /** A raw HTTP client that reads the first bytes of its answer, then stops reading. */
-async function stalledReader(url: string, path: string, apiKey: string) {
+async function stalledReader(url: string, path: string, apiKey: string, options: { trickleEveryMs?: number } = {}) {
   const socket = net.connect(Number(new URL(url).port), "127.0.0.1");
   await once(socket, "connect");
   const chunks: Buffer[] = [];
@@ -132,6 +132,11 @@ async function stalledReader(url: string, path: string, apiKey: string) {
         stopped = true;
         socket.pause();
         resolve();
+      }
+      // A reader that keeps taking its answer, a chunk at a time: steady, but slow.
+      if (options.trickleEveryMs !== undefined) {
+        socket.pause();
+        setTimeout(() => socket.resume(), options.trickleEveryMs);
       }
     }),
   );
@@ -193,6 +198,38 @@ describe("stalled readers", () => {
     expect(cut).toHaveLength(2);
     expect(cut[0]).toMatchObject({ level: 40, method: "GET", path: "/api/player/get-all-players", sendTimeoutMs: 1000 });
     expect(s.logs.raw.join("\n")).not.toContain(readerKey);
+  }, 60_000);
+
+  it("when one API user's clients hold full lists, then they hold one slot of two, and another user's list is served at once", async () => {
+    const app = await startTestApp({ database: s.database, env: { HEAVY_LISTS_AT_ONCE: "2", SEND_TIMEOUT_MS: "60000", HEAVY_LIST_WAIT_MS: "20000" } });
+    try {
+      const [hogKey, callerKey] = [readerKey, otherKey];
+      await stalledReader(app.url, "/player/get-all-players", hogKey);
+      // The same user's second list waits for its own first one, not for a free slot.
+      const second = net.connect(Number(new URL(app.url).port), "127.0.0.1");
+      second.on("error", () => undefined);
+      second.write(`GET /api/player/get-all-players HTTP/1.1\r\nHost: hog\r\nX-API-Key: ${hogKey}\r\n\r\n`);
+      const res = await fetch(`${app.url}/api/infecte2/get-all-infectes`, { headers: { "X-API-Key": callerKey }, signal: AbortSignal.timeout(10_000) });
+      expect(res.status).toBe(200);
+      second.destroy();
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
+
+  it("when a client takes its list steadily but too slowly, then it is cut off at HEAVY_LIST_DEADLINE_MS and its slot goes to the next caller", async () => {
+    const app = await startTestApp({ database: s.database, env: { HEAVY_LISTS_AT_ONCE: "1", SEND_TIMEOUT_MS: "60000", HEAVY_LIST_DEADLINE_MS: "2000" } });
+    try {
+      const [slowKey, callerKey] = [readerKey, otherKey];
+      const slow = await stalledReader(app.url, "/player/get-all-players", slowKey, { trickleEveryMs: 100 });
+      const res = await fetch(`${app.url}/api/infecte2/get-all-infectes`, { headers: { "X-API-Key": callerKey }, signal: AbortSignal.timeout(20_000) });
+      expect(res.status).toBe(200);
+      const { contentLength, bodyBytes } = await slow.drain();
+      expect(bodyBytes).toBeLessThan(contentLength);
+      expect(app.logs.lines.filter((l) => l.msg === "full list not taken by its client within HEAVY_LIST_DEADLINE_MS: connection cut")).toHaveLength(1);
+    } finally {
+      await app.close();
+    }
   }, 60_000);
 
   it("when an answer has begun and the service, not the client, is slow to write the rest, then the connection is not cut", async () => {

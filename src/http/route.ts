@@ -240,19 +240,23 @@ export function registerRoutes(
  * client is gone ("close", also when SEND_TIMEOUT_MS cuts a stalled reader
  * off): that is when its memory is freed. A client that leaves while waiting
  * leaves the queue at once; one that waits past HEAVY_LIST_WAIT_MS gets 503
- * LISTS_BUSY. False when the client is gone: nothing is to be built or sent.
+ * LISTS_BUSY; one still taking its answer HEAVY_LIST_DEADLINE_MS after the
+ * slot came (a reader too slow, even a steady one) is cut off. False when the
+ * client is gone: nothing is to be built or sent.
  */
 async function takeHeavySlot(deps: AppDeps, req: Request, res: Response): Promise<boolean> {
   // Gone already (while its key was checked): "close" has passed and would never come.
   if (res.destroyed || req.socket.destroyed) return false;
   const gone = new AbortController();
   let release: (() => void) | undefined;
+  let deadline: NodeJS.Timeout | undefined;
   res.once("close", () => {
     gone.abort();
+    clearTimeout(deadline);
     release?.();
   });
   try {
-    release = await deps.heavyLists.acquire(deps.config.heavyListWaitMs, gone.signal);
+    release = await deps.heavyLists.acquire(deps.config.heavyListWaitMs, gone.signal, String(req.caller!.id));
   } catch (error) {
     if (gone.signal.aborted) return false;
     if (!(error instanceof BulkheadTimeout)) throw error;
@@ -260,6 +264,14 @@ async function takeHeavySlot(deps: AppDeps, req: Request, res: Response): Promis
     res.setHeader("Retry-After", String(seconds));
     throw errors.listsBusy(seconds);
   }
+  const deadlineMs = deps.config.heavyListDeadlineMs;
+  deadline = setTimeout(() => {
+    deps.logger.warn(
+      { method: req.method, path: req.path, heldBytes: req.socket.writableLength, heavyListDeadlineMs: deadlineMs },
+      "full list not taken by its client within HEAVY_LIST_DEADLINE_MS: connection cut",
+    );
+    req.socket.destroy();
+  }, deadlineMs);
   return true;
 }
 
