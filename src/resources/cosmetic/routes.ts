@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { Prisma, type Cosmetic } from "../../generated/prisma/client.js";
 import { errors } from "../../errors.js";
-import { bool, clearableText, count, id, queryInt, requireAChange, text } from "../../http/fields.js";
+import { bool, clearableText, count, id, requireAChange, text } from "../../fields/rules.js";
+import { queryInt } from "../../http/query-params.js";
 import { ifMatchHeader } from "../../http/if-match.js";
 import { defineRoute, Versioned } from "../../http/route.js";
 import { cosmeticById, updateCosmetic } from "./queries.js";
-import { cosmeticEtag, cosmeticResponse, toCosmetic, versionsNamed } from "./shape.js";
+import { cosmetic, cosmeticEtag, versionsNamed } from "./entity.js";
 
 /**
  * The update names the English description `argument_EN` (the spec's
@@ -50,13 +51,13 @@ export const cosmeticRoutes = [
     version: "2.0.0",
     callers: ["A", "B", "C", "D"],
     query: z.strictObject({ id: queryInt(id).meta({ description: "The cosmetic's id", example: 3 }) }),
-    response: cosmeticResponse,
+    response: cosmetic.full.response,
     errors: { 404: "No cosmetic has this id: `Cosmetic not found`." },
     versioned: true,
     async handler({ query }, { deps }) {
-      const cosmetic = await cosmeticById(deps.db.reader, query.id);
-      if (!cosmetic) throw errors.notFound("Cosmetic");
-      return new Versioned(cosmeticEtag(cosmetic), toCosmetic(cosmetic));
+      const found = await cosmeticById(deps.db.reader, query.id);
+      if (!found) throw errors.notFound("Cosmetic");
+      return new Versioned(cosmeticEtag(found), cosmetic.full.toJson(found));
     },
   }),
   defineRoute({
@@ -74,7 +75,7 @@ export const cosmeticRoutes = [
     callers: ["A", "B", "D"],
     body: updateCosmeticBody,
     headers: z.object({ "If-Match": ifMatchHeader.optional() }),
-    response: cosmeticResponse,
+    response: cosmetic.full.response,
     versioned: true,
     errors: {
       404: "No cosmetic has this id: `Cosmetic not found`.",
@@ -88,14 +89,14 @@ export const cosmeticRoutes = [
       const ifMatch = headers["If-Match"];
       // One UPDATE of the fields sent, conditional on the version when If-Match is sent, with its audit
       // entry: concurrent updates of other fields are kept, and a stale If-Match writes nothing.
-      const cosmetic = await updateCosmetic(db, cosmeticId, changes, ifMatch ? versionsNamed(ifMatch, cosmeticId) : undefined, (update) =>
+      const updated = await updateCosmetic(db, cosmeticId, changes, ifMatch ? versionsNamed(ifMatch, cosmeticId) : undefined, (update) =>
         auditedWrite<Cosmetic>(update, {
           action: "cosmetic.update",
           target: Prisma.sql`'cosmetic:' || w.id`,
           changes: Prisma.sql`${JSON.stringify(changes)}::jsonb`,
         }),
       );
-      return new Versioned(cosmeticEtag(cosmetic), toCosmetic(cosmetic));
+      return new Versioned(cosmeticEtag(updated), cosmetic.full.toJson(updated));
     },
   }),
 ];
