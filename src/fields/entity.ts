@@ -117,11 +117,11 @@ export type PublicJson<F extends Fields> = Pick<Json<F>, Extract<PublicKeys<F>, 
 /** A database row with the entity's columns (Prisma's model type fits). */
 type RowOf<F extends Fields> = { [K in keyof F]: F[K] extends Field<z.ZodType, z.ZodType, infer V, boolean> ? V : never };
 
-export interface EntityOptions<F extends Fields> {
+export interface EntityOptions<F extends Fields, Key extends keyof F & string> {
   table: string;
   fields: F;
   /** The primary key's column (default id), and whether a sequence makes it. */
-  primaryKey?: keyof F & string;
+  primaryKey?: Key;
   generatedKey?: boolean;
   /** The OpenAPI component of the full record. */
   component: { id: string; description?: string };
@@ -169,7 +169,7 @@ function project<F extends Fields, Out>(fields: F, names: (keyof F & string)[], 
  * record and its summary (schemas, SELECT lists, mappers), the import rule,
  * the PATCH rules, the foreign keys.
  */
-export function defineEntity<F extends Fields>(options: EntityOptions<F>) {
+export function defineEntity<F extends Fields, Key extends keyof F & string = "id" & keyof F>(options: EntityOptions<F, Key>) {
   const { fields } = options;
   const names = Object.keys(fields) as (keyof F & string)[];
   const publicNames = names.filter((n) => !fields[n]!.spec.sensitive);
@@ -196,7 +196,7 @@ export function defineEntity<F extends Fields>(options: EntityOptions<F>) {
           const spec = fields[n]!.spec;
           return [n, n === key ? spec.input : (spec.patch ?? spec.input).optional()];
         }),
-      ) as { [K in keyof F]: z.ZodType<z.output<F[K]["spec"]["input"]> | undefined, z.input<F[K]["spec"]["input"]> | undefined> };
+      ) as { [K in keyof F]: K extends Key ? F[K]["spec"]["input"] : z.ZodOptional<F[K]["spec"]["input"]> };
     },
   };
 }

@@ -1,36 +1,27 @@
 import { z } from "zod";
 import { Prisma, type Cosmetic } from "../../generated/prisma/client.js";
 import { errors } from "../../errors.js";
-import { bool, clearableText, count, id, requireAChange, text } from "../../fields/rules.js";
+import { id, requireAChange } from "../../fields/rules.js";
 import { queryInt } from "../../http/query-params.js";
 import { ifMatchHeader } from "../../http/if-match.js";
 import { defineRoute, Versioned } from "../../http/route.js";
 import { cosmeticById, updateCosmetic } from "./queries.js";
 import { cosmetic, cosmeticEtag, versionsNamed } from "./entity.js";
 
+const patch = cosmetic.patchShape();
+
 /**
  * The update names the English description `argument_EN` (the spec's
- * request) or `argumentEn` (its responses); both with different values is a
- * 400. description, collection and render are cleared by null or "null".
+ * request) or `argumentEn` (its responses), listed in that order; both with
+ * different values is a 400. description, collection and render are cleared
+ * by null or "null".
  */
 export const updateCosmeticBody = z
-  .strictObject({
-    id,
-    name: text(128).optional(),
-    type: text(64).optional(),
-    rarity: text(64).optional(),
-    game: text(64).optional(),
-    argumentFr: text(1000, 0).optional(),
-    argument_EN: text(1000, 0).optional(),
-    argumentEn: text(1000, 0).optional(),
-    image: text(255, 0).optional(),
-    lootbox: bool.optional(),
-    price: count.optional(),
-    description: clearableText(1000).optional(),
-    collection: clearableText(128).optional(),
-    render: clearableText(255).optional(),
-    permanent: bool.optional(),
-  })
+  .strictObject(
+    Object.fromEntries(
+      Object.entries(patch).flatMap(([name, rule]) => (name === "argumentEn" ? [["argument_EN", rule], [name, rule]] : [[name, rule]])),
+    ) as typeof patch & { argument_EN: typeof patch.argumentEn },
+  )
   .superRefine((body, ctx) => {
     if (body.argument_EN !== undefined && body.argumentEn !== undefined && body.argument_EN !== body.argumentEn) {
       ctx.addIssue({ code: "custom", path: ["argument_EN"], message: "differs from argumentEn: send one of them" });
