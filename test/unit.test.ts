@@ -5,7 +5,7 @@ import { CallerDirectory } from "../src/auth/callers.js";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { conflictMessage } from "../src/db/constraints.js";
 import { foreignKeyViolation, isDatabaseUnavailable, isRecordNotFound, uniqueViolation } from "../src/db/prisma-errors.js";
-import { formatTimestamp, parseTimestamp } from "../src/http/fields.js";
+import { formatTimestamp, parseTimestamp } from "../src/fields/timestamp.js";
 
 describe("configuration", () => {
   it("when nothing is set, then the documented defaults apply", () => {

@@ -6,7 +6,7 @@ import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
 import { migrate } from "../db/migrate.js";
 import { AddressAllowList } from "../auth/address-allow-list.js";
-import { parseTimestamp } from "../http/fields.js";
+import { formatTimestamp, parseTimestamp } from "../fields/timestamp.js";
 import { ApiError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { loadSample } from "../transfer/sample.js";
@@ -55,7 +55,7 @@ export interface CliDeps {
 /** Thrown for a usage mistake: exit code 2, with the message and the usage. */
 class UsageError extends Error {}
 
-const formatDate = (d: Date | null) => (d ? `${d.toISOString().slice(0, 19)}Z` : "");
+const formatDate = (d: Date | null) => (d ? formatTimestamp(d) : "");
 
 /** Runs one command and returns the process exit code. */
 export async function runCli(argv: string[], deps: CliDeps, io: CliIo): Promise<number> {
@@ -270,7 +270,7 @@ const CHANGES_WIDTH = 100;
 function auditRow(e: AuditRecord): Record<string, string> {
   const changes = JSON.stringify(e.changes);
   return {
-    at: `${e.at.toISOString().slice(0, 19)}Z`,
+    at: formatTimestamp(e.at),
     actor: e.actor,
     action: e.action,
     target: e.target,

@@ -1,3 +1,4 @@
+import { formatTimestamp } from "../fields/timestamp.js";
 import type { ConstraintViolation } from "./prisma-errors.js";
 
 /**
@@ -5,20 +6,38 @@ import type { ConstraintViolation } from "./prisma-errors.js";
  * a 409 can say which value collided and under which constraint. PostgreSQL's
  * own detail (`Key (name)=(Halo)`) does not survive Prisma's driver adapters.
  */
-const UNIQUE_CONSTRAINTS: Record<string, { subject: string; fields: string[]; caseInsensitive?: boolean; taken?: string }> = {
-  api_users_username_key: { subject: "Username", fields: ["username"], caseInsensitive: true },
-  players_pseudo_key: { subject: "Pseudo", fields: ["pseudo"], caseInsensitive: true },
-  players_nickname_key: { subject: "Nickname", fields: ["nickname"], caseInsensitive: true },
-  cosmetics_name_key: { subject: "Cosmetic name", fields: ["name"] },
+export interface UniqueConstraint {
+  table: string;
+  subject: string;
+  fields: string[];
+  caseInsensitive: boolean;
+  /** How the 409 says the value is taken. */
+  taken?: string;
+}
+
+export const UNIQUE_CONSTRAINTS: Record<string, UniqueConstraint> = {
+  api_users_username_key: { table: "api_users", subject: "Username", fields: ["username"], caseInsensitive: true },
+  players_pseudo_key: { table: "players", subject: "Pseudo", fields: ["pseudo"], caseInsensitive: true },
+  players_nickname_key: { table: "players", subject: "Nickname", fields: ["nickname"], caseInsensitive: true },
+  cosmetics_name_key: { table: "cosmetics", subject: "Cosmetic name", fields: ["name"], caseInsensitive: false },
   reward_logs_player_reward_time_key: {
+    table: "reward_logs",
     subject: "Reward log",
     fields: ["playerId", "rewardId", "rewardedAt"],
+    caseInsensitive: false,
     taken: "is already recorded",
   },
 };
 
-function show(value: unknown): string {
-  if (value instanceof Date) return `${value.toISOString().slice(0, 19)}Z`;
+/** The unique constraints of one table besides its primary key. */
+export function uniqueConstraintsOf(table: string): { constraint: string; columns: string[]; caseInsensitive: boolean }[] {
+  return Object.entries(UNIQUE_CONSTRAINTS)
+    .filter(([, c]) => c.table === table)
+    .map(([constraint, c]) => ({ constraint, columns: c.fields, caseInsensitive: c.caseInsensitive }));
+}
+
+function quoteValue(value: unknown): string {
+  if (value instanceof Date) return formatTimestamp(value);
   return typeof value === "string" ? `'${value}'` : JSON.stringify(value);
 }
 
@@ -34,7 +53,7 @@ export function conflictMessage(violation: ConstraintViolation, input?: Record<s
   const values = fields.map((f) => input?.[f]);
   if (known && values.every((v) => v !== undefined)) {
     const value =
-      fields.length === 1 ? show(values[0]) : `(${fields.map((f, i) => `${f} ${show(values[i])}`).join(", ")})`;
+      fields.length === 1 ? quoteValue(values[0]) : `(${fields.map((f, i) => `${f} ${quoteValue(values[i])}`).join(", ")})`;
     return `${known.subject} ${value} ${known.taken ?? "is already used"} (${constraint})`;
   }
   const on = fields.length > 0 ? ` on ${fields.join(", ")}` : "";

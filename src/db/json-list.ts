@@ -4,16 +4,12 @@ import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
  * A list built as JSON text by PostgreSQL: Node passes one string through
  * instead of mapping and serialising every row. row_to_json writes the same
  * bytes as JSON.stringify for our column types (test/routes/conditional.test.ts
- * compares them), in the column order of `rows`, which must be the shape's order.
+ * compares them), in the column order of `rows`: an entity's projection
+ * (fields/entity.ts) lists them in its answer's order.
  */
 export async function jsonList(prisma: PrismaClient, rows: Prisma.Sql, orderBy: string): Promise<string> {
   const [row] = await prisma.$queryRaw<{ json: string }[]>(Prisma.sql`
     SELECT coalesce('[' || string_agg(row_to_json(r)::text, ',' ORDER BY ${Prisma.raw(orderBy)}) || ']', '[]') AS json
       FROM (${rows}) r`);
   return row!.json;
-}
-
-/** A timestamptz column written as the API writes timestamps (yyyy-mm-ddThh:mm:ssZ), under its own name. */
-export function utcText(column: string): Prisma.Sql {
-  return Prisma.raw(`to_char("${column}" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "${column}"`);
 }

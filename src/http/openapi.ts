@@ -7,7 +7,7 @@ import {
   type ZodOpenApiResponseObject,
 } from "zod-openapi";
 import { ERROR_CATALOGUE, type ErrorKind } from "../errors.js";
-import { INT32_MAX } from "./fields.js";
+import { INT32_MAX } from "../fields/rules.js";
 import { WINDOW_MS } from "./rate-limit.js";
 import { MAX_HEAVY_LIST_WAIT_MS } from "../config.js";
 import type { RouteSpec } from "./route.js";

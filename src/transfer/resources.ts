@@ -1,17 +1,19 @@
 import type { z } from "zod";
-import { cosmeticSchema, toCosmetic } from "../resources/cosmetic/shape.js";
-import { formAnswerSchema, toFormAnswer } from "../resources/form/shape.js";
-import { infectedStatsSchema, toInfectedStats } from "../resources/infected/shape.js";
-import { parkourMapSchema, toParkourMap } from "../resources/parkour/shape.js";
-import { playerFullSchema, toPlayerFull } from "../resources/player/shape.js";
-import { rewardLogSchema, toRewardLog } from "../resources/reward-log/shape.js";
-import { temporaryItemSchema, toTemporaryItem } from "../resources/temporary-item/shape.js";
-import { toWorld, worldSchema } from "../resources/world/shape.js";
-import type { PrismaClient } from "../generated/prisma/client.js";
+import { uniqueConstraintsOf } from "../db/constraints.js";
+import type { Entity } from "../fields/entity.js";
+import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { cosmetic } from "../resources/cosmetic/entity.js";
+import { formAnswer } from "../resources/form/entity.js";
+import { infectedStats } from "../resources/infected/entity.js";
+import { parkourMap } from "../resources/parkour/entity.js";
+import { player } from "../resources/player/entity.js";
+import { rewardLog } from "../resources/reward-log/entity.js";
+import { temporaryItem, temporaryItemRecord } from "../resources/temporary-item/entity.js";
+import { world } from "../resources/world/entity.js";
 
 /**
  * The resources the operator's import/export moves, in the API's own shapes,
- * listed in an order that satisfies foreign keys (players first).
+ * derived from their entities.
  */
 export interface TransferResource {
   /** Key of the array in the import/export file. */
@@ -29,90 +31,29 @@ export interface TransferResource {
   exportAll(prisma: PrismaClient): Promise<Record<string, unknown>[]>;
 }
 
-const resource = (r: TransferResource) => r;
+function transfer(key: string, entity: Entity, schema: z.ZodType<Record<string, unknown>> = entity.record): TransferResource {
+  // The full record in the answer's shape, made by PostgreSQL as the list routes make it.
+  const all = Prisma.sql`SELECT ${entity.full.columns} FROM ${Prisma.raw(`"${entity.table}"`)} ORDER BY ${Prisma.raw(`"${entity.primaryKey}"`)}`;
+  return {
+    key,
+    table: entity.table,
+    idColumn: entity.primaryKey,
+    serial: entity.generatedKey,
+    schema,
+    references: entity.references,
+    unique: uniqueConstraintsOf(entity.table),
+    exportAll: (prisma) => prisma.$queryRaw<Record<string, unknown>[]>(all),
+  };
+}
 
+/** In an order that satisfies foreign keys (players first). */
 export const TRANSFER_RESOURCES: readonly TransferResource[] = [
-  resource({
-    key: "players",
-    table: "players",
-    idColumn: "id",
-    serial: true,
-    schema: playerFullSchema,
-    references: {},
-    unique: [
-      { columns: ["pseudo"], constraint: "players_pseudo_key", caseInsensitive: true },
-      { columns: ["nickname"], constraint: "players_nickname_key", caseInsensitive: true },
-    ],
-    exportAll: async (p) => (await p.player.findMany({ orderBy: { id: "asc" } })).map(toPlayerFull),
-  }),
-  resource({
-    key: "cosmetics",
-    table: "cosmetics",
-    idColumn: "id",
-    serial: true,
-    schema: cosmeticSchema,
-    references: {},
-    unique: [{ columns: ["name"], constraint: "cosmetics_name_key", caseInsensitive: false }],
-    exportAll: async (p) => (await p.cosmetic.findMany({ orderBy: { id: "asc" } })).map(toCosmetic),
-  }),
-  resource({
-    key: "formAnswers",
-    table: "form_answers",
-    idColumn: "id",
-    serial: true,
-    schema: formAnswerSchema,
-    references: { playerId: "players" },
-    unique: [],
-    exportAll: async (p) => (await p.formAnswer.findMany({ orderBy: { id: "asc" } })).map(toFormAnswer),
-  }),
-  resource({
-    key: "infectedStats",
-    table: "infected_stats",
-    idColumn: "playerId",
-    serial: false,
-    schema: infectedStatsSchema,
-    references: { playerId: "players" },
-    unique: [],
-    exportAll: async (p) => (await p.infectedStats.findMany({ orderBy: { playerId: "asc" } })).map(toInfectedStats),
-  }),
-  resource({
-    key: "temporaryItems",
-    table: "temporary_items",
-    idColumn: "id",
-    serial: true,
-    schema: temporaryItemSchema,
-    references: {},
-    unique: [],
-    exportAll: async (p) => (await p.temporaryItem.findMany({ orderBy: { id: "asc" } })).map(toTemporaryItem),
-  }),
-  resource({
-    key: "rewardLogs",
-    table: "reward_logs",
-    idColumn: "id",
-    serial: true,
-    schema: rewardLogSchema,
-    references: { playerId: "players" },
-    unique: [{ columns: ["playerId", "rewardId", "rewardedAt"], constraint: "reward_logs_player_reward_time_key", caseInsensitive: false }],
-    exportAll: async (p) => (await p.rewardLog.findMany({ orderBy: { id: "asc" } })).map(toRewardLog),
-  }),
-  resource({
-    key: "worlds",
-    table: "worlds",
-    idColumn: "id",
-    serial: true,
-    schema: worldSchema,
-    references: { ownerId: "players" },
-    unique: [],
-    exportAll: async (p) => (await p.world.findMany({ orderBy: { id: "asc" } })).map(toWorld),
-  }),
-  resource({
-    key: "parkourMaps",
-    table: "parkour_maps",
-    idColumn: "id",
-    serial: true,
-    schema: parkourMapSchema,
-    references: {},
-    unique: [],
-    exportAll: async (p) => (await p.parkourMap.findMany({ orderBy: { id: "asc" } })).map(toParkourMap),
-  }),
+  transfer("players", player),
+  transfer("cosmetics", cosmetic),
+  transfer("formAnswers", formAnswer),
+  transfer("infectedStats", infectedStats),
+  transfer("temporaryItems", temporaryItem, temporaryItemRecord),
+  transfer("rewardLogs", rewardLog),
+  transfer("worlds", world),
+  transfer("parkourMaps", parkourMap),
 ];

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { AuditSource } from "../audit/audit.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { formatTimestamp } from "../http/fields.js";
+import { formatTimestamp } from "../fields/timestamp.js";
 import { TRANSFER_RESOURCES } from "./resources.js";
 import { ImportError, importData, type ImportSummary } from "./transfer.js";
 

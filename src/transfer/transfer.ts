@@ -1,5 +1,6 @@
 import { recordAudit, type AuditSource } from "../audit/audit.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
+import { formatTimestamp } from "../fields/timestamp.js";
 import { issueMessages, PARSE_OPTIONS } from "../http/validation.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { TRANSFER_RESOURCES, type TransferResource } from "./resources.js";
@@ -26,9 +27,9 @@ const MAX_PROBLEMS = 20;
 const BATCH = 1000;
 
 export async function exportData(prisma: PrismaClient): Promise<Record<string, unknown[]>> {
-  const out: Record<string, unknown[]> = {};
-  for (const r of TRANSFER_RESOURCES) out[r.key] = await r.exportAll(prisma);
-  return out;
+  const data: Record<string, unknown[]> = {};
+  for (const r of TRANSFER_RESOURCES) data[r.key] = await r.exportAll(prisma);
+  return data;
 }
 
 function validate(data: unknown): Map<TransferResource, Record<string, unknown>[]> {
@@ -87,16 +88,16 @@ function truncate(problems: string[]): string[] {
 }
 
 function display(value: unknown): string {
-  if (value instanceof Date) return `${value.toISOString().slice(0, 19)}Z`;
+  if (value instanceof Date) return formatTimestamp(value);
   return typeof value === "string" ? `'${value}'` : String(value);
 }
 
 const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 function serialise(row: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(row)) out[k] = v instanceof Date ? v.toISOString() : v;
-  return out;
+  const json: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) json[k] = v instanceof Date ? v.toISOString() : v;
+  return json;
 }
 
 type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];

@@ -2,12 +2,12 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allInfectedStatsJson } from "../../src/resources/infected/queries.js";
 import { allPlayersJson, playersByGradeJson } from "../../src/resources/player/queries.js";
-import { toInfectedStats } from "../../src/resources/infected/shape.js";
+import { infectedStats } from "../../src/resources/infected/entity.js";
 import { allMapsJson } from "../../src/resources/parkour/queries.js";
-import { toParkourMap } from "../../src/resources/parkour/shape.js";
+import { parkourMap } from "../../src/resources/parkour/entity.js";
 import { activeItemsJson } from "../../src/resources/temporary-item/queries.js";
-import { toTemporaryItem } from "../../src/resources/temporary-item/shape.js";
-import { PLAYER_SUMMARY_SELECT, toPlayerFull, toPlayerSummary } from "../../src/resources/player/shape.js";
+import { temporaryItem } from "../../src/resources/temporary-item/entity.js";
+import { player, playerSummary } from "../../src/resources/player/entity.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { makeCosmetic, makePlayer, unique } from "../helpers/fixtures.js";
 
@@ -34,13 +34,13 @@ describe("lists serialised by PostgreSQL", () => {
     }
     await prisma().infectedStats.create({ data: { playerId: (await makePlayer(prisma())).id, kill: 7, newPlayer: false } });
 
-    const summaries = await prisma().player.findMany({ select: PLAYER_SUMMARY_SELECT, orderBy: { id: "asc" } });
-    expect(await allPlayersJson(prisma())).toBe(JSON.stringify(summaries.map(toPlayerSummary)));
+    const summaries = await prisma().player.findMany({ orderBy: { id: "asc" } });
+    expect(await allPlayersJson(prisma())).toBe(JSON.stringify(summaries.map((p) => playerSummary.toJson(p))));
     const graded = await prisma().player.findMany({ where: { gradeId: 4242 }, orderBy: { id: "asc" } });
-    expect(await playersByGradeJson(prisma(), 4242)).toBe(JSON.stringify(graded.map(toPlayerFull)));
+    expect(await playersByGradeJson(prisma(), 4242)).toBe(JSON.stringify(graded.map((p) => player.full.toJson(p))));
     expect(await playersByGradeJson(prisma(), 987654)).toBe("[]");
     const stats = await prisma().infectedStats.findMany({ orderBy: { playerId: "asc" } });
-    expect(await allInfectedStatsJson(prisma())).toBe(JSON.stringify(stats.map(toInfectedStats)));
+    expect(await allInfectedStatsJson(prisma())).toBe(JSON.stringify(stats.map((s) => infectedStats.full.toJson(s))));
 
     for (const [i, text] of awkward.entries()) {
       await prisma().parkourMap.create({ data: { name: text.slice(0, 60), enable: i % 2 === 0, spawnLocation: text, difficulty: i ? null : "hard" } });
@@ -49,11 +49,11 @@ describe("lists serialised by PostgreSQL", () => {
       });
     }
     const maps = await prisma().parkourMap.findMany({ orderBy: { id: "asc" } });
-    expect(await allMapsJson(prisma())).toBe(JSON.stringify(maps.map(toParkourMap)));
+    expect(await allMapsJson(prisma())).toBe(JSON.stringify(maps.map((m) => parkourMap.full.toJson(m))));
     const at = new Date("2026-11-22T12:00:00Z");
     const items = await prisma().temporaryItem.findMany({ where: { startDate: { lte: at }, endDate: { gt: at } }, orderBy: { id: "asc" } });
     expect(items.length).toBe(awkward.length);
-    expect(await activeItemsJson(prisma(), at)).toBe(JSON.stringify(items.map(toTemporaryItem)));
+    expect(await activeItemsJson(prisma(), at)).toBe(JSON.stringify(items.map((t) => temporaryItem.full.toJson(t))));
   });
 });
 

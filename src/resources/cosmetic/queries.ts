@@ -2,25 +2,17 @@ import type { DbClient } from "../../audit/audit.js";
 import { errors } from "../../errors.js";
 import { Prisma, type Cosmetic, type PrismaClient } from "../../generated/prisma/client.js";
 import { setColumns } from "../../db/sql.js";
+import { cosmetic } from "./entity.js";
 
 /**
  * Hot path (shop pages): raw SQL through Prisma, measured ahead of findUnique
  * by the benchmark. The row's version (its ETag) comes with it.
  */
 export async function cosmeticById(prisma: PrismaClient, id: number): Promise<Cosmetic | undefined> {
-  const rows = await prisma.$queryRaw<Cosmetic[]>`
-    SELECT id, name, type, rarity, game, "argumentFr", "argumentEn", image, lootbox, price, description,
-           collection, render, permanent, version
-      FROM cosmetics WHERE id = ${id}`;
+  const rows = await prisma.$queryRaw<Cosmetic[]>`SELECT ${cosmetic.full.columns}, version FROM cosmetics WHERE id = ${id}`;
   return rows[0];
 }
 
-/**
- * One UPDATE of the fields sent. With `versions` (from If-Match) the version
- * check is in the same statement's WHERE, so no writer can slip in between
- * the check and the write; PostgreSQL re-checks the WHERE on the newest row
- * when a concurrent update held it. The row trigger bumps the version.
- */
 /**
  * One UPDATE of the fields given, conditional on the version when If-Match
  * named some (`versions`): the check and the write are one statement, so no

@@ -1,35 +1,27 @@
 import { z } from "zod";
 import { Prisma, type Cosmetic } from "../../generated/prisma/client.js";
 import { errors } from "../../errors.js";
-import { bool, clearableText, count, id, queryInt, requireAChange, text } from "../../http/fields.js";
+import { id, requireAChange } from "../../fields/rules.js";
+import { queryInt } from "../../http/query-params.js";
 import { ifMatchHeader } from "../../http/if-match.js";
 import { defineRoute, Versioned } from "../../http/route.js";
 import { cosmeticById, updateCosmetic } from "./queries.js";
-import { cosmeticEtag, cosmeticResponse, toCosmetic, versionsNamed } from "./shape.js";
+import { cosmetic, cosmeticEtag, versionsNamed } from "./entity.js";
+
+const patch = cosmetic.patchShape();
 
 /**
  * The update names the English description `argument_EN` (the spec's
- * request) or `argumentEn` (its responses); both with different values is a
- * 400. description, collection and render are cleared by null or "null".
+ * request) or `argumentEn` (its responses), listed in that order; both with
+ * different values is a 400. description, collection and render are cleared
+ * by null or "null".
  */
 export const updateCosmeticBody = z
-  .strictObject({
-    id,
-    name: text(128).optional(),
-    type: text(64).optional(),
-    rarity: text(64).optional(),
-    game: text(64).optional(),
-    argumentFr: text(1000, 0).optional(),
-    argument_EN: text(1000, 0).optional(),
-    argumentEn: text(1000, 0).optional(),
-    image: text(255, 0).optional(),
-    lootbox: bool.optional(),
-    price: count.optional(),
-    description: clearableText(1000).optional(),
-    collection: clearableText(128).optional(),
-    render: clearableText(255).optional(),
-    permanent: bool.optional(),
-  })
+  .strictObject(
+    Object.fromEntries(
+      Object.entries(patch).flatMap(([name, rule]) => (name === "argumentEn" ? [["argument_EN", rule], [name, rule]] : [[name, rule]])),
+    ) as typeof patch & { argument_EN: typeof patch.argumentEn },
+  )
   .superRefine((body, ctx) => {
     if (body.argument_EN !== undefined && body.argumentEn !== undefined && body.argument_EN !== body.argumentEn) {
       ctx.addIssue({ code: "custom", path: ["argument_EN"], message: "differs from argumentEn: send one of them" });
@@ -50,13 +42,13 @@ export const cosmeticRoutes = [
     version: "2.0.0",
     callers: ["A", "B", "C", "D"],
     query: z.strictObject({ id: queryInt(id).meta({ description: "The cosmetic's id", example: 3 }) }),
-    response: cosmeticResponse,
+    response: cosmetic.full.response,
     errors: { 404: "No cosmetic has this id: `Cosmetic not found`." },
     versioned: true,
     async handler({ query }, { deps }) {
-      const cosmetic = await cosmeticById(deps.db.reader, query.id);
-      if (!cosmetic) throw errors.notFound("Cosmetic");
-      return new Versioned(cosmeticEtag(cosmetic), toCosmetic(cosmetic));
+      const found = await cosmeticById(deps.db.reader, query.id);
+      if (!found) throw errors.notFound("Cosmetic");
+      return new Versioned(cosmeticEtag(found), cosmetic.full.toJson(found));
     },
   }),
   defineRoute({
@@ -74,7 +66,7 @@ export const cosmeticRoutes = [
     callers: ["A", "B", "D"],
     body: updateCosmeticBody,
     headers: z.object({ "If-Match": ifMatchHeader.optional() }),
-    response: cosmeticResponse,
+    response: cosmetic.full.response,
     versioned: true,
     errors: {
       404: "No cosmetic has this id: `Cosmetic not found`.",
@@ -88,14 +80,14 @@ export const cosmeticRoutes = [
       const ifMatch = headers["If-Match"];
       // One UPDATE of the fields sent, conditional on the version when If-Match is sent, with its audit
       // entry: concurrent updates of other fields are kept, and a stale If-Match writes nothing.
-      const cosmetic = await updateCosmetic(db, cosmeticId, changes, ifMatch ? versionsNamed(ifMatch, cosmeticId) : undefined, (update) =>
+      const updated = await updateCosmetic(db, cosmeticId, changes, ifMatch ? versionsNamed(ifMatch, cosmeticId) : undefined, (update) =>
         auditedWrite<Cosmetic>(update, {
           action: "cosmetic.update",
           target: Prisma.sql`'cosmetic:' || w.id`,
           changes: Prisma.sql`${JSON.stringify(changes)}::jsonb`,
         }),
       );
-      return new Versioned(cosmeticEtag(cosmetic), toCosmetic(cosmetic));
+      return new Versioned(cosmeticEtag(updated), cosmetic.full.toJson(updated));
     },
   }),
 ];

@@ -3,9 +3,9 @@ import { foreignKeyViolation } from "../../db/prisma-errors.js";
 import { insertColumns } from "../../db/sql.js";
 import { errors } from "../../errors.js";
 import { Prisma, type FormAnswer } from "../../generated/prisma/client.js";
-import { bool, id, text } from "../../http/fields.js";
+import { bool, id, text } from "../../fields/rules.js";
 import { defineRoute } from "../../http/route.js";
-import { commentSchema, formAnswerResponse, toFormAnswer } from "./shape.js";
+import { commentRule, formAnswer } from "./entity.js";
 
 export const createFormBody = z.strictObject({
   playerId: id,
@@ -18,7 +18,7 @@ export const createFormBody = z.strictObject({
   stage1: bool.nullable().default(null),
   stage2: bool.nullable().default(null),
   stage3: bool.nullable().default(null),
-  comment: commentSchema.default(""),
+  comment: commentRule.default(""),
 }).meta({
   example: {
     playerId: 2,
@@ -43,7 +43,7 @@ export const formRoutes = [
     version: "2.0.0",
     callers: ["A", "B", "D"],
     body: createFormBody,
-    response: formAnswerResponse,
+    response: formAnswer.full.response,
     successStatus: 201,
     oneStatement: true,
     async handler({ body }, { auditedWrite }) {
@@ -54,7 +54,7 @@ export const formRoutes = [
           target: Prisma.sql`'form_answer:' || w.id`,
           changes: Prisma.sql`to_jsonb(w) - 'id'`,
         });
-        return toFormAnswer(row!);
+        return formAnswer.full.toJson(row!);
       } catch (error) {
         if (foreignKeyViolation(error)) throw errors.validation(`playerId: no player has id ${body.playerId}`);
         throw error;

@@ -1,12 +1,10 @@
-import { Prisma, type PrismaClient } from "../../generated/prisma/client.js";
 import { jsonList } from "../../db/json-list.js";
+import { Prisma, type PrismaClient } from "../../generated/prisma/client.js";
+import { infectedStats } from "./entity.js";
 
-/** The whole list as JSON text built by PostgreSQL, columns in the shape's order. */
+const ALL_STATS = Prisma.sql`SELECT ${infectedStats.full.columns} FROM infected_stats`;
+
+/** The whole list as JSON text built by PostgreSQL. */
 export function allInfectedStatsJson(prisma: PrismaClient): Promise<string> {
-  return jsonList(
-    prisma,
-    Prisma.sql`SELECT "playerId", kill, assist, death, game, "eligibleGame", "winZ", "winH", playtime, coin, point, objectif, "newPlayer"
-                 FROM infected_stats`,
-    'r."playerId"',
-  );
+  return jsonList(prisma, ALL_STATS, 'r."playerId"');
 }

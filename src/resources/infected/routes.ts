@@ -2,7 +2,7 @@ import { z } from "zod";
 import { tableVersion } from "../../db/versions.js";
 import { defineRoute, JsonText } from "../../http/route.js";
 import { allInfectedStatsJson } from "./queries.js";
-import { infectedStatsResponse } from "./shape.js";
+import { infectedStats } from "./entity.js";
 
 export const infectedRoutes = [
   defineRoute({
@@ -12,7 +12,7 @@ export const infectedRoutes = [
     description: "One row per player that has statistics, ordered by playerId; [] when none.",
     callers: ["A", "B", "D"],
     query: z.strictObject({}),
-    response: z.array(infectedStatsResponse),
+    response: z.array(infectedStats.full.response),
     etag: async (_input, { deps }) => `infected-v${await tableVersion(deps.db.reader, "infected_stats")}`,
     heavy: true,
     async handler(_input, { deps }) {

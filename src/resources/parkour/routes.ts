@@ -2,7 +2,7 @@ import { z } from "zod";
 import { tableVersion } from "../../db/versions.js";
 import { defineRoute, JsonText } from "../../http/route.js";
 import { allMapsJson } from "./queries.js";
-import { parkourMapResponse } from "./shape.js";
+import { parkourMap } from "./entity.js";
 
 export const parkourRoutes = [
   defineRoute({
@@ -12,7 +12,7 @@ export const parkourRoutes = [
     description: "Every parkour map, ordered by id; [] when none.",
     callers: ["A", "B", "C"],
     query: z.strictObject({}),
-    response: z.array(parkourMapResponse),
+    response: z.array(parkourMap.full.response),
     etag: async (_input, { deps }) => `maps-v${await tableVersion(deps.db.reader, "parkour_maps")}`,
     async handler(_input, { deps }) {
       return new JsonText(await allMapsJson(deps.db.reader));

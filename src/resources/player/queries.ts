@@ -1,42 +1,28 @@
-import { jsonList, utcText } from "../../db/json-list.js";
-import { Prisma, type Player, type PrismaClient } from "../../generated/prisma/client.js";
-import type { PLAYER_SUMMARY_SELECT } from "./shape.js";
+import { jsonList } from "../../db/json-list.js";
+import { Prisma, type PrismaClient } from "../../generated/prisma/client.js";
+import { player, playerSummary } from "./entity.js";
 
-type SummaryRow = Pick<Player, keyof typeof PLAYER_SUMMARY_SELECT>;
+type PlayerSummary = ReturnType<typeof playerSummary.toJson>;
 
 /**
  * Hot path (a plugin looks a player up when they join): raw SQL through
  * Prisma, which the benchmark measured well ahead of findMany here. pseudo
  * and nickname are citext, so `=` ignores case and uses their unique indexes.
- * At most two rows: the pseudo match and the nickname match.
+ * At most two rows: the pseudo match and the nickname match, each already in
+ * the answer's shape.
  */
-export function playersByNick(prisma: PrismaClient, nick: string): Promise<SummaryRow[]> {
-  return prisma.$queryRaw<SummaryRow[]>`
-    SELECT id, pseudo::text AS pseudo, credit, "gradeId", "modStatus", staff, alert, nickname::text AS nickname, status,
-           "chatId", language, "streamerPoint", tag, color, highclub, vote
-      FROM players
-     WHERE pseudo = ${nick}::citext OR nickname = ${nick}::citext
-     LIMIT 2`;
+export function playersByNick(prisma: PrismaClient, nick: string): Promise<PlayerSummary[]> {
+  return prisma.$queryRaw<PlayerSummary[]>`
+    SELECT ${playerSummary.columns} FROM players WHERE pseudo = ${nick}::citext OR nickname = ${nick}::citext LIMIT 2`;
 }
 
-/** Full lists as JSON text built by PostgreSQL, columns in the order of shapes N and G. */
+const ALL_PLAYERS = Prisma.sql`SELECT ${playerSummary.columns} FROM players`;
+
+/** Full lists as JSON text built by PostgreSQL. */
 export function allPlayersJson(prisma: PrismaClient): Promise<string> {
-  return jsonList(
-    prisma,
-    Prisma.sql`SELECT id, pseudo::text AS pseudo, credit, "gradeId", "modStatus", staff, alert, nickname::text AS nickname, status,
-                      "chatId", language, "streamerPoint", tag, color, highclub, vote
-                 FROM players`,
-    "r.id",
-  );
+  return jsonList(prisma, ALL_PLAYERS, "r.id");
 }
 
 export function playersByGradeJson(prisma: PrismaClient, gradeId: number): Promise<string> {
-  return jsonList(
-    prisma,
-    Prisma.sql`SELECT id, pseudo::text AS pseudo, token, credit, "gradeId", "modStatus", staff, alert, nickname::text AS nickname,
-                      ${utcText("firstConnection")}, "totalTimeConnection", status, ip, "chatId", language, "streamerPoint",
-                      tag, color, highclub, vote
-                 FROM players WHERE "gradeId" = ${gradeId}`,
-    "r.id",
-  );
+  return jsonList(prisma, Prisma.sql`SELECT ${player.full.columns} FROM players WHERE "gradeId" = ${gradeId}`, "r.id");
 }

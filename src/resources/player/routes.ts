@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { errors } from "../../errors.js";
-import { int32, queryInt, queryText } from "../../http/fields.js";
+import { int32 } from "../../fields/rules.js";
+import { queryInt, queryText } from "../../http/query-params.js";
 import { defineRoute, JsonText } from "../../http/route.js";
 import { tableVersion } from "../../db/versions.js";
 import { allPlayersJson, playersByGradeJson, playersByNick } from "./queries.js";
-import { playerFullResponse, playerSummaryResponse, toPlayerSummary } from "./shape.js";
+import { player, playerSummary } from "./entity.js";
 
 export const playerRoutes = [
   defineRoute({
@@ -17,7 +18,7 @@ export const playerRoutes = [
     version: "2.0.0",
     callers: ["A", "B", "D"],
     query: z.strictObject({ gradeId: queryInt(int32).meta({ description: "The grade's id", example: 2 }) }),
-    response: z.array(playerFullResponse),
+    response: z.array(player.full.response),
     etag: async ({ query }, { deps }) => `players-v${await tableVersion(deps.db.reader, "players")}-g${query.gradeId}`,
     heavy: true,
     async handler({ query }, { deps }) {
@@ -34,7 +35,7 @@ export const playerRoutes = [
     version: "2.0.3",
     callers: ["A", "B", "C", "D"],
     query: z.strictObject({}),
-    response: z.array(playerSummaryResponse),
+    response: z.array(playerSummary.response),
     etag: async (_input, { deps }) => `players-v${await tableVersion(deps.db.reader, "players")}`,
     heavy: true,
     async handler(_input, { deps }) {
@@ -50,14 +51,14 @@ export const playerRoutes = [
       "pseudo and another's nickname both match, the pseudo wins. _ and % are plain characters.",
     callers: ["A", "B", "C", "D"],
     query: z.strictObject({ nick: queryText(64).meta({ description: "A pseudo or a nickname", example: "Stevie" }) }),
-    response: playerSummaryResponse,
+    response: playerSummary.response,
     errors: { 404: "No player has this pseudo or nickname: `Player not found`." },
     async handler({ query }, { deps }) {
       const matches = await playersByNick(deps.db.reader, query.nick);
       const nick = query.nick.toLowerCase();
-      const player = matches.find((p) => p.pseudo.toLowerCase() === nick) ?? matches[0];
-      if (!player) throw errors.notFound("Player");
-      return toPlayerSummary(player);
+      const found = matches.find((p) => p.pseudo.toLowerCase() === nick) ?? matches[0];
+      if (!found) throw errors.notFound("Player");
+      return found;
     },
   }),
 ];

@@ -4,9 +4,10 @@ import { foreignKeyViolation, uniqueViolation } from "../../db/prisma-errors.js"
 import { insertColumns } from "../../db/sql.js";
 import { errors } from "../../errors.js";
 import { Prisma, type RewardLog } from "../../generated/prisma/client.js";
-import { id, timestamp } from "../../http/fields.js";
+import { id } from "../../fields/rules.js";
+import { timestamp, timestampSql } from "../../fields/timestamp.js";
 import { defineRoute } from "../../http/route.js";
-import { rewardLogResponse, toRewardLog } from "./shape.js";
+import { rewardLog } from "./entity.js";
 
 export const createRewardLogBody = z.strictObject({
   playerId: id,
@@ -27,7 +28,7 @@ export const rewardLogRoutes = [
     version: "2.0.0",
     callers: ["A", "B", "D"],
     body: createRewardLogBody,
-    response: rewardLogResponse,
+    response: rewardLog.full.response,
     errors: {
       409:
         "The player does not exist (`playerId: no player has id 77`), or the same (playerId, rewardId, rewardedAt) is " +
@@ -45,12 +46,12 @@ export const rewardLogRoutes = [
             action: "reward_log.create",
             target: Prisma.sql`'reward_log:' || w.id`,
             changes: Prisma.sql`jsonb_build_object('playerId', w."playerId", 'rewardId', w."rewardId",
-                                 'rewardedAt', to_char(w."rewardedAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))`,
+                                 'rewardedAt', ${Prisma.raw(timestampSql('w."rewardedAt"'))})`,
           },
         );
-        return toRewardLog(row!);
+        return rewardLog.full.toJson(row!);
       } catch (error) {
-        // The decisions make an unknown player a 409 here (a 400 on the other routes).
+        // An unknown player is a 409 here (a 400 on the other routes): the product owner chose so for this route.
         if (foreignKeyViolation(error)) throw errors.conflict(`playerId: no player has id ${body.playerId}`);
         const violation = uniqueViolation(error);
         if (violation) throw errors.conflict(conflictMessage(violation, { ...body, rewardedAt }));

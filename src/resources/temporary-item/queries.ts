@@ -1,5 +1,6 @@
 import { Prisma, type PrismaClient } from "../../generated/prisma/client.js";
-import { jsonList, utcText } from "../../db/json-list.js";
+import { jsonList } from "../../db/json-list.js";
+import { temporaryItem } from "./entity.js";
 
 /**
  * The ETag of the active items: the table's version, and the last start or
@@ -18,8 +19,7 @@ export async function activeItemsVersion(prisma: PrismaClient, now: Date): Promi
 export function activeItemsJson(prisma: PrismaClient, now: Date): Promise<string> {
   return jsonList(
     prisma,
-    Prisma.sql`SELECT id::text AS id, "itemName", "itemDescription", price, ${utcText("startDate")}, ${utcText("endDate")}
-                 FROM temporary_items WHERE "startDate" <= ${now} AND "endDate" > ${now}`,
+    Prisma.sql`SELECT ${temporaryItem.full.columns} FROM temporary_items WHERE "startDate" <= ${now} AND "endDate" > ${now}`,
     "r.id::int",
   );
 }

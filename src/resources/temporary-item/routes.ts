@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineRoute, JsonText } from "../../http/route.js";
 import { activeItemsJson, activeItemsVersion } from "./queries.js";
-import { temporaryItemResponse } from "./shape.js";
+import { temporaryItem } from "./entity.js";
 
 export const temporaryItemRoutes = [
   defineRoute({
@@ -12,7 +12,7 @@ export const temporaryItemRoutes = [
     version: "2.0.0",
     callers: ["A", "B", "D"],
     query: z.strictObject({}),
-    response: z.array(temporaryItemResponse),
+    response: z.array(temporaryItem.full.response),
     etag: (_input, { deps }) => activeItemsVersion(deps.db.reader, deps.now()),
     async handler(_input, { deps }) {
       return new JsonText(await activeItemsJson(deps.db.reader, deps.now()));

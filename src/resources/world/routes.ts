@@ -3,26 +3,12 @@ import { foreignKeyViolation } from "../../db/prisma-errors.js";
 import { setColumns } from "../../db/sql.js";
 import { Prisma, type World } from "../../generated/prisma/client.js";
 import { errors } from "../../errors.js";
-import { clearableText, count, id, requireAChange, text, timestamp } from "../../http/fields.js";
+import { requireAChange } from "../../fields/rules.js";
 import { defineRoute } from "../../http/route.js";
-import { flag, toWorld, worldResponse } from "./shape.js";
+import { world } from "./entity.js";
 
 export const updateWorldBody = z
-  .strictObject({
-    id,
-    name: text(64).optional(),
-    ownerId: id.optional(),
-    type: text(32).optional(),
-    state: text(32).optional(),
-    lastUsed: timestamp.optional(),
-    status: text(32).optional(),
-    spawnLocation: clearableText(255).optional(),
-    gameruleRandomTickSpeed: count.optional(),
-    gameruleDaylightCycle: flag.optional(),
-    gamerulePvp: flag.optional(),
-    gamerulePlayerDamage: flag.optional(),
-    tag: clearableText(64).optional(),
-  })
+  .strictObject(world.patchShape())
   .superRefine(requireAChange)
   .meta({ example: { id: 4, state: "loaded", gamerulePvp: "false", tag: "event" } });
 
@@ -38,20 +24,20 @@ export const worldRoutes = [
       "ownerId is a 400 naming it. Returns the whole world after the change.",
     callers: ["A", "B"],
     body: updateWorldBody,
-    response: worldResponse,
+    response: world.full.response,
     errors: { 404: "No world has this id: `World not found`." },
     oneStatement: true,
     async handler({ body }, { auditedWrite }) {
       const { id: worldId, ...fields } = body;
       try {
         // The fields sent and their audit entry, in one statement.
-        const [world] = await auditedWrite<World>(Prisma.sql`UPDATE worlds SET ${setColumns(fields)} WHERE id = ${worldId} RETURNING *`, {
+        const [updated] = await auditedWrite<World>(Prisma.sql`UPDATE worlds SET ${setColumns(fields)} WHERE id = ${worldId} RETURNING *`, {
           action: "world.update",
           target: Prisma.sql`'world:' || w.id`,
           changes: Prisma.sql`${JSON.stringify(fields)}::jsonb`,
         });
-        if (!world) throw errors.notFound("World");
-        return toWorld(world);
+        if (!updated) throw errors.notFound("World");
+        return world.full.toJson(updated);
       } catch (error) {
         if (foreignKeyViolation(error)) throw errors.validation(`ownerId: no player has id ${fields.ownerId}`);
         throw error;
