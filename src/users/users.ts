@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { AddressAllowList } from "../auth/address-allow-list.js";
-import { OPERATOR, recordAudit, type AuditSource, type DbClient } from "../audit/audit.js";
+import { OPERATOR, recordAudit, type AuditSource } from "../audit/audit.js";
+import type { Caller } from "../auth/caller.js";
+import type { DbClient } from "../db/client.js";
 import { generateApiKey, hashApiKey, looksLikeApiKey } from "../auth/api-keys.js";
 import { conflictMessage } from "../db/constraints.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
@@ -32,14 +34,6 @@ export interface ApiUserSummary {
   revokedAt: Date | null;
   /** Comma-separated CIDRs the key may be used from; null: anywhere. */
   allowedIps: string | null;
-}
-
-export interface Caller {
-  id: number;
-  username: string;
-  role: string;
-  /** Where the key may be used from; absent: anywhere. Cached with the caller, so changing it announces the user. */
-  allowedAddresses?: AddressAllowList;
 }
 
 const summary = {

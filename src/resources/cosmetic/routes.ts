@@ -3,7 +3,7 @@ import { Prisma, type Cosmetic } from "../../generated/prisma/client.js";
 import { errors } from "../../errors.js";
 import { bool, clearableText, count, id, queryInt, requireAChange, text } from "../../http/fields.js";
 import { ifMatchHeader } from "../../http/if-match.js";
-import { defineRoute, Versioned } from "../../http/route.js";
+import { defineRoute, Versioned, versioned } from "../../http/route.js";
 import { cosmeticById, updateCosmetic } from "./queries.js";
 import { cosmeticEtag, cosmeticResponse, toCosmetic, versionsNamed } from "./shape.js";
 
@@ -50,11 +50,10 @@ export const cosmeticRoutes = [
     version: "2.0.0",
     callers: ["A", "B", "C", "D"],
     query: z.strictObject({ id: queryInt(id).meta({ description: "The cosmetic's id", example: 3 }) }),
-    response: cosmeticResponse,
+    response: versioned(cosmeticResponse),
     errors: { 404: "No cosmetic has this id: `Cosmetic not found`." },
-    versioned: true,
-    async handler({ query }, { deps }) {
-      const cosmetic = await cosmeticById(deps.db.reader, query.id);
+    async handler({ query }, { db }) {
+      const cosmetic = await cosmeticById(db, query.id);
       if (!cosmetic) throw errors.notFound("Cosmetic");
       return new Versioned(cosmeticEtag(cosmetic), toCosmetic(cosmetic));
     },
@@ -74,15 +73,13 @@ export const cosmeticRoutes = [
     callers: ["A", "B", "D"],
     body: updateCosmeticBody,
     headers: z.object({ "If-Match": ifMatchHeader.optional() }),
-    response: cosmeticResponse,
-    versioned: true,
+    response: versioned(cosmeticResponse),
     errors: {
       404: "No cosmetic has this id: `Cosmetic not found`.",
       409: "The name is another cosmetic's: `Cosmetic name 'Halo' is already used (unique constraint cosmetics_name_key)`.",
       412: "If-Match names none of the cosmetic's current version: `Cosmetic 3 changed since the ETag sent in If-Match; nothing was written`.",
     },
-    oneStatement: true,
-    async handler({ body, headers }, { db, auditedWrite }) {
+    async oneStatement({ body, headers }, { db, auditedWrite }) {
       const { id: cosmeticId, argument_EN, argumentEn, ...fields } = body;
       const changes = { ...fields, argumentEn: argument_EN ?? argumentEn };
       const ifMatch = headers["If-Match"];

@@ -18,10 +18,10 @@ export const playerRoutes = [
     callers: ["A", "B", "D"],
     query: z.strictObject({ gradeId: queryInt(int32).meta({ description: "The grade's id", example: 2 }) }),
     response: z.array(playerFullResponse),
-    etag: async ({ query }, { deps }) => `players-v${await tableVersion(deps.db.reader, "players")}-g${query.gradeId}`,
+    etag: async ({ query }, { db }) => `players-v${await tableVersion(db, "players")}-g${query.gradeId}`,
     heavy: true,
-    async handler({ query }, { deps }) {
-      return new JsonText(await playersByGradeJson(deps.db.reader, query.gradeId));
+    async handler({ query }, { db }) {
+      return new JsonText(await playersByGradeJson(db, query.gradeId));
     },
   }),
   defineRoute({
@@ -35,10 +35,10 @@ export const playerRoutes = [
     callers: ["A", "B", "C", "D"],
     query: z.strictObject({}),
     response: z.array(playerSummaryResponse),
-    etag: async (_input, { deps }) => `players-v${await tableVersion(deps.db.reader, "players")}`,
+    etag: async (_input, { db }) => `players-v${await tableVersion(db, "players")}`,
     heavy: true,
-    async handler(_input, { deps }) {
-      return new JsonText(await allPlayersJson(deps.db.reader));
+    async handler(_input, { db }) {
+      return new JsonText(await allPlayersJson(db));
     },
   }),
   defineRoute({
@@ -52,8 +52,8 @@ export const playerRoutes = [
     query: z.strictObject({ nick: queryText(64).meta({ description: "A pseudo or a nickname", example: "Stevie" }) }),
     response: playerSummaryResponse,
     errors: { 404: "No player has this pseudo or nickname: `Player not found`." },
-    async handler({ query }, { deps }) {
-      const matches = await playersByNick(deps.db.reader, query.nick);
+    async handler({ query }, { db }) {
+      const matches = await playersByNick(db, query.nick);
       const nick = query.nick.toLowerCase();
       const player = matches.find((p) => p.pseudo.toLowerCase() === nick) ?? matches[0];
       if (!player) throw errors.notFound("Player");

@@ -34,9 +34,8 @@ export const rewardLogRoutes = [
         "already recorded: a retried request does not record a reward twice.",
     },
     successStatus: 201,
-    oneStatement: true,
-    async handler({ body }, { deps, auditedWrite }) {
-      const rewardedAt = body.rewardedAt ?? new Date(Math.floor(deps.now().getTime() / 1000) * 1000);
+    async oneStatement({ body }, { now, auditedWrite }) {
+      const rewardedAt = body.rewardedAt ?? new Date(Math.floor(now().getTime() / 1000) * 1000);
       try {
         // The log and its audit entry, in one statement; the entry holds the log as answered.
         const [row] = await auditedWrite<RewardLog>(
