@@ -10,7 +10,7 @@ import { RefusedKeys, type KeyCache } from "../auth/key-cache.js";
 import { errors } from "../errors.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 
-/** The rules of the decisions, shared by POST /inscription and the operator CLI. */
+/** The username and role rules, shared by POST /inscription and the operator CLI. */
 export const usernameSchema = z
   .string()
   .min(3, "expected 3 to 32 characters")

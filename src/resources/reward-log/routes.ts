@@ -49,7 +49,7 @@ export const rewardLogRoutes = [
         );
         return toRewardLog(row!);
       } catch (error) {
-        // The decisions make an unknown player a 409 here (a 400 on the other routes).
+        // An unknown player is a 409 on this route, where the other routes answer 400.
         if (foreignKeyViolation(error)) throw errors.conflict(`playerId: no player has id ${body.playerId}`);
         const violation = uniqueViolation(error);
         if (violation) throw errors.conflict(conflictMessage(violation, { ...body, rewardedAt }));
