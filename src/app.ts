@@ -15,37 +15,17 @@ import { createRateLimits, type RateLimitKind } from "./http/rate-limit.js";
 import { parseQueryString } from "./http/query.js";
 import { requestLifecycle } from "./http/request-context.js";
 import { securityHeaders } from "./http/security-headers.js";
-import { registerRoutes, type RouteSpec } from "./http/route.js";
+import { registerRoutes } from "./http/register-routes.js";
+import type { RouteSpec } from "./http/route.js";
 import type { Logger } from "./logger.js";
 import type { Redis } from "./redis.js";
 import { apiRoutes } from "./resources/index.js";
 import { ApiUsers } from "./users/users.js";
 import { recordAudit } from "./audit/audit.js";
 import { Metrics } from "./metrics.js";
+import type { AppDeps, RefusedAddress } from "./deps.js";
 
-/** A key used from a client address its user may not use it from (the request was refused with 403). */
-export interface RefusedAddress {
-  username: string;
-  clientAddress: string | undefined;
-  requestId: string | undefined;
-}
-
-/** What handlers may use. Built once per app, so tests build their own. */
-export interface AppDeps {
-  config: Config;
-  db: Database;
-  logger: Logger;
-  users: ApiUsers;
-  callers: CallerDirectory;
-  requestContext: typeof requestContext;
-  /** The time, for "now" in handlers; tests set it. */
-  now: () => Date;
-  /** How many full lists are built and sent at once. */
-  heavyLists: Bulkhead;
-  metrics: Metrics;
-  /** Where refused client addresses are recorded (beyond the warn log line): the audit log. */
-  onRefusedAddress: (event: RefusedAddress) => Promise<void>;
-}
+export type { AppDeps, RefusedAddress } from "./deps.js";
 
 /** What /readyz reports besides the database: set when the process begins to stop. */
 export interface Lifecycle {
@@ -98,8 +78,8 @@ export function createApp({
       actor: e.username,
       action: "api_user.refused_ip",
       target: `api_user:${e.username}`,
-      ...(e.requestId ? { requestId: e.requestId } : {}),
-      ...(e.clientAddress ? { clientAddress: e.clientAddress } : {}),
+      requestId: e.requestId,
+      clientAddress: e.clientAddress,
     }),
   redis,
   rateLimitPrefix,
@@ -117,7 +97,8 @@ export function createApp({
     callers: new CallerDirectory(config.callers),
     requestContext,
     now,
-    heavyLists: new Bulkhead(config.heavyListsAtOnce),
+    // No single API user may take every slot.
+    heavyLists: new Bulkhead(config.heavyListsAtOnce, Math.max(1, config.heavyListsAtOnce - 1)),
     metrics,
     onRefusedAddress,
   };
@@ -135,7 +116,7 @@ export function createApp({
   app.use(metrics.middleware());
   app.use(securityHeaders);
   app.use((req, res, next) => {
-    // Conditional GETs are answered by the routes that have a version (http/route.ts), nowhere else:
+    // Conditional GETs are answered by the routes that have a version (http/read.ts), nowhere else:
     // Express would answer `If-None-Match: *` with a 304 on any route (the probes, the documents).
     Object.defineProperty(req, "fresh", { value: false });
     // Stopping: clients must not send another request on this connection. Decided when the answer's
@@ -155,8 +136,8 @@ export function createApp({
   const limits = createRateLimits({
     config,
     logger,
-    ...(redis ? { redis } : {}),
-    prefix: rateLimitPrefix ?? config.redisKeyPrefix,
+    redis,
+    prefix: rateLimitPrefix,
     onLimited: (kind) => {
       metrics.rateLimited(kind);
       onRateLimited?.(kind);

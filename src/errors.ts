@@ -1,4 +1,5 @@
 import { maskKeys } from "./auth/api-keys.js";
+import { BODY_LIMIT_KB } from "./http/body-limit.js";
 
 /**
  * The error catalogue: every failure the API can answer, with its status and
@@ -63,7 +64,7 @@ export const ERROR_CATALOGUE = {
   },
   PAYLOAD_TOO_LARGE: {
     status: 413,
-    meaning: "The body is larger than 100 KB.",
+    meaning: `The body is larger than ${BODY_LIMIT_KB} KB.`,
     action: "Send a smaller body.",
   },
   UNSUPPORTED_MEDIA_TYPE: {
@@ -153,7 +154,7 @@ export const errors = {
   requestTimeout: () => new ApiError("REQUEST_TIMEOUT", "Request not received in time"),
   headersTooLarge: (limitBytes: number) =>
     new ApiError("HEADERS_TOO_LARGE", `Request headers larger than ${Math.round(limitBytes / 1024)} KB`),
-  payloadTooLarge: () => new ApiError("PAYLOAD_TOO_LARGE", "Request body larger than 100 KB"),
+  payloadTooLarge: () => new ApiError("PAYLOAD_TOO_LARGE", `Request body larger than ${BODY_LIMIT_KB} KB`),
   unsupportedMediaType: (message: string) => new ApiError("UNSUPPORTED_MEDIA_TYPE", message),
   unsupportedCharset: (charset: string) => new ApiError("UNSUPPORTED_MEDIA_TYPE", `Unsupported charset "${charset}"`),
   rateLimited: (message: string) => new ApiError("RATE_LIMITED", message),

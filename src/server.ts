@@ -74,7 +74,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
       redis = createRedis(config.redisUrl, logger);
       await redisSettled(redis, 2_000);
     }
-    const app = createApp({ config, db, logger, keyCache, metrics, lifecycle, ...(redis ? { redis } : {}) });
+    const app = createApp({ config, db, logger, keyCache, metrics, lifecycle, redis });
 
     server = createHttpServer(app, config, logger);
     trackConnections(server);

@@ -7,7 +7,7 @@ import { generatedApiFiles } from "../scripts/api-files.js";
 import type { AppDeps } from "../src/app.js";
 import { ERROR_CATALOGUE } from "../src/errors.js";
 import { documentedStatuses } from "../src/http/openapi.js";
-import { registerRoutes } from "../src/http/route.js";
+import { registerRoutes } from "../src/http/register-routes.js";
 import { apiRoutes } from "../src/resources/index.js";
 import { ALLOW_LIST, VERSIONS } from "./helpers/allow-list.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";

@@ -1,4 +1,5 @@
 import os from "node:os";
+import type { DbClient } from "../db/client.js";
 import { Prisma } from "../generated/prisma/client.js";
 
 /**
@@ -39,8 +40,8 @@ export interface AuditEntry {
   changes?: Record<string, unknown>;
 }
 
-/** A Prisma client or the client of a transaction: statements made through it belong to that transaction. */
-export type DbClient = Prisma.TransactionClient;
+// Until resources/cosmetic/queries.ts imports it from db/client.ts (its owner is reshaping that file).
+export type { DbClient } from "../db/client.js";
 
 /** Changes made by someone without a better name: the first-start user, tests. */
 export const OPERATOR: AuditSource = { actor: "operator" };

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from "node:crypto";
  * a fast hash lets every request find its user through a unique index.
  */
 export const API_KEY_PREFIX = "gsk_";
-const API_KEY_PATTERN = /^gsk_[A-Za-z0-9_-]{43}$/;
+export const API_KEY_PATTERN = /^gsk_[A-Za-z0-9_-]{43}$/;
 
 export interface NewApiKey {
   key: string;

@@ -1,4 +1,4 @@
-import type { Caller } from "../users/users.js";
+import type { Caller } from "./caller.js";
 
 /**
  * Authenticated keys kept in memory, by hash, so that a request costs no

@@ -1,14 +1,15 @@
 import { readFile, writeFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
-import { cliSource, readAudit, type AuditRecord, type AuditSource } from "../audit/audit.js";
+import { cliSource, type AuditSource } from "../audit/audit.js";
 import { CallerDirectory } from "../auth/callers.js";
 import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
 import { migrate } from "../db/migrate.js";
 import { AddressAllowList } from "../auth/address-allow-list.js";
-import { formatTimestamp, parseTimestamp } from "../fields/timestamp.js";
+import { formatTimestamp } from "../fields/timestamp.js";
 import { ApiError } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { parse, table, UsageError } from "./args.js";
+import { auditCommand } from "./audit-command.js";
 import { loadSample } from "../transfer/sample.js";
 import { exportData, ImportError, importData } from "../transfer/transfer.js";
 import { DEFAULT_ROLE, roleSchema, usernameSchema, ApiUsers, type ApiUserSummary } from "../users/users.js";
@@ -51,9 +52,6 @@ export interface CliDeps {
   /** For --since durations; defaults to the system clock. */
   now?: () => Date;
 }
-
-/** Thrown for a usage mistake: exit code 2, with the message and the usage. */
-class UsageError extends Error {}
 
 const formatDate = (d: Date | null) => (d ? formatTimestamp(d) : "");
 
@@ -98,7 +96,7 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
     case "user":
       return userCommand(rest, users, deps, io);
     case "audit":
-      return auditCommand(rest, deps, io);
+      return auditCommand(rest, deps.db.prisma, deps.now ?? (() => new Date()), io);
     case "import": {
       const { positionals } = parse(rest, {});
       if (positionals.length !== 1) throw new UsageError("import takes one file");
@@ -134,14 +132,6 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
     }
     default:
       throw new UsageError(`Unknown command '${command}'`);
-  }
-}
-
-function parse<const O extends Record<string, { type: "string" | "boolean" }>>(args: string[], options: O) {
-  try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
   }
 }
 
@@ -224,66 +214,4 @@ async function allowIp(args: string[], users: ApiUsers, io: CliIo, by: AuditSour
       : `The key of '${user.username}' now works from any address.\n`,
   );
   return 0;
-}
-
-const DURATION = /^(\d{1,6})(m|h|d)$/;
-const DURATION_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** `--since`: an ISO 8601 date-time, read as the API reads them, or a duration back from now. */
-function parseSince(value: string, now: Date): Date {
-  const duration = DURATION.exec(value);
-  if (duration) return new Date(now.getTime() - Number(duration[1]) * DURATION_MS[duration[2] as keyof typeof DURATION_MS]);
-  const at = parseTimestamp(value);
-  if (!at) {
-    throw new ApiError(
-      "VALIDATION",
-      `Invalid --since '${value}': expected an ISO 8601 date-time such as 2026-11-22T09:00:00Z, or a duration such as 30m, 24h or 7d`,
-    );
-  }
-  return at;
-}
-
-async function auditCommand(args: string[], deps: CliDeps, io: CliIo): Promise<number> {
-  const { values, positionals } = parse(args, {
-    since: { type: "string" },
-    user: { type: "string" },
-    limit: { type: "string" },
-    json: { type: "boolean" },
-  });
-  if (positionals.length > 0) throw new UsageError("audit takes no argument (filter with --since and --user)");
-  const since = values.since === undefined ? undefined : parseSince(values.since, (deps.now ?? (() => new Date()))());
-  const limitText = values.limit ?? "100";
-  const limit = Number(limitText);
-  if (!/^\d{1,6}$/.test(limitText) || limit < 1 || limit > 100_000) {
-    throw new ApiError("VALIDATION", `Invalid --limit '${limitText}': expected a whole number from 1 to 100000`);
-  }
-  const entries = await readAudit(deps.db.prisma, { ...(since ? { since } : {}), ...(values.user ? { user: values.user } : {}), limit });
-  if (values.json) io.stdout(entries.map((e) => `${JSON.stringify({ ...e, at: e.at.toISOString() })}\n`).join(""));
-  else io.stdout(entries.length === 0 ? "No audit entries.\n" : table(entries.map(auditRow)));
-  if (entries.length === limit) io.stderr(`Showing the newest ${limit} entries; use --limit or --since for others.\n`);
-  return 0;
-}
-
-/** Long changes (form answers) are cut in the table; --json has them whole. */
-const CHANGES_WIDTH = 100;
-
-function auditRow(e: AuditRecord): Record<string, string> {
-  const changes = JSON.stringify(e.changes);
-  return {
-    at: formatTimestamp(e.at),
-    actor: e.actor,
-    action: e.action,
-    target: e.target,
-    changes: changes.length > CHANGES_WIDTH ? `${changes.slice(0, CHANGES_WIDTH - 1)}…` : changes,
-    request: e.requestId ?? "",
-    client: e.clientAddress ?? "",
-  };
-}
-
-function table(rows: Record<string, string>[]): string {
-  if (rows.length === 0) return "No API users.\n";
-  const headers = Object.keys(rows[0]!);
-  const widths = headers.map((h) => Math.max(h.length, ...rows.map((r) => r[h]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
-  return `${[line(headers), ...rows.map((r) => line(headers.map((h) => r[h]!)))].join("\n")}\n`;
 }

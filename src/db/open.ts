@@ -10,8 +10,8 @@ export function openConfiguredDatabase(config: Config, command: string, onPoolEr
         poolMax: config.dbPoolMax,
         connectTimeoutMs: config.dbConnectTimeoutMs,
         statementTimeoutMs: config.dbStatementTimeoutMs,
-        ...(config.databaseReadUrl ? { readUrl: config.databaseReadUrl } : {}),
-        ...(onPoolError ? { onPoolError } : {}),
+        readUrl: config.databaseReadUrl,
+        onPoolError,
       })
     : openDatabase({ kind: "embedded", dataDir: config.dataDir, command });
 }

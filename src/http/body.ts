@@ -1,8 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import express, { type RequestHandler } from "express";
 import { errors } from "../errors.js";
-
-const BODY_LIMIT = "100kb";
+import { BODY_LIMIT_KB } from "./body-limit.js";
 
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
 const QUOTED = '"(?:[\\t \\x21\\x23-\\x5b\\x5d-\\x7e\\x80-\\xff]|\\\\[\\t \\x21-\\x7e\\x80-\\xff])*"';
@@ -39,7 +38,7 @@ function mediaTypeParameters(text: string): [string, string][] | undefined {
  * would turn any other byte into U+FFFD and the handler would store it.
  */
 export function jsonBody(): RequestHandler {
-  const parse = express.json({ limit: BODY_LIMIT, strict: false, type: "application/json", verify: refuseNonUtf8 });
+  const parse = express.json({ limit: `${BODY_LIMIT_KB}kb`, strict: false, type: "application/json", verify: refuseNonUtf8 });
   return (req, res, next) => {
     const contentType = req.headers["content-type"];
     if (contentType !== undefined) checkMediaType(contentType);

@@ -8,8 +8,8 @@ import {
 } from "zod-openapi";
 import { ERROR_CATALOGUE, type ErrorKind } from "../errors.js";
 import { INT32_MAX } from "../fields/rules.js";
-import { WINDOW_MS } from "./rate-limit.js";
-import { MAX_HEAVY_LIST_WAIT_MS } from "../config.js";
+import { RESPONSE_HEADERS, type ResponseHeader } from "./openapi-headers.js";
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN } from "./idempotency.js";
 import type { RouteSpec } from "./route.js";
 
 /**
@@ -23,11 +23,11 @@ export const errorBody = z
   })
   .meta({ id: "Error", description: "The body of every failure", example: { code: 400, message: "gradeId: expected an integer" } });
 
-/** Every POST takes one (http/write.ts). */
+/** Every POST takes one (http/idempotency.ts). */
 const idempotencyHeader = z.object({
-  "Idempotency-Key": z
+  [IDEMPOTENCY_HEADER]: z
     .string()
-    .regex(/^[\x20-\x7E]{1,255}$/)
+    .regex(IDEMPOTENCY_KEY_PATTERN)
     .optional()
     .meta({
       param: {
@@ -58,53 +58,6 @@ function errorResponse(description: string) {
   return { description, content: { "application/json": { schema: errorBody } } };
 }
 
-/**
- * The response headers, each described once in components.headers and referenced by every response
- * that sends it. `required`: sent on every response it is referenced from.
- */
-const RESPONSE_HEADERS = {
-  "X-Request-Id": {
-    description:
-      "The id of this request, also on the server's log lines and audit entries: the X-Request-Id the client sent when it " +
-      "is 1 to 128 of A-Z a-z 0-9 . _ : - (and holds no API key), else a new UUID. Quote it when reporting a problem.",
-    required: true,
-    schema: { type: "string", example: "3f2c1a9e-8d47-4b5a-9c1e-2a7d6b0e4f13" },
-  },
-  ETag: {
-    description:
-      "The version of this answer, a strong entity tag. Send it back in If-None-Match to get a 304 while it is unchanged; " +
-      "a cosmetic's also goes in If-Match on update-cosmetic.",
-    required: true,
-    schema: { type: "string", example: '"cosmetic-3-v2"' },
-  },
-  "Idempotent-Replayed": {
-    description:
-      "`true` when this is the stored answer of an earlier request sent with the same Idempotency-Key: nothing was done " +
-      "again. Absent on a first answer.",
-    schema: { type: "string", enum: ["true"] },
-  },
-  RateLimit: {
-    description:
-      'The per-user limit (IETF draft 8 of the RateLimit header fields): requests left in this window (r) and seconds until ' +
-      'it ends (t), e.g. `"user"; r=599; t=42`. Sent once the key is accepted; absent when rate limiting is off, or could not be checked.',
-    schema: { type: "string", example: '"user"; r=599; t=42' },
-  },
-  "RateLimit-Policy": {
-    description:
-      'The per-user policy: requests allowed (q) per window of w seconds, e.g. `"user"; q=600; w=60`. Sent with RateLimit. ' +
-      "It carries no partition key (pk): that would identify the user.",
-    schema: { type: "string", example: '"user"; q=600; w=60' },
-  },
-  "Retry-After": {
-    description:
-      "Seconds to wait before retrying, a whole number: until the rate limit's one-minute window ends (429), 1 while the " +
-      "database is unavailable or the instance stops, HEAVY_LIST_WAIT_MS in seconds when every full-list slot stayed taken (LISTS_BUSY).",
-    required: true,
-    schema: { type: "integer", format: "int32", minimum: 0, maximum: Math.max(WINDOW_MS, MAX_HEAVY_LIST_WAIT_MS) / 1000, example: 17 },
-  },
-} as const satisfies Record<string, oas31.HeaderObject>;
-type ResponseHeader = keyof typeof RESPONSE_HEADERS;
-
 /** The name under components.headers: the header's name without its dashes (`X-Request-Id` → `XRequestId`). */
 const componentName = (header: ResponseHeader) => header.replaceAll("-", "");
 
@@ -123,7 +76,7 @@ function responseHeaders(route: RouteSpec, status: number): Record<string, oas31
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${componentName(name)}` }]));
 }
 
-/** The conditional GETs take the ETag they were given (http/route.ts). */
+/** The conditional GETs take the ETag they were given (http/read.ts). */
 const ifNoneMatchHeader = z.object({
   "If-None-Match": z
     .string()
@@ -185,7 +138,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
     "x-callers": [...route.callers],
     ...(route.version ? { "x-version": route.version } : {}),
   };
-  // A POST also takes Idempotency-Key (http/write.ts); a conditional GET, If-None-Match.
+  // A POST also takes Idempotency-Key (http/idempotency.ts); a conditional GET, If-None-Match.
   const headers = [
     route.headers as z.ZodObject | undefined,
     route.method === "POST" ? idempotencyHeader : undefined,

@@ -10,13 +10,12 @@ import {
   type RateLimitInfo,
   type Store,
 } from "express-rate-limit";
-import { RedisStore, type RedisReply } from "rate-limit-redis";
 import type { Config } from "../config.js";
 import { errors, type ApiError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Redis } from "../redis.js";
-import { throttledWarning } from "../throttled-warning.js";
-import type { Admission, AuthenticationGuards, FailedAuthentications } from "./route.js";
+import type { Admission, AuthenticationGuards, FailedAuthentications } from "../auth/authenticate.js";
+import { CounterPlace } from "./rate-limit-store.js";
 
 /** Which limit refused a request: the API user's budget, or the client address's failed keys. */
 export type RateLimitKind = "user" | "address";
@@ -26,26 +25,17 @@ export interface RateLimitOptions {
   logger: Logger;
   /** Counters in this Redis, shared by every instance using it; without it, in this process's memory. */
   redis?: Redis;
-  /** Prefix of the Redis keys (`<prefix>user:<id>`, `<prefix>auth:<address>`, …). */
-  prefix?: string;
+  /** Prefix of the Redis keys (`<prefix>user:<id>`, `<prefix>auth:<address>`, …); REDIS_KEY_PREFIX unless given. */
+  prefix?: string | undefined;
   /** Called on every 429, whichever limit answered it (for metrics). */
   onLimited?: (kind: RateLimitKind) => void;
   /** Called when the counters leave Redis for this process's memory (true) and when they go back (false). */
   onCountingLocally?: (locally: boolean) => void;
 }
 
-export const DEFAULT_PREFIX = "rl:";
 export const WINDOW_MS = 60_000;
 /** The name of the per-user policy in the RateLimit and RateLimit-Policy headers. */
 export const USER_POLICY = "user";
-/**
- * After a Redis command failed while connected (it timed out: Redis accepts
- * but does not answer), how long the counters stay in memory before Redis is
- * tried again. A lost connection needs no such pause: the client refuses
- * commands at once until it has reconnected.
- */
-const REDIS_RETRY_MS = 2_000;
-
 /**
  * The two limits of the service, each left out entirely when set to 0:
  * - per API user (RATE_LIMIT_PER_MINUTE), after the key check, keyed by the
@@ -62,13 +52,13 @@ export function createRateLimits({
   config,
   logger,
   redis,
-  prefix = DEFAULT_PREFIX,
+  prefix = config.redisKeyPrefix,
   onLimited,
   onCountingLocally,
 }: RateLimitOptions): AuthenticationGuards {
   const counters = redis ? new CounterPlace(redis, logger, onCountingLocally) : undefined;
   const store = (name: string): Store => (counters ? counters.store(`${prefix}${name}:`) : new MemoryStore());
-  const noted = onLimited ?? (() => undefined);
+  const limited = onLimited ?? (() => undefined);
   if (config.trustProxy === true && config.authFailuresPerMinute > 0) {
     logger.warn(
       "TRUST_PROXY=true believes any X-Forwarded-For: a client can pick its own address and escape the limit on invalid keys. " +
@@ -76,8 +66,8 @@ export function createRateLimits({
     );
   }
   return {
-    ...(config.authFailuresPerMinute > 0 ? { failures: failedAuthentications(store("auth"), config.authFailuresPerMinute, noted) } : {}),
-    after: config.rateLimitPerMinute > 0 ? [perUser(store("user"), config.rateLimitPerMinute, logger, noted)] : [],
+    failures: config.authFailuresPerMinute > 0 ? failedAuthentications(store("auth"), config.authFailuresPerMinute, limited) : undefined,
+    after: config.rateLimitPerMinute > 0 ? [perUser(store("user"), config.rateLimitPerMinute, logger, limited)] : [],
   };
 }
 
@@ -184,130 +174,6 @@ function failedAuthentications(store: Store, limit: number, onLimited: (kind: Ra
 /** IPv6 clients usually hold a whole /56: counted as one address, as express-rate-limit does. */
 function addressOf(req: Request): string {
   return ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? "unknown");
-}
-
-/**
- * Where the counters are kept: in Redis while it answers, else in this
- * process's memory. No request waits for Redis to come back: while the
- * client is not connected nothing is sent to it (the client reconnects on
- * its own, with backoff, and the next request after that uses Redis again);
- * after a command failed on a connection that looked fine (a timeout), Redis
- * is left alone for REDIS_RETRY_MS. The counts made in memory during an
- * outage are dropped when Redis is back: the shared counters take over.
- */
-class CounterPlace {
-  private locally = false;
-  private retryAt = 0;
-  private readonly localStores: MemoryStore[] = [];
-  private readonly warn: (err: unknown) => void;
-
-  constructor(
-    private readonly redis: Redis,
-    private readonly logger: Logger,
-    private readonly onCountingLocally: (locally: boolean) => void = () => undefined,
-  ) {
-    this.warn = throttledWarning(logger, "Rate-limit counters unavailable in Redis: each instance counts in its own memory until it is back");
-  }
-
-  store(prefix: string): Store {
-    const local = new MemoryStore();
-    this.localStores.push(local);
-    const shared = new RecoveringRedisStore({ sendCommand: redisCommand(this.redis), prefix });
-    return {
-      localKeys: false,
-      prefix,
-      init(options: Options) {
-        local.init(options);
-        void shared.init(options);
-      },
-      get: (key) => this.run(() => shared.get(key), () => local.get(key)),
-      increment: (key) => this.run(() => shared.increment(key), () => local.increment(key)),
-      decrement: (key) => this.run(() => shared.decrement(key), () => local.decrement(key)),
-      resetKey: (key) => this.run(() => shared.resetKey(key), () => local.resetKey(key)),
-    };
-  }
-
-  private async run<T>(shared: () => Promise<T>, local: () => Promise<T>): Promise<T> {
-    if (this.redis.status === "ready" && Date.now() >= this.retryAt) {
-      try {
-        const result = await shared();
-        if (this.locally) this.backToShared();
-        return result;
-      } catch (error) {
-        this.retryAt = Date.now() + REDIS_RETRY_MS;
-        this.toLocal(error);
-      }
-    } else if (!this.locally) {
-      this.toLocal(new Error(`Redis connection ${this.redis.status}`));
-    }
-    return local();
-  }
-
-  private toLocal(error: unknown): void {
-    this.warn(error);
-    if (this.locally) return;
-    this.locally = true;
-    this.onCountingLocally(true);
-  }
-
-  private backToShared(): void {
-    this.locally = false;
-    for (const local of this.localStores) void local.resetAll();
-    this.logger.info("Rate-limit counters back in Redis, shared by every instance");
-    this.onCountingLocally(false);
-  }
-}
-
-/**
- * rate-limit-redis loads its two Lua scripts once, in init: when Redis is
- * down at that moment, every later call fails on the same rejected promise,
- * for good. This store loads them again after any failure, so counting
- * resumes by itself once Redis is back.
- */
-class RecoveringRedisStore extends RedisStore {
-  private scriptsLost = false;
-
-  override async init(options: Options): Promise<void> {
-    try {
-      await super.init(options);
-    } catch {
-      this.scriptsLost = true;
-    }
-  }
-
-  override get(key: string): Promise<ClientRateLimitInfo | undefined> {
-    return this.recovering(() => super.get(key));
-  }
-
-  override increment(key: string): Promise<ClientRateLimitInfo> {
-    return this.recovering(() => super.increment(key));
-  }
-
-  private async recovering<T>(call: () => Promise<T>): Promise<T> {
-    if (this.scriptsLost) await this.reloadScripts();
-    try {
-      return await call();
-    } catch (error) {
-      this.scriptsLost = true;
-      throw error;
-    }
-  }
-
-  private async reloadScripts(): Promise<void> {
-    this.scriptsLost = false;
-    this.incrementScriptSha = this.loadIncrementScript();
-    this.getScriptSha = this.loadGetScript();
-    try {
-      await Promise.all([this.incrementScriptSha, this.getScriptSha]);
-    } catch (error) {
-      this.scriptsLost = true;
-      throw error;
-    }
-  }
-}
-
-function redisCommand(redis: Redis): (...args: string[]) => Promise<RedisReply> {
-  return (command, ...args) => redis.call(command, ...args) as Promise<RedisReply>;
 }
 
 /** express-rate-limit's own messages, into our log (its stores here do not fail: they fall back to memory). */

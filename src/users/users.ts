@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { AddressAllowList } from "../auth/address-allow-list.js";
-import { OPERATOR, recordAudit, type AuditSource, type DbClient } from "../audit/audit.js";
+import { OPERATOR, recordAudit, type AuditSource } from "../audit/audit.js";
+import type { Caller } from "../auth/caller.js";
+import type { DbClient } from "../db/client.js";
 import { generateApiKey, hashApiKey, looksLikeApiKey } from "../auth/api-keys.js";
 import { conflictMessage } from "../db/constraints.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
@@ -8,7 +10,7 @@ import { RefusedKeys, type KeyCache } from "../auth/key-cache.js";
 import { errors } from "../errors.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 
-/** The rules of the decisions, shared by POST /inscription and the operator CLI. */
+/** The username and role rules, shared by POST /inscription and the operator CLI. */
 export const usernameSchema = z
   .string()
   .min(3, "expected 3 to 32 characters")
@@ -32,14 +34,6 @@ export interface ApiUserSummary {
   revokedAt: Date | null;
   /** Comma-separated CIDRs the key may be used from; null: anywhere. */
   allowedIps: string | null;
-}
-
-export interface Caller {
-  id: number;
-  username: string;
-  role: string;
-  /** Where the key may be used from; absent: anywhere. Cached with the caller, so changing it announces the user. */
-  allowedAddresses?: AddressAllowList;
 }
 
 const summary = {

@@ -3,14 +3,10 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import express from "express";
-import { createApp, type Lifecycle, type RefusedAddress } from "../../src/app.js";
-import type { KeyCache } from "../../src/auth/key-cache.js";
+import { createApp, type AppOptions } from "../../src/app.js";
 import { loadConfig, type Config } from "../../src/config.js";
-import type { RateLimitKind } from "../../src/http/rate-limit.js";
-import type { RouteSpec } from "../../src/http/route.js";
 import { createHttpServer } from "../../src/http/http-server.js";
 import { createLogger } from "../../src/logger.js";
-import type { Metrics } from "../../src/metrics.js";
 import { closeRedis, createRedis, redisSettled } from "../../src/redis.js";
 import { ApiUsers } from "../../src/users/users.js";
 import { apiRoutes } from "../../src/resources/index.js";
@@ -43,19 +39,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export interface TestAppOptions {
+/** What createApp takes, but the configuration (from `env`), the database (a new one unless given) and the Redis of REDIS_URL. */
+export type TestAppOptions = Omit<AppOptions, "config" | "db" | "logger" | "redis"> & {
   env?: Record<string, string>;
-  now?: () => Date;
-  keyCache?: KeyCache;
-  routes?: readonly RouteSpec[];
   database?: TestDatabase;
-  metrics?: Metrics;
-  lifecycle?: Lifecycle;
-  onRefusedAddress?: (event: RefusedAddress) => Promise<void>;
-  /** Prefix of the rate-limit keys in Redis, so parallel tests do not share counters. */
-  rateLimitPrefix?: string;
-  onRateLimited?: (kind: RateLimitKind) => void;
-}
+};
 
 /**
  * Rate limits are off unless the test's env sets them: other tests send
@@ -65,26 +53,14 @@ const LIMITS_OFF = { RATE_LIMIT_PER_MINUTE: "0", AUTH_FAILURES_PER_MINUTE: "0" }
 
 /** The real app on a real database, listening on 127.0.0.1 on a free port. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const config = loadConfig({ NODE_ENV: "test", ...LIMITS_OFF, ...options.env });
+  const { env, database: given, ...appOptions } = options;
+  const config = loadConfig({ NODE_ENV: "test", ...LIMITS_OFF, ...env });
   const logs = new LogCapture();
   const logger = createLogger("debug", logs);
-  const database = options.database ?? (await createTestDatabase());
+  const database = given ?? (await createTestDatabase());
   const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : undefined;
   if (redis) await redisSettled(redis, 2_000);
-  const api = createApp({
-    config,
-    db: database.db,
-    logger,
-    ...(options.routes ? { routes: options.routes } : {}),
-    ...(options.now ? { now: options.now } : {}),
-    ...(options.keyCache ? { keyCache: options.keyCache } : {}),
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-    ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
-    ...(options.onRefusedAddress ? { onRefusedAddress: options.onRefusedAddress } : {}),
-    ...(redis ? { redis } : {}),
-    ...(options.rateLimitPrefix ? { rateLimitPrefix: options.rateLimitPrefix } : {}),
-    ...(options.onRateLimited ? { onRateLimited: options.onRateLimited } : {}),
-  });
+  const api = createApp({ ...appOptions, config, db: database.db, logger, redis });
   // Every response is kept, and checked against the OpenAPI document when the app closes.
   const seen: SeenResponse[] = [];
   const app = express();
@@ -134,7 +110,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       server.close();
       await once(server, "close");
       if (redis) await closeRedis(redis);
-      if (!options.database) await database.drop();
+      if (!given) await database.drop();
       const check = contractChecker(options.routes ?? apiRoutes);
       const problems = seen.map(check).filter((p): p is string => p !== undefined);
       if (problems.length > 0) {

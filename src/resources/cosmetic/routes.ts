@@ -4,7 +4,7 @@ import { errors } from "../../errors.js";
 import { id, requireAChange } from "../../fields/rules.js";
 import { queryInt } from "../../http/query-params.js";
 import { ifMatchHeader } from "../../http/if-match.js";
-import { defineRoute, Versioned } from "../../http/route.js";
+import { defineRoute, Versioned, versioned } from "../../http/route.js";
 import { cosmeticById, updateCosmetic } from "./queries.js";
 import { cosmetic, cosmeticEtag, versionsNamed } from "./entity.js";
 
@@ -42,11 +42,10 @@ export const cosmeticRoutes = [
     version: "2.0.0",
     callers: ["A", "B", "C", "D"],
     query: z.strictObject({ id: queryInt(id).meta({ description: "The cosmetic's id", example: 3 }) }),
-    response: cosmetic.full.response,
+    response: versioned(cosmetic.full.response),
     errors: { 404: "No cosmetic has this id: `Cosmetic not found`." },
-    versioned: true,
-    async handler({ query }, { deps }) {
-      const found = await cosmeticById(deps.db.reader, query.id);
+    async handler({ query }, { db }) {
+      const found = await cosmeticById(db, query.id);
       if (!found) throw errors.notFound("Cosmetic");
       return new Versioned(cosmeticEtag(found), cosmetic.full.toJson(found));
     },
@@ -66,15 +65,13 @@ export const cosmeticRoutes = [
     callers: ["A", "B", "D"],
     body: updateCosmeticBody,
     headers: z.object({ "If-Match": ifMatchHeader.optional() }),
-    response: cosmetic.full.response,
-    versioned: true,
+    response: versioned(cosmetic.full.response),
     errors: {
       404: "No cosmetic has this id: `Cosmetic not found`.",
       409: "The name is another cosmetic's: `Cosmetic name 'Halo' is already used (unique constraint cosmetics_name_key)`.",
       412: "If-Match names none of the cosmetic's current version: `Cosmetic 3 changed since the ETag sent in If-Match; nothing was written`.",
     },
-    oneStatement: true,
-    async handler({ body, headers }, { db, auditedWrite }) {
+    async oneStatement({ body, headers }, { db, auditedWrite }) {
       const { id: cosmeticId, argument_EN, argumentEn, ...fields } = body;
       const changes = { ...fields, argumentEn: argument_EN ?? argumentEn };
       const ifMatch = headers["If-Match"];

@@ -45,8 +45,7 @@ export const formRoutes = [
     body: createFormBody,
     response: formAnswer.full.response,
     successStatus: 201,
-    oneStatement: true,
-    async handler({ body }, { auditedWrite }) {
+    async oneStatement({ body }, { auditedWrite }) {
       try {
         // The answer and its audit entry (the answer as stored, but its id), in one statement.
         const [row] = await auditedWrite<FormAnswer>(Prisma.sql`INSERT INTO form_answers ${insertColumns(body)} RETURNING *`, {

@@ -13,10 +13,10 @@ export const infectedRoutes = [
     callers: ["A", "B", "D"],
     query: z.strictObject({}),
     response: z.array(infectedStats.full.response),
-    etag: async (_input, { deps }) => `infected-v${await tableVersion(deps.db.reader, "infected_stats")}`,
+    etag: async (_input, { db }) => `infected-v${await tableVersion(db, "infected_stats")}`,
     heavy: true,
-    async handler(_input, { deps }) {
-      return new JsonText(await allInfectedStatsJson(deps.db.reader));
+    async handler(_input, { db }) {
+      return new JsonText(await allInfectedStatsJson(db));
     },
   }),
 ];

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { API_KEY_PATTERN } from "../../auth/api-keys.js";
 import { errors } from "../../errors.js";
 import { defineRoute } from "../../http/route.js";
 import { DEFAULT_ROLE, roleSchema, usernameSchema } from "../../users/users.js";
@@ -16,7 +17,7 @@ const inscriptionResponse = z
     role: z.string().meta({ example: "USER" }),
     apiKey: z
       .string()
-      .regex(/^gsk_[A-Za-z0-9_-]{43}$/)
+      .regex(API_KEY_PATTERN)
       .meta({ description: "The new user's API key. Shown only in this response: only its hash is stored." }),
   })
   .meta({ id: "RegisteredUser" });
@@ -40,8 +41,8 @@ export const inscriptionRoutes = [
         "not kept, so the replay is this 409 (ask an operator to rotate the key if the first answer was lost).",
     },
     successStatus: 201,
-    async handler({ body }, { deps, db, source }) {
-      const { user, apiKey } = await deps.users.create(body.username, body.role, source, db);
+    async handler({ body }, { users, db, source }) {
+      const { user, apiKey } = await users.create(body.username, body.role, source, db);
       return { username: user.username, role: user.role, apiKey };
     },
     replayInstead: (result) =>

@@ -13,9 +13,9 @@ export const parkourRoutes = [
     callers: ["A", "B", "C"],
     query: z.strictObject({}),
     response: z.array(parkourMap.full.response),
-    etag: async (_input, { deps }) => `maps-v${await tableVersion(deps.db.reader, "parkour_maps")}`,
-    async handler(_input, { deps }) {
-      return new JsonText(await allMapsJson(deps.db.reader));
+    etag: async (_input, { db }) => `maps-v${await tableVersion(db, "parkour_maps")}`,
+    async handler(_input, { db }) {
+      return new JsonText(await allMapsJson(db));
     },
   }),
 ];

@@ -19,10 +19,10 @@ export const playerRoutes = [
     callers: ["A", "B", "D"],
     query: z.strictObject({ gradeId: queryInt(int32).meta({ description: "The grade's id", example: 2 }) }),
     response: z.array(player.full.response),
-    etag: async ({ query }, { deps }) => `players-v${await tableVersion(deps.db.reader, "players")}-g${query.gradeId}`,
+    etag: async ({ query }, { db }) => `players-v${await tableVersion(db, "players")}-g${query.gradeId}`,
     heavy: true,
-    async handler({ query }, { deps }) {
-      return new JsonText(await playersByGradeJson(deps.db.reader, query.gradeId));
+    async handler({ query }, { db }) {
+      return new JsonText(await playersByGradeJson(db, query.gradeId));
     },
   }),
   defineRoute({
@@ -36,10 +36,10 @@ export const playerRoutes = [
     callers: ["A", "B", "C", "D"],
     query: z.strictObject({}),
     response: z.array(playerSummary.response),
-    etag: async (_input, { deps }) => `players-v${await tableVersion(deps.db.reader, "players")}`,
+    etag: async (_input, { db }) => `players-v${await tableVersion(db, "players")}`,
     heavy: true,
-    async handler(_input, { deps }) {
-      return new JsonText(await allPlayersJson(deps.db.reader));
+    async handler(_input, { db }) {
+      return new JsonText(await allPlayersJson(db));
     },
   }),
   defineRoute({
@@ -53,8 +53,8 @@ export const playerRoutes = [
     query: z.strictObject({ nick: queryText(64).meta({ description: "A pseudo or a nickname", example: "Stevie" }) }),
     response: playerSummary.response,
     errors: { 404: "No player has this pseudo or nickname: `Player not found`." },
-    async handler({ query }, { deps }) {
-      const matches = await playersByNick(deps.db.reader, query.nick);
+    async handler({ query }, { db }) {
+      const matches = await playersByNick(db, query.nick);
       const nick = query.nick.toLowerCase();
       const found = matches.find((p) => p.pseudo.toLowerCase() === nick) ?? matches[0];
       if (!found) throw errors.notFound("Player");

@@ -35,9 +35,8 @@ export const rewardLogRoutes = [
         "already recorded: a retried request does not record a reward twice.",
     },
     successStatus: 201,
-    oneStatement: true,
-    async handler({ body }, { deps, auditedWrite }) {
-      const rewardedAt = body.rewardedAt ?? new Date(Math.floor(deps.now().getTime() / 1000) * 1000);
+    async oneStatement({ body }, { now, auditedWrite }) {
+      const rewardedAt = body.rewardedAt ?? new Date(Math.floor(now().getTime() / 1000) * 1000);
       try {
         // The log and its audit entry, in one statement; the entry holds the log as answered.
         const [row] = await auditedWrite<RewardLog>(
@@ -51,7 +50,7 @@ export const rewardLogRoutes = [
         );
         return rewardLog.full.toJson(row!);
       } catch (error) {
-        // An unknown player is a 409 here (a 400 on the other routes): the product owner chose so for this route.
+        // An unknown player is a 409 on this route, where the other routes answer 400.
         if (foreignKeyViolation(error)) throw errors.conflict(`playerId: no player has id ${body.playerId}`);
         const violation = uniqueViolation(error);
         if (violation) throw errors.conflict(conflictMessage(violation, { ...body, rewardedAt }));

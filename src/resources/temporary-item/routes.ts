@@ -13,9 +13,9 @@ export const temporaryItemRoutes = [
     callers: ["A", "B", "D"],
     query: z.strictObject({}),
     response: z.array(temporaryItem.full.response),
-    etag: (_input, { deps }) => activeItemsVersion(deps.db.reader, deps.now()),
-    async handler(_input, { deps }) {
-      return new JsonText(await activeItemsJson(deps.db.reader, deps.now()));
+    etag: (_input, { db, now }) => activeItemsVersion(db, now()),
+    async handler(_input, { db, now }) {
+      return new JsonText(await activeItemsJson(db, now()));
     },
   }),
 ];

@@ -26,8 +26,7 @@ export const worldRoutes = [
     body: updateWorldBody,
     response: world.full.response,
     errors: { 404: "No world has this id: `World not found`." },
-    oneStatement: true,
-    async handler({ body }, { auditedWrite }) {
+    async oneStatement({ body }, { auditedWrite }) {
       const { id: worldId, ...fields } = body;
       try {
         // The fields sent and their audit entry, in one statement.

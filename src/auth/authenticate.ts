@@ -1,0 +1,112 @@
+import { isIP } from "node:net";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { CallerGroup } from "../config.js";
+import type { AppDeps } from "../deps.js";
+import { errors, type ApiError } from "../errors.js";
+import { keyFingerprint } from "./api-keys.js";
+import type { Caller } from "./caller.js";
+
+declare module "express-serve-static-core" {
+  interface Request {
+    caller?: Caller;
+  }
+}
+
+/** The rate limits around the key check: the one on failed authentication, and middleware run once the caller is known. */
+export interface AuthenticationGuards {
+  failures?: FailedAuthentications | undefined;
+  after: RequestHandler[];
+}
+
+/** A limit on failed authentication by client address (http/rate-limit.ts), consulted by the key check. */
+export interface FailedAuthentications {
+  /** What the address's failures so far allow for this presented key (by fingerprint), before it is checked. */
+  admit(req: Request, fingerprint: string): Promise<Admission>;
+  /** Counts a failed authentication (401, or 403 for a refused address) of this key from this address; once per request. */
+  count(req: Request, fingerprint: string): void;
+  /** The 429 for a request whose key did not pass while the address is over its budget. */
+  refuse(res: Response, admission: Admission): ApiError;
+}
+
+/**
+ * How far the presented key is checked: `database` as usual, `memory` only
+ * among keys this instance has already authenticated, `none` not at all.
+ * `over`: the address is over its budget, so a key that does not pass gets 429.
+ */
+export type Admission = { over: false; check: "database" } | { over: true; retryAfter: number; check: "database" | "memory" | "none" };
+
+const OPEN: Admission = { over: false, check: "database" };
+
+/** The key check: sets req.caller, or answers 401 (429 for an address over its failure budget, 403 for a refused address). */
+export function authenticate(deps: AppDeps, failures: FailedAuthentications | undefined): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const key = presentedKey(req);
+    const fingerprint = keyFingerprint(key);
+    const admission = failures ? await failures.admit(req, fingerprint) : OPEN;
+    let caller: Caller | undefined;
+    if (key !== undefined && admission.check === "database") caller = await deps.users.authenticate(key);
+    if (key !== undefined && admission.check === "memory") caller = deps.users.authenticateFromMemory(key);
+    if (!caller) {
+      // Counted only when the key was checked: one that was not has already failed, or the address is guessing.
+      if (admission.check === "database") failures?.count(req, fingerprint);
+      if (admission.over) throw failures!.refuse(res, admission);
+      deps.logger.info({ reason: key === undefined ? "missing or conflicting key" : "unknown or revoked key" }, "authentication failed");
+      throw errors.unauthenticated();
+    }
+    req.caller = caller;
+    const ctx = deps.requestContext.getStore();
+    if (ctx) ctx.user = caller.username;
+    if (caller.allowedAddresses && !caller.allowedAddresses.allows(req.ip)) {
+      // Counted like a failed authentication by the per-address limit (http/rate-limit.ts): a key
+      // used from the wrong place cannot be replayed without bound, nor flood the audit log.
+      failures?.count(req, fingerprint);
+      await refuseAddress(deps, caller, req.ip, ctx?.requestId);
+      throw errors.addressNotAllowed();
+    }
+    next();
+  };
+}
+
+/** The allow-list of a route: 403 unless the caller is in one of its groups. */
+export function authorize(callers: readonly CallerGroup[], deps: AppDeps): RequestHandler {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    if (!deps.callers.may(req.caller!.username, callers)) throw errors.forbidden();
+    next();
+  };
+}
+
+/** A key used from elsewhere than its user's allowed addresses: logged (never the key) and recorded. */
+async function refuseAddress(deps: AppDeps, caller: Caller, address: string | undefined, requestId: string | undefined) {
+  // Behind a trusted proxy req.ip is the client's own X-Forwarded-For text: only an address is kept.
+  const clientAddress = address !== undefined && isIP(address) ? address : "(not an IP address)";
+  deps.logger.warn({ clientAddress }, "API key used from a client address not allowed for its user");
+  try {
+    await deps.onRefusedAddress({ username: caller.username, clientAddress, requestId });
+  } catch (error) {
+    // The refusal stands whether or not it could be recorded.
+    deps.logger.error({ err: error }, "could not record a refused client address");
+  }
+}
+
+/**
+ * The key from `X-API-Key` or `Authorization: Bearer`. Both may be sent only
+ * with the same value; an Authorization header of another scheme counts as a
+ * bad key rather than being ignored, and so does either header sent twice
+ * (Node joins two X-API-Key into one value, but keeps only the first
+ * Authorization: the second must not go unseen).
+ */
+function presentedKey(req: Request): string | undefined {
+  const header = req.headers["x-api-key"];
+  const authorization = req.headers.authorization;
+  let bearer: string | undefined;
+  if (authorization !== undefined) {
+    if (req.headersDistinct.authorization!.length > 1) return undefined;
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
+    if (!match) return undefined;
+    bearer = match[1];
+  }
+  if (Array.isArray(header)) return undefined;
+  const apiKey = header?.trim();
+  if (apiKey !== undefined && bearer !== undefined && apiKey !== bearer) return undefined;
+  return apiKey || bearer || undefined;
+}

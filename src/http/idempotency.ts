@@ -1,0 +1,160 @@
+import { createHash } from "node:crypto";
+import type { Request } from "express";
+import type { DbClient } from "../db/client.js";
+import { ApiError, errors } from "../errors.js";
+import type { RouteSpec } from "./route.js";
+
+/**
+ * Idempotency-Key (Stripe's semantics, per API user, kept 24 hours):
+ * - The key's row is inserted first. A concurrent request with the same key
+ *   waits on the primary key until the first one commits, then replays its
+ *   answer: concurrent duplicates have one effect and get one answer.
+ * - The handler runs under a savepoint. A 404 or 409 rolls the effect back to
+ *   it, and the key's row is committed with that answer (so it is replayed).
+ *   A 400 (the body is wrong: the client fixes it and may retry with the same
+ *   key) and a 5xx (nothing happened, a retry may succeed) roll back the key
+ *   too: nothing is stored.
+ * - The same key with another body or on another route is a 422.
+ */
+export const IDEMPOTENCY_HEADER = "Idempotency-Key";
+export const REPLAYED_HEADER = "Idempotent-Replayed";
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Printable ASCII, 1 to 255 characters (UUIDs, "order-42:attempt"…). */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
+
+/** What a write answers, as sent and as an Idempotency-Key replay sends it again. */
+export interface Answer {
+  status: number;
+  /** The exact JSON text sent: a replay sends the same bytes. */
+  text: string;
+  /** Of the record written, when the handler gives it (not kept for replays). */
+  etag?: string | undefined;
+  replayed?: boolean;
+}
+
+/** What a write handler gave: its answer's body, and the version of the record written. */
+export interface Written {
+  body: unknown;
+  etag?: string;
+}
+
+export interface KeyedRequest {
+  userId: number;
+  key: string;
+  route: string;
+  fingerprint: string;
+  now: Date;
+}
+
+/** The header, checked: undefined when not sent; a 400 naming it when malformed or sent twice. */
+export function idempotencyKey(req: Request): string | undefined {
+  const values = req.headersDistinct["idempotency-key"];
+  if (values === undefined) return undefined;
+  if (values.length !== 1) throw errors.validation(`${IDEMPOTENCY_HEADER}: send it once`);
+  const value = values[0]!;
+  if (!IDEMPOTENCY_KEY_PATTERN.test(value)) {
+    throw errors.validation(`${IDEMPOTENCY_HEADER}: expected 1 to 255 printable ASCII characters`);
+  }
+  return value;
+}
+
+/** The same request means the same method, path and JSON body, whatever its key order and spacing. */
+export function fingerprint(route: RouteSpec, body: unknown): string {
+  return createHash("sha256").update(`${route.method} ${route.path}\n${canonicalJson(body)}`).digest("hex");
+}
+
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/**
+ * Takes the key for this request (a new row, or one older than 24 hours, which
+ * counts as new) and returns undefined; or returns the answer stored for it.
+ * A concurrent holder of the key makes the INSERT wait until it commits (its
+ * answer is then read) or rolls back (the key is then taken here).
+ */
+export async function claimKey(tx: DbClient, r: KeyedRequest): Promise<Answer | undefined> {
+  const expired = new Date(r.now.getTime() - IDEMPOTENCY_TTL_MS);
+  // A row purged between the two statements makes the loop take the key again.
+  for (;;) {
+    const claimed = await tx.$executeRaw`
+      INSERT INTO idempotency_keys ("apiUserId", key, route, fingerprint, "createdAt")
+      VALUES (${r.userId}, ${r.key}, ${r.route}, ${r.fingerprint}, ${r.now})
+      ON CONFLICT ("apiUserId", key) DO UPDATE
+        SET route = EXCLUDED.route, fingerprint = EXCLUDED.fingerprint, "createdAt" = EXCLUDED."createdAt",
+            "responseStatus" = NULL, "responseBody" = NULL
+        WHERE idempotency_keys."createdAt" <= ${expired}`;
+    if (claimed === 1) return undefined;
+    const rows = await tx.$queryRaw<{ route: string; fingerprint: string; status: number | null; body: string | null }[]>`
+      SELECT route, fingerprint, "responseStatus" AS status, "responseBody" AS body
+        FROM idempotency_keys WHERE "apiUserId" = ${r.userId} AND key = ${r.key}`;
+    const stored = rows[0];
+    if (!stored) continue;
+    if (stored.fingerprint !== r.fingerprint) throw errors.idempotencyKeyReused(stored.route, stored.route === r.route);
+    if (stored.status === null || stored.body === null) throw new Error("An idempotency key was committed without its answer");
+    return { status: stored.status, text: stored.body };
+  }
+}
+
+/**
+ * Failures that are this request's answer, kept and replayed like a success: a
+ * 4xx other than 400 (the record is missing, or conflicts with another).
+ */
+const isStoredFailure = (error: unknown): error is ApiError => error instanceof ApiError && error.status > 400 && error.status < 500;
+
+export async function runOnce(
+  tx: DbClient,
+  r: KeyedRequest,
+  route: RouteSpec,
+  success: number,
+  handler: () => Promise<Written>,
+): Promise<Answer> {
+  await tx.$executeRawUnsafe("SAVEPOINT idempotent_write");
+  let answer: Answer;
+  let replay: Answer;
+  try {
+    const { body, etag } = await handler();
+    answer = { status: success, text: JSON.stringify(body) };
+    // An answer holding a secret (a new API key) is not kept: a replay says what happened instead.
+    const instead = route.replayInstead?.(body);
+    replay = instead ? { status: instead.status, text: JSON.stringify(instead.toBody()) } : answer;
+    if (etag) answer = { ...answer, etag };
+  } catch (error) {
+    if (!isStoredFailure(error)) throw error;
+    await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT idempotent_write");
+    answer = replay = { status: error.status, text: JSON.stringify(error.toBody()) };
+  }
+  await tx.$executeRaw`
+    UPDATE idempotency_keys SET "responseStatus" = ${replay.status}, "responseBody" = ${replay.text}
+     WHERE "apiUserId" = ${r.userId} AND key = ${r.key}`;
+  return answer;
+}
+
+/**
+ * Keys past 24 hours are already treated as new; their rows are deleted here,
+ * by requests that send a key, at most once a minute per instance and in
+ * batches, outside any request's transaction.
+ */
+const PURGE_EVERY_MS = 60_000;
+const PURGE_BATCH = 10_000;
+const lastPurge = new WeakMap<object, number>();
+
+export async function purgeExpiredKeys(prisma: DbClient, now: Date): Promise<void> {
+  const last = lastPurge.get(prisma);
+  if (last !== undefined && Math.abs(now.getTime() - last) < PURGE_EVERY_MS) return;
+  lastPurge.set(prisma, now.getTime());
+  const expired = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
+  const deleted = await prisma.$executeRaw`
+    DELETE FROM idempotency_keys WHERE ("apiUserId", key) IN (
+      SELECT "apiUserId", key FROM idempotency_keys WHERE "createdAt" <= ${expired} LIMIT ${PURGE_BATCH})`;
+  // A full batch: more may be waiting, so the next keyed request purges again.
+  if (deleted === PURGE_BATCH) lastPurge.delete(prisma);
+}

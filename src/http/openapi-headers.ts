@@ -1,0 +1,50 @@
+import type { oas31 } from "zod-openapi";
+import { MAX_HEAVY_LIST_WAIT_MS } from "../config.js";
+import { WINDOW_MS } from "./rate-limit.js";
+
+/**
+ * The response headers, each described once in components.headers and referenced by every response
+ * that sends it. `required`: sent on every response it is referenced from.
+ */
+export const RESPONSE_HEADERS = {
+  "X-Request-Id": {
+    description:
+      "The id of this request, also on the server's log lines and audit entries: the X-Request-Id the client sent when it " +
+      "is 1 to 128 of A-Z a-z 0-9 . _ : - (and holds no API key), else a new UUID. Quote it when reporting a problem.",
+    required: true,
+    schema: { type: "string", example: "3f2c1a9e-8d47-4b5a-9c1e-2a7d6b0e4f13" },
+  },
+  ETag: {
+    description:
+      "The version of this answer, a strong entity tag. Send it back in If-None-Match to get a 304 while it is unchanged; " +
+      "a cosmetic's also goes in If-Match on update-cosmetic.",
+    required: true,
+    schema: { type: "string", example: '"cosmetic-3-v2"' },
+  },
+  "Idempotent-Replayed": {
+    description:
+      "`true` when this is the stored answer of an earlier request sent with the same Idempotency-Key: nothing was done " +
+      "again. Absent on a first answer.",
+    schema: { type: "string", enum: ["true"] },
+  },
+  RateLimit: {
+    description:
+      'The per-user limit (IETF draft 8 of the RateLimit header fields): requests left in this window (r) and seconds until ' +
+      'it ends (t), e.g. `"user"; r=599; t=42`. Sent once the key is accepted; absent when rate limiting is off, or could not be checked.',
+    schema: { type: "string", example: '"user"; r=599; t=42' },
+  },
+  "RateLimit-Policy": {
+    description:
+      'The per-user policy: requests allowed (q) per window of w seconds, e.g. `"user"; q=600; w=60`. Sent with RateLimit. ' +
+      "It carries no partition key (pk): that would identify the user.",
+    schema: { type: "string", example: '"user"; q=600; w=60' },
+  },
+  "Retry-After": {
+    description:
+      "Seconds to wait before retrying, a whole number: until the rate limit's one-minute window ends (429), 1 while the " +
+      "database is unavailable or the instance stops, HEAVY_LIST_WAIT_MS in seconds when every full-list slot stayed taken (LISTS_BUSY).",
+    required: true,
+    schema: { type: "integer", format: "int32", minimum: 0, maximum: Math.max(WINDOW_MS, MAX_HEAVY_LIST_WAIT_MS) / 1000, example: 17 },
+  },
+} as const satisfies Record<string, oas31.HeaderObject>;
+export type ResponseHeader = keyof typeof RESPONSE_HEADERS;

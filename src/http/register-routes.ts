@@ -1,0 +1,112 @@
+import type { Request, RequestHandler, Response, Router } from "express";
+import type { z } from "zod";
+import { authenticate, authorize, type AuthenticationGuards } from "../auth/authenticate.js";
+import { conflictMessage } from "../db/constraints.js";
+import { uniqueViolation } from "../db/prisma-errors.js";
+import type { AppDeps } from "../deps.js";
+import { errors } from "../errors.js";
+import { jsonBody } from "./body.js";
+import { runRead } from "./read.js";
+import type { RouteInput, RouteSpec } from "./route.js";
+import { PARSE_OPTIONS, validationError } from "./validation.js";
+import { runWrite } from "./write.js";
+
+/**
+ * Wires each declared route into Express: the key check, the rate limits,
+ * its allow-list, the body parser when it takes a body, validation, then the
+ * read path (read.ts) or the write path (write.ts).
+ */
+export function registerRoutes(
+  router: Router,
+  routes: readonly RouteSpec[],
+  deps: AppDeps,
+  guards: AuthenticationGuards = { after: [] },
+): void {
+  const authenticated = [authenticate(deps, guards.failures), ...guards.after];
+  const seen = new Set<string>();
+  for (const route of routes) {
+    const id = `${route.method} ${route.path}`;
+    if (route.callers.length === 0) {
+      throw new Error(`Route ${id} declares no callers: every route must name the groups allowed to call it`);
+    }
+    if (seen.has(id)) throw new Error(`Route ${id} is declared twice`);
+    seen.add(id);
+
+    const chain: RequestHandler[] = [...authenticated, authorize(route.callers, deps)];
+    if (route.body) chain.push(jsonBody());
+    const { read, write } = route;
+    if (read) {
+      chain.push((req: Request, res: Response) => {
+        const input = parseInput(route, req);
+        return runRead(route, input, req, res, deps, (ctx) => conflictsNamed(read(input, ctx), input));
+      });
+    } else {
+      chain.push((req: Request, res: Response) => {
+        const input = parseInput(route, req);
+        return runWrite(route, req, res, deps, (ctx) => conflictsNamed(write!(input, ctx), input));
+      });
+    }
+    router[route.method.toLowerCase() as "get" | "post" | "patch"](route.path, ...chain);
+  }
+
+  // A known path with another method: 405 naming the methods it has — after the key check, like any route.
+  const methodsByPath = new Map<string, string[]>();
+  for (const route of routes) {
+    methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+  }
+  for (const [path, methods] of methodsByPath) {
+    const allow = methods.includes("GET") ? [...methods, "HEAD"] : methods;
+    router.all(path, ...authenticated, (req, res) => {
+      res.setHeader("Allow", allow.join(", "));
+      throw errors.methodNotAllowed(req.method, req.originalUrl.split("?")[0] ?? path);
+    });
+  }
+}
+
+/** A unique violation is named with the value the client sent. */
+async function conflictsNamed<T>(handled: Promise<T>, input: RouteInput): Promise<T> {
+  try {
+    return await handled;
+  } catch (error) {
+    const violation = uniqueViolation(error);
+    if (violation) throw errors.conflict(conflictMessage(violation, { ...asRecord(input.query), ...asRecord(input.body) }));
+    throw error;
+  }
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+}
+
+function parseInput(route: RouteSpec, req: Request): RouteInput {
+  const input: RouteInput = { query: undefined, body: undefined, headers: undefined };
+  if (route.query) {
+    const parsed = route.query.safeParse(req.query, PARSE_OPTIONS);
+    if (!parsed.success) throw validationError(parsed.error);
+    input.query = parsed.data;
+  }
+  if (route.body) {
+    if (req.body === undefined) {
+      throw errors.validation("body: expected a JSON object sent with Content-Type: application/json");
+    }
+    const parsed = route.body.safeParse(req.body, PARSE_OPTIONS);
+    if (!parsed.success) throw validationError(parsed.error);
+    input.body = parsed.data;
+  }
+  const declared = route.headers ? Object.keys((route.headers as z.ZodObject).shape) : [];
+  if (route.method !== "GET" && req.headers["if-match"] !== undefined && !declared.includes("If-Match")) {
+    // A client asking for a conditional write must never get an unconditional one: this route has no
+    // version to compare (only update-cosmetic does).
+    throw errors.validation("If-Match: this route has no ETag to match, so it cannot make the write conditional; send it without If-Match");
+  }
+  if (route.headers) {
+    const sent = Object.fromEntries(declared.flatMap((name) => {
+      const value = req.headers[name.toLowerCase()];
+      return value === undefined ? [] : [[name, value]];
+    }));
+    const parsed = route.headers.safeParse(sent, PARSE_OPTIONS);
+    if (!parsed.success) throw validationError(parsed.error);
+    input.headers = parsed.data;
+  }
+  return input;
+}
