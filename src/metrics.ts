@@ -40,15 +40,7 @@ export class Metrics {
     this.countingLocally.set(0);
     const pool = db?.poolStats();
     if (db && pool) {
-      const stat = (name: string, help: string, read: () => number) =>
-        new Gauge({
-          name,
-          help,
-          registers: [this.registry],
-          collect() {
-            this.set(read());
-          },
-        });
+      const stat = this.readGauge.bind(this);
       stat("db_pool_max_connections", "Configured size of the PostgreSQL pool (DB_POOL_MAX).", () => db.poolStats()?.max ?? 0);
       stat("db_pool_connections", "Open connections to PostgreSQL, busy or idle.", () => db.poolStats()?.total ?? 0);
       stat("db_pool_idle_connections", "Open connections not in use.", () => db.poolStats()?.idle ?? 0);
@@ -58,18 +50,22 @@ export class Metrics {
 
   /** The full lists in progress and waiting (HEAVY_LISTS_AT_ONCE): slots taken for long, or a queue, mean lists are starved. */
   watchHeavyLists(bulkhead: Bulkhead): void {
-    const gauge = (name: string, help: string, read: () => number) =>
-      this.registry.getSingleMetric(name) ??
-      new Gauge({
-        name,
-        help,
-        registers: [this.registry],
-        collect() {
-          this.set(read());
-        },
-      });
+    const gauge = this.readGauge.bind(this);
     gauge("heavy_lists_in_progress", "Full lists holding a slot (built or being sent), at most HEAVY_LISTS_AT_ONCE.", () => bulkhead.state.active);
     gauge("heavy_lists_waiting", "Full lists waiting for a slot (at most HEAVY_LIST_WAIT_MS each).", () => bulkhead.state.waiting);
+  }
+
+  /** A gauge read when scraped, registered once: asked for again, the first one stays. */
+  private readGauge(name: string, help: string, read: () => number): void {
+    if (this.registry.getSingleMetric(name)) return;
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
   }
 
   /** Times every request; the route label is the declared path, so URLs with values do not explode the series. */
