@@ -159,11 +159,18 @@ describe("API keys are never kept in clear", () => {
         .set({ "X-API-Key": key, "X-Request-Id": k, "X-Forwarded-For": k, "Idempotency-Key": k, "If-None-Match": `"${k}"` });
       const pasted = await api().get(`/api/no/such/route/${k}`).set("X-API-Key", k);
       expect(pasted.body).toEqual({ code: 404, message: "No route GET /api/no/such/route/gsk_[masked]" });
+      // Percent-encoded, in part or whole, it is still the key.
+      const encoded = `gsk%5F${[...k.slice(4)].map((c, i) => (i % 2 ? `%${c.charCodeAt(0).toString(16).toUpperCase()}` : c)).join("")}`;
+      const pastedEncoded = await api().get(`/api/no/such/route/${encoded}`).set("X-API-Key", key);
+      expect(pastedEncoded.body).toEqual({ code: 404, message: "No route GET /api/no/such/route/gsk_[masked]" });
     }
 
     const logs = t.logs.raw.join("\n");
     expect(t.logs.raw.length).toBeGreaterThan(keys.length * 9);
-    for (const k of keys) expect(logs).not.toContain(k.slice(4));
+    for (const k of keys) {
+      expect(logs).not.toContain(k.slice(4));
+      expect(logs).not.toContain(k.slice(-8));
+    }
 
     // Every text-like column of every table, whatever later migrations add.
     const columns = await prisma.$queryRaw<{ table: string; column: string }[]>`

@@ -36,7 +36,8 @@ export function keyFingerprint(key: string | undefined): string {
   return createHash("sha256").update("rate-limit fingerprint:").update(key ?? "").digest("hex").slice(0, 16);
 }
 
-const KEY_LIKE = /gsk_[A-Za-z0-9_-]{8,}/gi;
+/** A key, or the start of one, also when percent-encoded in part or whole (`gsk%5F…`, `%2D` for `-`). */
+const KEY_LIKE = /gsk(?:_|%5f)(?:[a-z0-9_-]|%[0-9a-f]{2}){8,}/gi;
 
 /**
  * Text a client chose (a path, a forwarded address) with anything that looks
