@@ -1,3 +1,4 @@
+import net from "node:net";
 import request from "supertest";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -160,6 +161,16 @@ describe("the servers of the OpenAPI document", () => {
 
     it("when the host is unfit for a URL, then the template is served instead", async () => {
       expect(await servers(proxied, { "X-Forwarded-Host": "a.example/evil?x=" })).toEqual(doc.servers);
+    });
+
+    it("when the request names no host at all, then the template is served, not a URL of 'undefined'", async () => {
+      const socket = net.connect(Number(new URL(plain.url).port), "127.0.0.1");
+      socket.end("GET /api/openapi.json HTTP/1.0\r\n\r\n");
+      const chunks: Buffer[] = [];
+      for await (const chunk of socket) chunks.push(chunk as Buffer);
+      const answer = Buffer.concat(chunks).toString("utf8");
+      expect(answer).toMatch(/^HTTP\/1\.1 200/);
+      expect((JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)) as { servers: unknown }).servers).toEqual(doc.servers);
     });
   });
 });

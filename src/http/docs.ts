@@ -76,7 +76,9 @@ export function docsRouter(document: oas31.OpenAPIObject, publicUrl: string | un
     if (json === undefined) {
       res.setHeader("Vary", "Host, X-Forwarded-Host, X-Forwarded-Proto");
       const host = req.host;
-      json = (req.protocol === "http" || req.protocol === "https") && SANE_HOST.test(host) ? served(`${req.protocol}://${host}`) : template;
+      // No Host at all (HTTP/1.0) leaves req.host undefined, which a regular expression would read as "undefined".
+      const usable = typeof host === "string" && SANE_HOST.test(host) && (req.protocol === "http" || req.protocol === "https");
+      json = usable ? served(`${req.protocol}://${host}`) : template;
     }
     res.type("application/json; charset=utf-8").send(json);
   });
