@@ -86,11 +86,15 @@ describe("the OpenAPI document", () => {
     expect(json.status).toBe(200);
     expect(json.body).toEqual({ ...JSON.parse(JSON.stringify(document)), servers: [{ url: `${t.url}/api`, description: "This server" }] });
     const page = await request(t.url).get("/api/docs");
+    // Behind a path prefix (PUBLIC_URL=https://host/prefix) the page must find its files: no absolute paths.
+    expect(page.text).not.toMatch(/(?:href|src)="\//);
+    const slash = await request(t.url).get("/api/docs/");
+    expect([slash.status, slash.headers.location]).toEqual([301, "../docs"]);
     expect(page.status).toBe(200);
     expect(page.headers["content-type"]).toMatch(/^text\/html/);
     for (const src of page.text.match(/(?:src|href)="([^"]+)"/g)!.map((m) => m.split('"')[1]!)) {
-      expect(src, "no outside address").toMatch(/^\/api\/docs\//);
-      expect((await request(t.url).get(src)).status, src).toBe(200);
+      expect(src, "no outside address").toMatch(/^docs\//);
+      expect((await request(t.url).get(new URL(src, `${t.url}/api/docs`).pathname)).status, src).toBe(200);
     }
   });
 
@@ -101,6 +105,10 @@ describe("the OpenAPI document", () => {
       expect(res.text, file).not.toContain('"name": "swagger-ui-dist"');
     }
     const page = await request(t.url).get("/api/docs");
+    // Behind a path prefix (PUBLIC_URL=https://host/prefix) the page must find its files: no absolute paths.
+    expect(page.text).not.toMatch(/(?:href|src)="\//);
+    const slash = await request(t.url).get("/api/docs/");
+    expect([slash.status, slash.headers.location]).toEqual([301, "../docs"]);
     expect(page.headers["content-security-policy"]).toContain("default-src 'self'");
     expect(page.headers["content-security-policy"]).not.toContain("upgrade-insecure-requests");
   });

@@ -20,19 +20,19 @@ const PAGE = `<!doctype html>
 <head>
   <meta charset="utf-8">
   <title>Game community API</title>
-  <link rel="stylesheet" href="/api/docs/assets/swagger-ui.css">
+  <link rel="stylesheet" href="docs/assets/swagger-ui.css">
 </head>
 <body>
   <div id="swagger-ui"></div>
-  <script src="/api/docs/assets/swagger-ui-bundle.js"></script>
-  <script src="/api/docs/init.js"></script>
+  <script src="docs/assets/swagger-ui-bundle.js"></script>
+  <script src="docs/init.js"></script>
 </body>
 </html>
 `;
 
 // A script of its own rather than inline: the Content-Security-Policy allows same-origin scripts only.
 const INIT = `window.ui = SwaggerUIBundle({
-  url: "/api/openapi.json",
+  url: "openapi.json",
   dom_id: "#swagger-ui",
   deepLinking: true,
   validatorUrl: null,
@@ -82,7 +82,13 @@ export function docsRouter(document: oas31.OpenAPIObject, publicUrl: string | un
     }
     res.type("application/json; charset=utf-8").send(json);
   });
-  router.get("/docs", (_req, res) => {
+  // The page names its files relative to itself, so that it works behind a path prefix (PUBLIC_URL):
+  // from /api/docs/ they would resolve under /api/docs/docs/, so that address is sent to /api/docs.
+  router.get("/docs", (req, res) => {
+    if (req.originalUrl.split("?")[0]!.endsWith("/")) {
+      res.redirect(301, "../docs");
+      return;
+    }
     res.type("html").send(PAGE);
   });
   router.get("/docs/init.js", (_req, res) => {
