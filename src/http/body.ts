@@ -40,8 +40,10 @@ function mediaTypeParameters(text: string): [string, string][] | undefined {
 export function jsonBody(): RequestHandler {
   const parse = express.json({ limit: `${BODY_LIMIT_KB}kb`, strict: false, type: "application/json", verify: refuseNonUtf8 });
   return (req, res, next) => {
-    const contentType = req.headers["content-type"];
-    if (contentType !== undefined) checkMediaType(contentType);
+    // Node keeps the first of several Content-Type headers; a proxy may keep the last: two readings of one body.
+    const sent = req.headersDistinct["content-type"];
+    if (sent !== undefined && sent.length > 1) throw errors.validation("Content-Type: send it once");
+    if (sent !== undefined) checkMediaType(sent[0]!);
     parse(req, res, next);
   };
 }

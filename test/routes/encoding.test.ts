@@ -139,6 +139,28 @@ describe("Content-Type", () => {
     },
   );
 
+  it("when it is sent twice (even the same twice), then 400 naming Content-Type, and nothing is stored", async () => {
+    for (const second of ["text/plain", "application/json"]) {
+      const username = unique("ct2");
+      const body = JSON.stringify({ username });
+      const socket = net.connect(Number(new URL(t.url).port), "127.0.0.1");
+      await once(socket, "connect");
+      socket.write(
+        `POST /api/inscription HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Type: ${second}\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      const chunks: Buffer[] = [];
+      socket.on("data", (c: Buffer) => chunks.push(c));
+      await once(socket, "close");
+      const [head = "", text = ""] = Buffer.concat(chunks).toString("utf8").split("\r\n\r\n");
+      expect({ status: Number(head.split(" ")[1]), body: JSON.parse(text) as unknown }).toEqual({
+        status: 400,
+        body: { code: 400, message: "Content-Type: send it once" },
+      });
+      expect(await prisma().apiUser.count({ where: { username } })).toBe(0);
+    }
+  });
+
   it("when the charset is another than UTF-8, even one that could decode the body (UTF-16), then 415 and nothing is stored", async () => {
     const username = unique("u16");
     const res = await send("POST", "/inscription", Buffer.from(JSON.stringify({ username }), "utf16le"), { "Content-Type": "application/json; charset=utf-16le" });
