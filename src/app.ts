@@ -25,7 +25,6 @@ import { recordAudit } from "./audit/audit.js";
 import { Metrics } from "./metrics.js";
 import type { AppDeps, RefusedAddress } from "./deps.js";
 
-export type { AppDeps, RefusedAddress } from "./deps.js";
 
 /** What /readyz reports besides the database: set when the process begins to stop. */
 export interface Lifecycle {

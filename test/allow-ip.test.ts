@@ -2,7 +2,7 @@ import { once } from "node:events";
 import net from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RefusedAddress } from "../src/app.js";
+import type { RefusedAddress } from "../src/deps.js";
 import { AddressAllowList } from "../src/auth/address-allow-list.js";
 import { hashApiKey } from "../src/auth/api-keys.js";
 import { KeyCache } from "../src/auth/key-cache.js";

@@ -24,7 +24,9 @@ export const misuses = [
       await ctx.audit({ action: "world.update", target: "world:1" });
       // @ts-expect-error A read has no way to the primary: only its reader client.
       await ctx.deps.db.prisma.world.deleteMany();
-      return ctx.db.world.findMany();
+      // @ts-expect-error Its reader client has no model methods (which could write), only raw queries.
+      await ctx.db.world.deleteMany();
+      return ctx.db.$queryRaw`SELECT id FROM worlds`;
     },
   }),
   defineRoute({

@@ -4,7 +4,7 @@ import express from "express";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatedApiFiles } from "../scripts/api-files.js";
-import type { AppDeps } from "../src/app.js";
+import type { AppDeps } from "../src/deps.js";
 import { ERROR_CATALOGUE } from "../src/errors.js";
 import { documentedStatuses } from "../src/http/openapi.js";
 import { registerRoutes } from "../src/http/register-routes.js";

@@ -40,8 +40,6 @@ export interface AuditEntry {
   changes?: Record<string, unknown>;
 }
 
-// Until resources/cosmetic/queries.ts imports it from db/client.ts (its owner is reshaping that file).
-export type { DbClient } from "../db/client.js";
 
 /** Changes made by someone without a better name: the first-start user, tests. */
 export const OPERATOR: AuditSource = { actor: "operator" };

@@ -1,4 +1,5 @@
-import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import type { ReadClient } from "./client.js";
+import { Prisma } from "../generated/prisma/client.js";
 
 /**
  * A list built as JSON text by PostgreSQL: Node passes one string through
@@ -7,7 +8,7 @@ import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
  * compares them), in the column order of `rows`: an entity's projection
  * (fields/entity.ts) lists them in its answer's order.
  */
-export async function jsonList(prisma: PrismaClient, rows: Prisma.Sql, orderBy: string): Promise<string> {
+export async function jsonList(prisma: ReadClient, rows: Prisma.Sql, orderBy: string): Promise<string> {
   const [row] = await prisma.$queryRaw<{ json: string }[]>(Prisma.sql`
     SELECT coalesce('[' || string_agg(row_to_json(r)::text, ',' ORDER BY ${Prisma.raw(orderBy)}) || ']', '[]') AS json
       FROM (${rows}) r`);

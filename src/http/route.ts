@@ -2,9 +2,9 @@ import type { z } from "zod";
 import type { AuditedRowEntry, AuditEntry, AuditSource } from "../audit/audit.js";
 import type { Caller } from "../auth/caller.js";
 import type { CallerGroup } from "../config.js";
-import type { DbClient } from "../db/client.js";
+import type { DbClient, ReadClient } from "../db/client.js";
 import type { ApiError } from "../errors.js";
-import type { PrismaClient, Prisma } from "../generated/prisma/client.js";
+import type { Prisma } from "../generated/prisma/client.js";
 import type { ApiUsers } from "../users/users.js";
 
 /**
@@ -27,7 +27,7 @@ export interface RouteInput<Q extends z.ZodType = z.ZodType, B extends z.ZodType
 export interface ReadContext {
   caller: Caller;
   /** The read replica when DATABASE_READ_URL is set (GETs may then lag behind writes by the replication delay). */
-  db: PrismaClient;
+  db: ReadClient;
   now: () => Date;
 }
 

@@ -1,6 +1,6 @@
-import type { DbClient } from "../../audit/audit.js";
+import type { DbClient, ReadClient } from "../../db/client.js";
 import { errors } from "../../errors.js";
-import { Prisma, type Cosmetic, type PrismaClient } from "../../generated/prisma/client.js";
+import { Prisma, type Cosmetic } from "../../generated/prisma/client.js";
 import { setColumns } from "../../db/sql.js";
 import { cosmetic } from "./entity.js";
 
@@ -8,7 +8,7 @@ import { cosmetic } from "./entity.js";
  * Hot path (shop pages): raw SQL through Prisma, measured ahead of findUnique
  * by the benchmark. The row's version (its ETag) comes with it.
  */
-export async function cosmeticById(prisma: PrismaClient, id: number): Promise<Cosmetic | undefined> {
+export async function cosmeticById(prisma: ReadClient, id: number): Promise<Cosmetic | undefined> {
   const rows = await prisma.$queryRaw<Cosmetic[]>`SELECT ${cosmetic.full.columns}, version FROM cosmetics WHERE id = ${id}`;
   return rows[0];
 }
@@ -16,8 +16,8 @@ export async function cosmeticById(prisma: PrismaClient, id: number): Promise<Co
 /**
  * One UPDATE of the fields given, conditional on the version when If-Match
  * named some (`versions`): the check and the write are one statement, so no
- * concurrent writer slips in between. `run` executes it (the route's runs it
- * with its audit entry, http/route.ts auditedWrite).
+ * concurrent writer slips in between. `run` executes it (the route runs it
+ * with its audit entry, through ctx.auditedWrite).
  */
 export async function updateCosmetic(
   prisma: DbClient,

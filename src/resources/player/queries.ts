@@ -1,5 +1,6 @@
 import { jsonList } from "../../db/json-list.js";
-import { Prisma, type PrismaClient } from "../../generated/prisma/client.js";
+import type { ReadClient } from "../../db/client.js";
+import { Prisma } from "../../generated/prisma/client.js";
 import { player, playerSummary } from "./entity.js";
 
 type PlayerSummary = ReturnType<typeof playerSummary.toJson>;
@@ -11,7 +12,7 @@ type PlayerSummary = ReturnType<typeof playerSummary.toJson>;
  * At most two rows: the pseudo match and the nickname match, each already in
  * the answer's shape.
  */
-export function playersByNick(prisma: PrismaClient, nick: string): Promise<PlayerSummary[]> {
+export function playersByNick(prisma: ReadClient, nick: string): Promise<PlayerSummary[]> {
   return prisma.$queryRaw<PlayerSummary[]>`
     SELECT ${playerSummary.columns} FROM players WHERE pseudo = ${nick}::citext OR nickname = ${nick}::citext LIMIT 2`;
 }
@@ -19,10 +20,10 @@ export function playersByNick(prisma: PrismaClient, nick: string): Promise<Playe
 const ALL_PLAYERS = Prisma.sql`SELECT ${playerSummary.columns} FROM players`;
 
 /** Full lists as JSON text built by PostgreSQL. */
-export function allPlayersJson(prisma: PrismaClient): Promise<string> {
+export function allPlayersJson(prisma: ReadClient): Promise<string> {
   return jsonList(prisma, ALL_PLAYERS, "r.id");
 }
 
-export function playersByGradeJson(prisma: PrismaClient, gradeId: number): Promise<string> {
+export function playersByGradeJson(prisma: ReadClient, gradeId: number): Promise<string> {
   return jsonList(prisma, Prisma.sql`SELECT ${player.full.columns} FROM players WHERE "gradeId" = ${gradeId}`, "r.id");
 }

@@ -1,4 +1,5 @@
-import { Prisma, type PrismaClient } from "../../generated/prisma/client.js";
+import type { ReadClient } from "../../db/client.js";
+import { Prisma } from "../../generated/prisma/client.js";
 import { jsonList } from "../../db/json-list.js";
 import { temporaryItem } from "./entity.js";
 
@@ -7,7 +8,7 @@ import { temporaryItem } from "./entity.js";
  * end date already passed. The active set only changes when data changes or
  * when now crosses one of those dates, so the pair names it.
  */
-export async function activeItemsVersion(prisma: PrismaClient, now: Date): Promise<string> {
+export async function activeItemsVersion(prisma: ReadClient, now: Date): Promise<string> {
   const [row] = await prisma.$queryRaw<{ version: string; boundary: string | null }[]>`
     SELECT (SELECT version::text FROM data_versions WHERE name = 'temporary_items') AS version,
            extract(epoch FROM greatest((SELECT max("startDate") FROM temporary_items WHERE "startDate" <= ${now}),
@@ -16,7 +17,7 @@ export async function activeItemsVersion(prisma: PrismaClient, now: Date): Promi
 }
 
 /** The active items as JSON text built by PostgreSQL; ids as strings (ordered as numbers). */
-export function activeItemsJson(prisma: PrismaClient, now: Date): Promise<string> {
+export function activeItemsJson(prisma: ReadClient, now: Date): Promise<string> {
   return jsonList(
     prisma,
     Prisma.sql`SELECT ${temporaryItem.full.columns} FROM temporary_items WHERE "startDate" <= ${now} AND "endDate" > ${now}`,
