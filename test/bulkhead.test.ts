@@ -201,14 +201,22 @@ describe("stalled readers", () => {
   }, 60_000);
 
   it("when one API user's clients hold full lists, then they hold one slot of two, and another user's list is served at once", async () => {
-    const app = await startTestApp({ database: s.database, env: { HEAVY_LISTS_AT_ONCE: "2", SEND_TIMEOUT_MS: "60000", HEAVY_LIST_WAIT_MS: "20000" } });
+    const appMetrics = new Metrics(undefined, { processMetrics: false });
+    const app = await startTestApp({
+      database: s.database,
+      metrics: appMetrics,
+      env: { HEAVY_LISTS_AT_ONCE: "2", SEND_TIMEOUT_MS: "60000", HEAVY_LIST_WAIT_MS: "20000" },
+    });
+    const appGauge = async (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec((await appMetrics.text()).body)?.[1]);
     try {
       const [hogKey, callerKey] = [readerKey, otherKey];
       await stalledReader(app.url, "/player/get-all-players", hogKey);
-      // The same user's second list waits for its own first one, not for a free slot.
+      // The same user's second list waits for its own first one, not for the free slot.
       const second = net.connect(Number(new URL(app.url).port), "127.0.0.1");
       second.on("error", () => undefined);
       second.write(`GET /api/player/get-all-players HTTP/1.1\r\nHost: hog\r\nX-API-Key: ${hogKey}\r\n\r\n`);
+      await vi.waitFor(async () => expect(await appGauge("heavy_lists_waiting")).toBe(1), { timeout: 10_000, interval: 50 });
+      expect(await appGauge("heavy_lists_in_progress")).toBe(1);
       const res = await fetch(`${app.url}/api/infecte2/get-all-infectes`, { headers: { "X-API-Key": callerKey }, signal: AbortSignal.timeout(10_000) });
       expect(res.status).toBe(200);
       second.destroy();
