@@ -98,8 +98,9 @@ try {
     env: { ...process.env, DATABASE_URL: dbUrl, LOG_LEVEL: "warn" }, stdio: ["ignore", "pipe", "pipe"],
   }).trim();
   cli("import", path.join(here, "src/test/resources/seed.json"));
-  // The first key from the operator command, the others through the API (faster than one process each).
-  const keys = { A: cli("user", "create", "user-A") };
+  // The first start created user-A and printed its key; a fresh one from the operator command, the others
+  // through the API (faster than one process each).
+  const keys = { A: cli("user", "rotate", "user-A") };
   const register = async (username) => {
     const res = await fetch(`${main}/inscription`, {
       method: "POST", headers: { "X-API-Key": keys.A, "Content-Type": "application/json" }, body: JSON.stringify({ username }),
