@@ -210,6 +210,9 @@ describe("compose.yaml", () => {
     const nginx = read(mounted);
     expect(nginx).toMatch(/server api:3000;/);
     expect(nginx).toMatch(/proxy_set_header X-Forwarded-For \$remote_addr;/);
+    // And the host and scheme, which the trusted hop makes the document's servers URL from: a client cannot choose them.
+    expect(nginx).toMatch(/proxy_set_header X-Forwarded-Host \$host;/);
+    expect(nginx).toMatch(/proxy_set_header X-Forwarded-Proto \$scheme;/);
     // nginx drops idle upstream connections before the service does (KEEP_ALIVE_TIMEOUT_MS).
     const upstreamIdle = Number(/keepalive_timeout (\d+)s;/.exec(nginx)![1]);
     const serviceIdle = loadConfig(compose.services.api!.environment).keepAliveTimeoutMs / 1000;
