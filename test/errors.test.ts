@@ -10,6 +10,7 @@ import { defineRoute } from "../src/http/route.js";
 import { apiRoutes } from "../src/resources/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makeCosmetic } from "./helpers/fixtures.js";
+import { EXPECTED_SECURITY_HEADERS } from "./helpers/security-headers.js";
 
 /** Lets the held full lists of the heavy probe below finish. */
 const heldLists: (() => void)[] = [];
@@ -307,23 +308,13 @@ describe("the error catalogue", () => {
   });
 });
 
-/** The headers every answer carries, the ones Node-level answers too. */
-const SECURITY_HEADERS = {
-  "content-type": "application/json; charset=utf-8",
-  "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
-  "cross-origin-resource-policy": "same-origin",
-  "strict-transport-security": "max-age=31536000; includeSubDomains",
-};
 
 describe("CONNECT", () => {
   it("when a client asks for a tunnel to host:port (as to a proxy), then 405 allowing nothing, in the error shape, and the connection closes", async () => {
     const res = await raw(t.url, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nX-Request-Id: tunnel-1\r\n\r\n");
     expect(res.status).toBe(405);
     expect(res.body).toEqual({ code: 405, message: "Method CONNECT not allowed on example.com:443" });
-    expect(res.headers).toMatchObject({ ...SECURITY_HEADERS, allow: "", connection: "close", "x-request-id": "tunnel-1" });
+    expect(res.headers).toMatchObject({ ...EXPECTED_SECURITY_HEADERS, allow: "", connection: "close", "x-request-id": "tunnel-1" });
     const fresh = await raw(t.url, "CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: x\r\n\r\n");
     expect(fresh.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -335,7 +326,7 @@ describe("CONNECT", () => {
     const res = await raw(t.url, `CONNECT /api/player/get-all-players HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`);
     expect(res.status).toBe(405);
     expect(res.body).toEqual({ code: 405, message: "Method CONNECT not allowed on /api/player/get-all-players" });
-    expect(res.headers).toMatchObject({ ...SECURITY_HEADERS, allow: "GET, HEAD", connection: "close", "x-request-id": expect.any(String) });
+    expect(res.headers).toMatchObject({ ...EXPECTED_SECURITY_HEADERS, allow: "GET, HEAD", connection: "close", "x-request-id": expect.any(String) });
     const line = t.logs.lines.find((l) => l.msg === "request" && l.method === "CONNECT" && l.status === 405);
     expect(line).toMatchObject({ path: "/api/player/get-all-players", user: "user-A" });
   });
@@ -344,7 +335,7 @@ describe("CONNECT", () => {
 describe("answers the HTTP server writes itself", () => {
   it("when a request is not HTTP, or CONNECT goes to host:port, then the security headers are there as on every answer", async () => {
     for (const bytes of ["GET / THIS IS NOT HTTP\r\n\r\n", "CONNECT example.com:443 HTTP/1.1\r\nHost: x\r\n\r\n"]) {
-      expect((await raw(t.url, bytes)).headers, bytes).toMatchObject(SECURITY_HEADERS);
+      expect((await raw(t.url, bytes)).headers, bytes).toMatchObject(EXPECTED_SECURITY_HEADERS);
     }
   });
 });

@@ -4,10 +4,10 @@ import { hashApiKey } from "../src/auth/api-keys.js";
 import { KeyCache, RefusedKeys } from "../src/auth/key-cache.js";
 import { keepKeyCacheInSync } from "../src/auth/key-invalidation.js";
 import { openDatabase } from "../src/db/database.js";
-import type { PrismaClient } from "../src/generated/prisma/client.js";
 import { createLogger } from "../src/logger.js";
 import { ApiUsers } from "../src/users/users.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
+import { countingKeyLookups } from "./helpers/key-lookups.js";
 import { createTestDatabase, onPostgres, type TestDatabase } from "./helpers/database.js";
 
 const quiet = createLogger("silent");
@@ -125,28 +125,18 @@ describe("keys known not to authenticate", () => {
   afterAll(() => database.drop());
 
   it("when an unknown or revoked key is presented again, then it is refused without another database lookup, and valid keys are still looked up", async () => {
-    let lookups = 0;
-    const counted = database.db.prisma.$extends({
-      query: {
-        apiUser: {
-          findUnique({ args, query }) {
-            lookups += 1;
-            return query(args);
-          },
-        },
-      },
-    }) as unknown as PrismaClient;
-    const users = new ApiUsers(counted);
+    const counted = countingKeyLookups(database.db.prisma);
+    const users = new ApiUsers(counted.prisma);
     const { apiKey: revoked } = await users.create("looping-plugin");
     await users.revoke("looping-plugin");
     const unknown = `gsk_${"Z".repeat(43)}`;
 
-    lookups = 0;
+    counted.reset();
     for (let i = 0; i < 50; i++) {
       expect(await users.authenticate(revoked)).toBeUndefined();
       expect(await users.authenticate(unknown)).toBeUndefined();
     }
-    expect(lookups).toBe(2);
+    expect(counted.lookups()).toBe(2);
 
     // A key created afterwards is new: nothing refused before stands in its way.
     const { apiKey: fresh } = await users.create("new-plugin");

@@ -11,6 +11,7 @@ import { createLogger } from "../src/logger.js";
 import { apiRoutes } from "../src/resources/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makeCosmetic, makePlayer, makeWorld, unique } from "./helpers/fixtures.js";
+import { EXPECTED_SECURITY_HEADERS } from "./helpers/security-headers.js";
 
 /**
  * Security properties that hold across all routes; docs/SECURITY.md maps
@@ -329,15 +330,7 @@ describe("response headers", () => {
     ];
     expect(responses.map((r) => r.status)).toEqual([200, 400, 401, 403, 404, 405, 400]);
     for (const res of responses) {
-      expect(res.headers, String(res.status)).toMatchObject({
-        "content-type": "application/json; charset=utf-8",
-        "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
-        "x-content-type-options": "nosniff",
-        "x-frame-options": "DENY",
-        "referrer-policy": "no-referrer",
-        "cross-origin-resource-policy": "same-origin",
-        "strict-transport-security": "max-age=31536000; includeSubDomains",
-      });
+      expect(res.headers, String(res.status)).toMatchObject(EXPECTED_SECURITY_HEADERS);
       expect(res.headers["x-powered-by"]).toBeUndefined();
     }
   });

@@ -4,9 +4,9 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyCache } from "../src/auth/key-cache.js";
 import type { Database } from "../src/db/database.js";
-import type { PrismaClient } from "../src/generated/prisma/client.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { createTestDatabase, onPostgres, type TestDatabase } from "./helpers/database.js";
+import { countingKeyLookups } from "./helpers/key-lookups.js";
 
 /**
  * A game network behind one public address: nine servers with valid keys,
@@ -27,13 +27,14 @@ const MAPS = "/api/parkour/get-all-maps";
 
 let database: TestDatabase;
 let app: TestApp;
-let lookups = 0;
+let counted: ReturnType<typeof countingKeyLookups>;
 const prefix = `rl-shared-${randomBytes(6).toString("hex")}:`;
 
 beforeAll(async () => {
   database = await createTestDatabase();
+  counted = countingKeyLookups(database.db.prisma);
   app = await startTestApp({
-    database: { ...database, db: countingKeyLookups(database.db), drop: () => Promise.resolve() },
+    database: { ...database, db: withCountedLookups(database.db), drop: () => Promise.resolve() },
     keyCache: new KeyCache(),
     env: {
       AUTH_FAILURES_PER_MINUTE: String(FAILURE_BUDGET),
@@ -64,7 +65,7 @@ describe(`one address shared by ten servers (counters ${redisUp ? "in Redis" : "
       const valid = await Promise.all(Array.from({ length: 9 }, (_, i) => app.key(`server-${i + 1}`)));
       const revoked = await app.key("server-0");
       await app.users.revoke("server-0");
-      lookups = 0;
+      counted.reset();
 
       const started = Date.now();
       const [looping, ...nine] = await Promise.all([
@@ -80,7 +81,7 @@ describe(`one address shared by ten servers (counters ${redisUp ? "in Redis" : "
         looping429: count(429),
         validSentEach: nine.map((statuses) => statuses.length),
         refusalsOfTheNine: refusalsOfTheNine.length,
-        keyLookups: lookups,
+        keyLookups: counted.lookups(),
       };
       console.info(`shared address (${redisUp ? "PostgreSQL, Redis" : "PGlite, memory"}): ${JSON.stringify(figures)}`);
 
@@ -91,7 +92,7 @@ describe(`one address shared by ten servers (counters ${redisUp ? "in Redis" : "
       expect(count(401)).toBeLessThanOrEqual(3 * FAILURE_BUDGET);
       expect(count(429)).toBeGreaterThan(looping.length / 2);
       // The looping key is looked up once; the valid keys again when their cache entry expires.
-      expect(lookups).toBeLessThan(3 * valid.length + 2);
+      expect(counted.lookups()).toBeLessThan(3 * valid.length + 2);
     },
     (SECONDS + 60) * 1000,
   );
@@ -113,20 +114,10 @@ async function loop(key: string, perSecond: number, started: number): Promise<nu
 }
 
 /** The database, with every lookup of an API key counted. */
-function countingKeyLookups(db: Database): Database {
-  const prisma = db.prisma.$extends({
-    query: {
-      apiUser: {
-        findUnique({ args, query }) {
-          lookups += 1;
-          return query(args);
-        },
-      },
-    },
-  }) as unknown as PrismaClient;
+function withCountedLookups(db: Database): Database {
   return new Proxy(db, {
     get(target, property) {
-      if (property === "prisma") return prisma;
+      if (property === "prisma") return counted.prisma;
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
