@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# Build: dependencies, Prisma client, TypeScript.
+# Build: dependencies, Prisma client, TypeScript, the admin console's bundle (dist/console).
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -9,6 +9,7 @@ COPY prisma.config.ts ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY console ./console
 RUN npm run build
 
 # Runtime: production dependencies only, the compiled service (the generated

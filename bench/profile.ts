@@ -1,18 +1,23 @@
 /**
- * npm run bench:profile [-- --route get-player-by-nick --seconds 8]
+ * npm run bench:profile [-- --route get-player-by-nick --seconds 8 --runtime 24 --production --top 30]
  *
  * Where a point read's CPU goes: starts the service with --cpu-prof on a
  * database of 10,000 players, loads one route with autocannon, and prints the
  * service's self time grouped by package (express, router, prisma, pg, pino,
- * zod, our code, Node itself) per request.
+ * zod, our code, Node itself) per request, then the functions with the most
+ * self time. The service runs with the bench's lean settings (log level warn,
+ * rate limits off), or its production ones with --production (request log at
+ * info, limits on in Redis, never reached), on the Node of --runtime (default:
+ * 24, through scripts/node-runtime.mjs).
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { Redis } from "ioredis";
 import pg from "pg";
 import { openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
@@ -21,7 +26,16 @@ import { importData } from "../src/transfer/transfer.js";
 import { ApiUsers } from "../src/users/users.js";
 import { community } from "./community.js";
 
-const { values: args } = parseArgs({ options: { route: { type: "string", default: "get-player-by-nick" }, seconds: { type: "string", default: "8" } } });
+const { values: args } = parseArgs({
+  options: {
+    route: { type: "string", default: "get-player-by-nick" },
+    seconds: { type: "string", default: "8" },
+    runtime: { type: "string", default: "24" },
+    production: { type: "boolean", default: false },
+    top: { type: "string", default: "25" },
+  },
+});
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 const SERVER_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const PATHS: Record<string, () => string> = {
   "get-player-by-nick": () => `/api/player/get-player-by-nick?nick=Player${Math.floor(Math.random() * 10000)}`,
@@ -48,9 +62,17 @@ try {
 
   const dir = mkdtempSync(path.join(tmpdir(), "cpu-"));
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const service = spawn(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${dir}`, "--max-semi-space-size=4", "dist/main.js"], {
-    env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production" },
-    stdio: "ignore",
+  const node = execFileSync(process.execPath, ["scripts/node-runtime.mjs", args.runtime], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+  // As in npm run bench: lean settings measure the route; --production adds the request log and the limits in Redis.
+  const settings = args.production
+    ? { LOG_LEVEL: "info", RATE_LIMIT_PER_MINUTE: "10000000", AUTH_FAILURES_PER_MINUTE: "10000000", REDIS_URL, REDIS_KEY_PREFIX: `${name}:` }
+    : { LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "0", AUTH_FAILURES_PER_MINUTE: "0", REDIS_URL: "" };
+  const service = spawn(node, ["--cpu-prof", `--cpu-prof-dir=${dir}`, "--max-semi-space-size=4", "dist/main.js"], {
+    env: {
+      ...process.env, ...settings, DATABASE_URL: url.toString(), DATABASE_READ_URL: "", WEB_CONCURRENCY: "1", METRICS_PORT: "off",
+      PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production",
+    },
+    stdio: ["ignore", "ignore", "inherit"],
   });
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
@@ -66,7 +88,9 @@ try {
   service.kill("SIGTERM");
   await exited;
 
-  type Node = { id: number; callFrame: { url: string; functionName: string }; hitCount: number };
+  const unexpected = result.non2xx + result.errors + result.timeouts;
+  if (unexpected) console.warn(`${unexpected} answers were not 2xx: the profile is not of the route's normal answer`);
+  type Node = { id: number; callFrame: { url: string; functionName: string; lineNumber: number }; hitCount: number };
   const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))!;
   const profile = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as { nodes: Node[]; startTime: number; endTime: number; samples: number[] };
   const interval = (profile.endTime - profile.startTime) / profile.samples.length; // µs per sample
@@ -80,6 +104,7 @@ try {
   const totals = new Map<string, number>();
   for (const n of profile.nodes) totals.set(bucket(n.callFrame.url, n.callFrame.functionName), (totals.get(bucket(n.callFrame.url, n.callFrame.functionName)) ?? 0) + n.hitCount * interval);
   const requests = result.requests.total;
+  console.log(`profile: ${path.join(dir, file)}`);
   console.log(`${args.route}: ${result.requests.average.toFixed(0)} req/s over ${args.seconds} s, ${requests} requests`);
   console.log("| where | CPU µs per request |\n|---|---|");
   let busy = 0;
@@ -89,6 +114,21 @@ try {
     if (us / requests >= 1) console.log(`| ${k} | ${(us / requests).toFixed(0)} |`);
   }
   console.log(`| **total busy** | ${(busy / requests).toFixed(0)} |`);
+  const byFunction = new Map<string, number>();
+  for (const n of profile.nodes) {
+    const { functionName, url: u, lineNumber } = n.callFrame;
+    if (functionName === "(idle)") continue;
+    const where = `${functionName || "(anonymous)"} ${u.replace(/.*node_modules\//, "").replace(/.*\/dist\//, "dist/")}:${lineNumber + 1}`;
+    byFunction.set(where, (byFunction.get(where) ?? 0) + n.hitCount * interval);
+  }
+  console.log("\n| function (self time) | CPU µs per request |\n|---|---|");
+  for (const [k, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, Number(args.top))) console.log(`| ${k} | ${(us / requests).toFixed(1)} |`);
 } finally {
   await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  if (args.production) {
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 0 });
+    const keys = await redis.keys(`${name}:*`).catch(() => []);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+  }
 }

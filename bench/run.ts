@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --players 10000 --rounds 3 --duration 8 --runtimes 24,20 --production --only nick,reward --out bench/results.md]
+ * npm run bench [-- --players 10000 --rounds 3 --duration 8 --runtimes 24,20 --production --only nick,reward --lists --out bench/results.md]
  *
  * Creates a database on the PostgreSQL server of DATABASE_URL (default: the
  * local one) and loads a synthetic community through the operators' import
@@ -12,7 +12,10 @@
  * autocannon over several rounds, alternating the order. With --production
  * the service also runs with production settings (request logging at info,
  * metrics served, rate limits on in Redis) beside its lean ones (log level
- * warn, no metrics listener, limits off).
+ * warn, no metrics listener, limits off), and the lean service with its rate
+ * limits on in Redis (what the limits cost). --lists then measures the large
+ * lists on the lean service (bench/lists.ts): 4 whole lists at once (first
+ * byte, RSS), a paged walk, a sync of 1 % changed rows against the whole list.
  *
  * Per route and server: req/s, p50/p99 and the CPU time of the server's own
  * process per request (utime + stime from /proc/PID/stat around each load
@@ -35,6 +38,7 @@ import { createLogger } from "../src/logger.js";
 import { importData } from "../src/transfer/transfer.js";
 import { ApiUsers } from "../src/users/users.js";
 import { community } from "./community.js";
+import { measureLists, type ListServer } from "./lists.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -44,6 +48,7 @@ const { values: args } = parseArgs({
     only: { type: "string" },
     runtimes: { type: "string" },
     production: { type: "boolean", default: false },
+    lists: { type: "boolean", default: false },
     out: { type: "string", default: "bench/results.md" },
   },
 });
@@ -63,13 +68,14 @@ const SECTION_END = "<!-- npm run bench: end of the generated section -->";
 /** The servers compared, in the order of the tables. */
 const KINDS = {
   service: { label: "service", script: "dist/main.js" },
+  "service-limits": { label: "service, rate limits in Redis", script: "dist/main.js" },
   "service-production": { label: "service, production settings", script: "dist/main.js" },
   express: { label: "Express 5 + pg", script: "bench/baseline/express.mjs" },
   fastify: { label: "Fastify 5 + pg", script: "bench/baseline/fastify.mjs" },
   plain: { label: "node:http + pg", script: "bench/baseline/server.mjs" },
 } as const;
 type Kind = keyof typeof KINDS;
-const isService = (kind: Kind) => kind === "service" || kind === "service-production";
+const isService = (kind: Kind) => kind.startsWith("service");
 
 interface Runtime {
   major: string;
@@ -172,10 +178,12 @@ interface Scenario {
 
 type Sample = { rps: number; p50: number; p99: number; cpu: number; bad: number };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+/** Requests a second as printed: whole above 10, two decimals below (whole lists of a large community). */
+const perSecond = (rps: number) => rps.toFixed(rps < 10 ? 2 : 0);
 
 async function main() {
   const found = runtimes();
-  const kinds: Kind[] = (Object.keys(KINDS) as Kind[]).filter((k) => args.production || k !== "service-production");
+  const kinds: Kind[] = (Object.keys(KINDS) as Kind[]).filter((k) => args.production || (k !== "service-production" && k !== "service-limits"));
   const targets: Target[] = found.flatMap((runtime) => kinds.map((kind) => ({ id: `${kind}@${runtime.major}`, kind, runtime })));
   const suffix = randomBytes(4).toString("hex");
   const redisPrefix = `bench_${suffix}:`;
@@ -200,7 +208,11 @@ async function main() {
     await migrate(db, createLogger("silent"));
     const data = community(PLAYERS);
     const t0 = Date.now();
-    await importData(db.prisma, data);
+    // One import holds its arrays as one jsonb value (at most 256 MB): a large community goes in slices, players first.
+    const SLICE = 200_000;
+    for (const [name, rows] of Object.entries(data) as [keyof typeof data, unknown[]][]) {
+      for (let i = 0; i < rows.length; i += SLICE) await importData(db.prisma, { [name]: rows.slice(i, i + SLICE) });
+    }
     const loadSeconds = (Date.now() - t0) / 1000;
     const key = (await new ApiUsers(db.prisma).create("user-A")).apiKey;
     await db.close();
@@ -212,7 +224,12 @@ async function main() {
       // The service runs as `npm start` runs it: with its memory flags.
       const service = { ...common, NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS ?? SERVICE_NODE_OPTIONS };
       // One key sends thousands of requests a second: lean settings measure the routes alone.
-      if (kind === "service") return { ...service, LOG_LEVEL: "warn", METRICS_PORT: "off", RATE_LIMIT_PER_MINUTE: "0", AUTH_FAILURES_PER_MINUTE: "0" };
+      const lean = { LOG_LEVEL: "warn", METRICS_PORT: "off" };
+      if (kind === "service") return { ...service, ...lean, RATE_LIMIT_PER_MINUTE: "0", AUTH_FAILURES_PER_MINUTE: "0" };
+      // The lean service with both limits counted in Redis, never reached: what the limits cost.
+      if (kind === "service-limits") {
+        return { ...service, ...lean, RATE_LIMIT_PER_MINUTE: "10000000", AUTH_FAILURES_PER_MINUTE: "10000000", REDIS_URL, REDIS_KEY_PREFIX: redisPrefix };
+      }
       // Production: every request logged, metrics served, limits counted in Redis, high enough never to refuse.
       if (kind === "service-production") {
         return {
@@ -220,7 +237,8 @@ async function main() {
           REDIS_URL, REDIS_KEY_PREFIX: redisPrefix,
         };
       }
-      return { ...common, NODE_OPTIONS: "" };
+      // The reference servers build a whole list in memory, as naive servers do: room for four at 1,000,000 players.
+      return { ...common, NODE_OPTIONS: "--max-old-space-size=16384" };
     };
 
     const nicks = Array.from({ length: 200 }, (_, i) => (i % 2 ? `player${(i * 37) % PLAYERS}` : `NICK${(i * 53) % PLAYERS}`));
@@ -268,7 +286,8 @@ async function main() {
       });
     }
     const wanted = args.only?.split(",").map((s) => s.trim()).filter(Boolean);
-    const selected = scenarios.filter((s) => !wanted || wanted.some((w) => s.name.includes(w)));
+    // A part that is a route's whole name selects that route alone ("get-all-players" without its If-None-Match variant).
+    const selected = scenarios.filter((s) => !wanted || wanted.some((w) => s.name === w || (!scenarios.some((o) => o.name === w) && s.name.includes(w))));
     if (!selected.length) throw new Error(`--only ${args.only} matches no route`);
 
     const samples = new Map<string, Sample[]>();
@@ -278,8 +297,8 @@ async function main() {
       "/api/cosmetic/get-cosmetic?id=5", "/api/infecte2/get-all-infectes", "/api/temporary-item/get-active-items", "/api/parkour/get-all-maps",
     ];
 
-    /** Starts one runtime's servers, checks their answers, warms them up. */
-    const startGroup = async (group: Target[]) => {
+    /** Starts one runtime's servers, checks their answers, warms them up (unless told not to). */
+    const startGroup = async (group: Target[], warm = true) => {
       const urls = new Map<string, string>();
       for (const t of group) {
         const port = await freePort();
@@ -296,7 +315,7 @@ async function main() {
         });
       }
       // JIT, connection pools and PostgreSQL's caches, before anything is counted.
-      for (const s of selected) {
+      for (const s of warm ? selected : []) {
         for (const t of group) {
           const headers = { "X-API-Key": key, ...(s.headers && isService(t.kind) ? await s.headers(urls.get(t.id)!) : {}) };
           await autocannon({ url: urls.get(t.id)!, connections: s.connections, duration: 1, headers, requests: s.request() });
@@ -329,20 +348,44 @@ async function main() {
             const headers = { "X-API-Key": key, ...(s.headers && isService(t.kind) ? await s.headers(urls.get(t.id)!) : {}) };
             const pid = running.get(t.id)!.pid!;
             const cpuBefore = cpuMicros(pid);
-            const result = await autocannon({ url: urls.get(t.id)!, connections: s.connections, duration: DURATION, headers, requests: s.request() });
+            // A whole list of a large community can take longer than autocannon's 10 s: it is not a failure.
+            const timeout = s.kind === "list" || s.kind === "conditional" ? Math.max(120, 2 * DURATION) : 10;
+            const result = await autocannon({ url: urls.get(t.id)!, connections: s.connections, duration: DURATION, timeout, headers, requests: s.request() });
             const cpu = (cpuMicros(pid) - cpuBefore) / Math.max(1, result.requests.total);
             const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
             const bad = Object.entries(stats).filter(([code]) => Number(code) !== expect).reduce((n, [, v]) => n + v.count, 0) + result.errors + result.timeouts;
             const sampleKey = `${s.name}|${t.id}`;
-            samples.set(sampleKey, [...(samples.get(sampleKey) ?? []), { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu, bad }]);
+            // Requests completed over the run: a list of a large community takes seconds, so a per-second mean would round to 0.
+            const rps = result.requests.total / result.duration;
+            samples.set(sampleKey, [...(samples.get(sampleKey) ?? []), { rps, p50: result.latency.p50, p99: result.latency.p99, cpu, bad }]);
             console.log(
-              `round ${round} ${s.name} ${KINDS[t.kind].label} on Node ${t.runtime.major}: ${result.requests.average.toFixed(0)} req/s, ` +
+              `round ${round} ${s.name} ${KINDS[t.kind].label} on Node ${t.runtime.major}: ${perSecond(rps)} req/s, ` +
               `p99 ${result.latency.p99} ms, ${cpu.toFixed(0)} µs CPU/request, unexpected ${bad}, RSS ${rssMb(pid, "VmRSS").toFixed(0)} MB`,
             );
           }
         }
         await stopGroup(group);
       }
+    }
+
+    let listLines: string[] = [];
+    if (args.lists) {
+      // Each server alone, not warmed by autocannon (which would leave whole lists being built after it hung up): checking its answers warms it.
+      const listServer = async (t: Target): Promise<ListServer> => {
+        const urls = await startGroup([t], false);
+        const pid = running.get(t.id)!.pid!;
+        return { label: `${KINDS[t.kind].label}, Node ${t.runtime.major}`, base: urls.get(t.id)!, rssMb: () => rssMb(pid, "VmRSS") };
+      };
+      const lean = targets.find((t) => t.kind === "service")!;
+      const references = targets.filter((t) => t.runtime === lean.runtime && !isService(t.kind));
+      console.log("large lists: 4 at once on each server, a paged walk, a sync of 1 % changed rows…");
+      listLines = await measureLists(
+        await listServer(lean),
+        references.map((t) => ({ start: () => listServer(t), stop: () => stopGroup([t]) })),
+        key,
+        dbUrl,
+      );
+      await stopGroup([lean]);
     }
 
     const m = (name: string, t: Target, k: keyof Sample) => median(samples.get(`${name}|${t.id}`)!.map((x) => x[k]));
@@ -353,34 +396,41 @@ async function main() {
       "## Servers and runtimes",
       "",
       `Run of ${new Date().toISOString().slice(0, 16)}Z (\`npm run bench -- ${process.argv.slice(2).join(" ")}\`): ${PLAYERS} players, ` +
-        `${ROUNDS} rounds of ${DURATION} s per route and server, medians of the rounds.`,
+        (ROUNDS > 0 ? `${ROUNDS} rounds of ${DURATION} s per route and server, medians of the rounds.` : "no autocannon rounds."),
       `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${loadAtStart} at the start ` +
         `and ${loadAverage()} at the end (other work shares the machine); PostgreSQL and autocannon on the same machine.`,
       `Runtimes: ${found.map((r) => `Node ${r.version}`).join(", ")}. Service settings: lean = log level warn, no metrics listener, rate limits off` +
-        (args.production ? "; production = request log at info, metrics served, rate limits on in Redis (limits never reached)." : "."),
+        (args.production
+          ? "; rate limits in Redis = lean with both limits counted in Redis; production = request log at info, metrics served, rate limits on in Redis (limits never reached)."
+          : "."),
       "CPU = the server process's own user + system time per request served. ×plain, ×Express = against node:http + pg, " +
         "Express 5 + pg on the same runtime (req/s: higher is better; CPU: lower is better).",
-      "",
-      "| route | conns | server | Node | req/s | ×plain | p50 ms | p99 ms | CPU µs/req | CPU ×plain | CPU ×Express | unexpected |",
-      "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ];
-    for (const s of selected) {
+    if (ROUNDS > 0) {
+      lines.push(
+        "",
+        "| route | conns | server | Node | req/s | ×plain | p50 ms | p99 ms | CPU µs/req | CPU ×plain | CPU ×Express | unexpected |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+      );
+    }
+    for (const s of ROUNDS > 0 ? selected : []) {
       for (const t of targets) {
         const [plain, express] = [same("plain", t), same("express", t)];
         const bad = samples.get(`${s.name}|${t.id}`)!.reduce((n, x) => n + x.bad, 0);
         const cpu = m(s.name, t, "cpu");
         lines.push(
-          `| ${s.name} | ${s.connections} | ${KINDS[t.kind].label} | ${t.runtime.major} | ${m(s.name, t, "rps").toFixed(0)} | ${ratio(m(s.name, t, "rps"), m(s.name, plain, "rps"))} | ` +
+          `| ${s.name} | ${s.connections} | ${KINDS[t.kind].label} | ${t.runtime.major} | ${perSecond(m(s.name, t, "rps"))} | ${ratio(m(s.name, t, "rps"), m(s.name, plain, "rps"))} | ` +
             `${m(s.name, t, "p50")} | ${m(s.name, t, "p99")} | ${cpu.toFixed(0)} | ${ratio(cpu, m(s.name, plain, "cpu"))} | ${ratio(cpu, m(s.name, express, "cpu"))} | ${bad} |`,
         );
       }
     }
-    lines.push("", "CPU µs per request at a glance:", "", `| route | ${targets.map((t) => `${KINDS[t.kind].label}, Node ${t.runtime.major}`).join(" | ")} |`, `|---|${targets.map(() => "---|").join("")}`);
-    for (const s of selected) lines.push(`| ${s.name} | ${targets.map((t) => m(s.name, t, "cpu").toFixed(0)).join(" | ")} |`);
+    if (ROUNDS > 0) lines.push("", "CPU µs per request at a glance:", "", `| route | ${targets.map((t) => `${KINDS[t.kind].label}, Node ${t.runtime.major}`).join(" | ")} |`, `|---|${targets.map(() => "---|").join("")}`);
+    for (const s of ROUNDS > 0 ? selected : []) lines.push(`| ${s.name} | ${targets.map((t) => m(s.name, t, "cpu").toFixed(0)).join(" | ")} |`);
     lines.push(
       "",
       `Peak RSS over the run (MB): ${targets.map((t) => `${KINDS[t.kind].label} on ${t.runtime.major}: ${(peakRss.get(t.id) ?? 0).toFixed(0)}`).join("; ")}. ` +
         `Import of the community: ${loadSeconds.toFixed(1)} s.`,
+      ...listLines,
       SECTION_END,
     );
     const section = lines.join("\n");

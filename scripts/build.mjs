@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Compiles src/ into dist/ (tsc -p tsconfig.build.json) and stamps the build.
+// Compiles src/ into dist/ (tsc -p tsconfig.build.json) and stamps the build; bundles the admin
+// console (console/ → dist/console/, scripts/build-console.mjs) when it changed.
 //
 //   node scripts/build.mjs             build
 //   node scripts/build.mjs --if-stale  build only when a file of src/ (or a tsconfig) is newer than
@@ -14,6 +15,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { buildConsole, consoleStale } from "./build-console.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const STAMP = path.join(root, "dist", ".built");
@@ -45,6 +47,18 @@ function typescript() {
 // Sources not there (yet): the Dockerfile installs before it copies src/ and the tsconfig files,
 // and its runtime image holds dist/ alone. Nothing to compare, nothing to build.
 if (ifStale && !["src/main.ts", "tsconfig.json", "tsconfig.build.json"].every((f) => existsSync(path.join(root, f)))) process.exit(0);
+
+// The admin console's bundle (console/ → dist/console/), by esbuild: a second or less.
+if (!ifStale || consoleStale()) {
+  try {
+    if (!(await buildConsole()) && !existsSync(path.join(root, "dist", "console", "index.html"))) {
+      process.stderr.write("The admin console is not built, and esbuild is not installed to build it: run `npm install`, then `npm run build`.\n");
+    }
+  } catch (error) {
+    process.stderr.write(`The admin console's build failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (!onInstall) process.exit(1);
+  }
+}
 
 const built = existsSync(STAMP) ? statSync(STAMP).mtimeMs : 0;
 if (ifStale && built >= newestSource()) process.exit(0);

@@ -41,7 +41,7 @@ const optionalUrl = (scheme: RegExp, message: string) =>
  * key of each is its name in camelCase (HEAVY_LIST_WAIT_MS → heavyListWaitMs),
  * but the caller groups, gathered in `callers`.
  */
-const envSchema = z.object({
+export const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   HOST: z.string().min(1).default("0.0.0.0"),
   PORT: integer(0, 65535, 3000),
@@ -55,8 +55,11 @@ const envSchema = z.object({
   WEB_CONCURRENCY: integer(1, 256, 1),
   /** Apply pending migrations at start-up; false: refuse to start while any is pending (a release step applies them). */
   MIGRATE_ON_START: z.enum(["true", "false"]).default("true").transform((raw) => raw === "true"),
-  /** Full lists (all players, by grade, infected stats) built and sent at once; the rest wait. */
-  HEAVY_LISTS_AT_ONCE: integer(1, 100, 2),
+  /**
+   * Full lists (all players, by grade, infected stats) sent at once; the rest wait. A streamed list holds
+   * at most two batches (about 1 MB), so this bounds the database and CPU share of lists more than memory.
+   */
+  HEAVY_LISTS_AT_ONCE: integer(1, 100, 8),
   /** How long a full list waits for one of those slots; then 503 LISTS_BUSY with Retry-After. */
   HEAVY_LIST_WAIT_MS: integer(100, MAX_HEAVY_LIST_WAIT_MS, 10_000),
   /** The longest a full list holds its slot, until its client has taken it all; a slower client is cut off. */
@@ -107,6 +110,25 @@ const envSchema = z.object({
       message: "expected a port (0-65535) or off",
     })
     .transform((raw) => (raw.trim() === "off" ? undefined : Number(raw.trim()))),
+  /** Webhooks may target private, loopback and link-local addresses (tests, a receiver on the same network). */
+  WEBHOOKS_ALLOW_PRIVATE: z.enum(["true", "false"]).default("false").transform((raw) => raw === "true"),
+  /** One delivery attempt gets this long for its answer; then it counts as failed and is retried. */
+  WEBHOOKS_TIMEOUT_MS: integer(100, 120_000, 10_000),
+  /** A delivery is retried (exponential backoff with jitter) for this long, then marked failed. */
+  WEBHOOKS_RETRY_FOR_MS: integer(1_000, 30 * 86_400_000, 86_400_000),
+  /** The wait after the first failed attempt; it doubles with each attempt, up to WEBHOOKS_BACKOFF_MAX_MS. */
+  WEBHOOKS_BACKOFF_BASE_MS: integer(10, 3_600_000, 5_000),
+  WEBHOOKS_BACKOFF_MAX_MS: integer(10, 86_400_000, 3_600_000),
+  /** Deliveries in flight at once per instance; 0 delivers none here (the other instances do). */
+  WEBHOOKS_CONCURRENCY: integer(0, 1_000, 16),
+  /** Days an event is kept once every delivery of it is delivered or failed; then pruned with them. */
+  WEBHOOKS_RETAIN_DAYS: integer(1, 3_650, 30),
+  /** Encrypts webhook secrets at rest (AES-256-GCM; at least 32 characters); unset stores them as they are. */
+  WEBHOOKS_SECRET_KEY: z
+    .string()
+    .optional()
+    .transform((raw) => (raw?.trim() ? raw.trim() : undefined))
+    .refine((key) => key === undefined || key.length >= 32, { message: "expected at least 32 characters" }),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Usernames of each caller group, as configured (compared case-insensitively). */
   CALLERS_USER_A: usernameList("user-A,user_A"),

@@ -92,6 +92,13 @@ export const ERROR_CATALOGUE = {
     meaning: "An unexpected failure; the message carries the request id, the details are in the server's log.",
     action: "Report it with the request id; retrying may or may not help.",
   },
+  SYNC_TOKEN_EXPIRED: {
+    status: 410,
+    meaning:
+      "The list's `since` token can no longer be answered: rows of the list were deleted after it was given (an operator's " +
+      "hand), or it is not from this database (restored, or another deployment's). Answered by the list routes only.",
+    action: "Take the full list again (without since), replace the cache with it, and keep its new Sync-Token.",
+  },
   DATABASE_UNAVAILABLE: {
     status: 503,
     meaning: "The database cannot be reached, or did not answer in time.",
@@ -99,7 +106,7 @@ export const ERROR_CATALOGUE = {
   },
   LISTS_BUSY: {
     status: 503,
-    meaning: "Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats), with Retry-After.",
+    meaning: "Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats; a page, with limit, takes no slot), with Retry-After.",
     action: "Retry after the seconds given in Retry-After; poll with If-None-Match, as a 304 takes no slot.",
   },
   SHUTTING_DOWN: {
@@ -163,5 +170,6 @@ export const errors = {
   databaseUnavailable: () => new ApiError("DATABASE_UNAVAILABLE", "Database unavailable, retry later"),
   listsBusy: (retryAfterSeconds: number) =>
     new ApiError("LISTS_BUSY", `Too many full lists in progress on this instance: retry in ${retryAfterSeconds} s`),
+  syncTokenExpired: (reason: string) => new ApiError("SYNC_TOKEN_EXPIRED", `since: ${reason}; take the full list again, without since`),
   shuttingDown: () => new ApiError("SHUTTING_DOWN", "Not ready: this instance is shutting down"),
 };

@@ -7,7 +7,7 @@ export type { Logger };
  * Paths that must never reach a log line in clear. We never log headers or
  * keys on purpose; this is the net under that rule.
  */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'req.headers["x-api-key"]',
   "req.headers.authorization",
   'headers["x-api-key"]',

@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import type { RequestHandler } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Database } from "./db/database.js";
 import type { Bulkhead } from "./http/bulkhead.js";
@@ -68,17 +68,10 @@ export class Metrics {
     });
   }
 
-  /** Times every request; the route label is the declared path, so URLs with values do not explode the series. */
-  middleware(): RequestHandler {
-    return (req, res, next) => {
-      const started = process.hrtime.bigint();
-      res.on("finish", () => {
-        const route = req.route ? `${mountOf(res.locals)}${String((req.route as { path: unknown }).path)}` : "unmatched";
-        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        this.requests.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
-      });
-      next();
-    };
+  /** Times a request once answered (request-context.ts calls it); the route label is the declared path, so URLs with values do not explode the series. */
+  requestFinished(req: Request, res: Response, seconds: number): void {
+    const route = req.route ? `${mountOf(res.locals)}${String((req.route as { path: unknown }).path)}` : "unmatched";
+    this.requests.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
   }
 
   /** Marks where a router is mounted (req.baseUrl is only right while routing), for the route label. */

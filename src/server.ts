@@ -14,6 +14,9 @@ import { reportMetricsToPrimary } from "./cluster.js";
 import { closeRedis, createRedis, redisSettled, type Redis } from "./redis.js";
 import { listen } from "./listen.js";
 import { bootstrapFirstUser } from "./users/bootstrap.js";
+import { KeyUsage } from "./users/key-usage.js";
+import { webhookMetrics } from "./webhooks/metrics.js";
+import { DeliveryWorker } from "./webhooks/worker.js";
 
 /** How long a connection accepted before the stop has to send its request. */
 const IDLE_GRACE_MS = 500;
@@ -57,15 +60,19 @@ export async function startService(config: Config, logger: Logger, options: { cl
   });
   const lifecycle: Lifecycle = { stopping: false };
   let keySync: { stop(): Promise<void> } | undefined;
+  let keyUsage: KeyUsage | undefined;
   let redis: Redis | undefined;
   let server: Server | undefined;
   let metricsServer: Server | undefined;
+  let webhooks: DeliveryWorker | undefined;
   try {
     await prepareSchema(db, logger, config.migrateOnStart);
     // In cluster mode the primary has done it, once.
     if (!options.clusterWorker) await bootstrapFirstUser(db, config);
     const keyCache = new KeyCache();
     keySync = await keepKeyCacheInSync(db, keyCache, logger);
+    keyUsage = new KeyUsage(db.prisma);
+    keyUsage.start(logger);
     const metrics = new Metrics(db);
     // A worker's metrics are served, added up with the others', by the primary.
     if (options.clusterWorker) reportMetricsToPrimary(metrics);
@@ -74,7 +81,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
       redis = createRedis(config.redisUrl, logger);
       await redisSettled(redis, 2_000);
     }
-    const app = createApp({ config, db, logger, keyCache, metrics, lifecycle, redis });
+    const app = createApp({ config, db, logger, keyCache, keyUsage, metrics, lifecycle, redis });
 
     server = createHttpServer(app, config, logger);
     trackConnections(server);
@@ -83,11 +90,16 @@ export async function startService(config: Config, logger: Logger, options: { cl
       metricsServer = serveMetrics(metrics);
       await listen(metricsServer, config.metricsPort, config.metricsHost, "METRICS_PORT");
     }
+    // Delivers the webhook outbox; a failing receiver never touches the API nor /readyz.
+    webhooks = new DeliveryWorker(db, config, logger, webhookMetrics(metrics.registry, db));
+    await webhooks.start();
   } catch (error) {
     // A failed start (port taken, migration refused) must not leave the database, or its lock, held.
     server?.close();
     metricsServer?.close();
+    await webhooks?.stop().catch(() => undefined);
     await keySync?.stop().catch(() => undefined);
+    await keyUsage?.stop().catch(() => undefined);
     if (redis) await closeRedis(redis);
     await db.close().catch(() => undefined);
     throw error;
@@ -112,7 +124,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     port,
     metricsPort,
     lifecycle,
-    stop: () => (stopped ??= stopGracefully({ config, logger, lifecycle, server: api, metricsServer: metricsListener, keySync, redis, db })),
+    stop: () => (stopped ??= stopGracefully({ config, logger, lifecycle, server: api, metricsServer: metricsListener, keySync, keyUsage, redis, db, webhooks })),
   };
 }
 
@@ -123,10 +135,12 @@ async function stopGracefully(parts: {
   server: Server;
   metricsServer: Server | undefined;
   keySync: { stop(): Promise<void> } | undefined;
+  keyUsage: KeyUsage;
   redis: Redis | undefined;
   db: Database;
+  webhooks: DeliveryWorker;
 }): Promise<boolean> {
-  const { config, logger, lifecycle, server, metricsServer, keySync, redis, db } = parts;
+  const { config, logger, lifecycle, server, metricsServer, keySync, keyUsage, redis, db, webhooks } = parts;
   lifecycle.stopping = true;
   const deadline = Date.now() + config.shutdownTimeoutMs;
 
@@ -182,7 +196,10 @@ async function stopGracefully(parts: {
     withTimeout(work, left(), `${what} did not finish by the deadline`).catch((error: unknown) =>
       logger.warn({ err: error }, `closing: ${what} failed`),
     );
+  await bounded("the webhook deliveries in flight", webhooks.stop());
   await bounded("the key channel", keySync?.stop() ?? Promise.resolve());
+  // The minutes keys were last used in, noted since the last write: written before the database closes.
+  await bounded("the keys' last use", keyUsage.stop());
   if (redis) await bounded("Redis", closeRedis(redis));
   await bounded("the database", db.close());
   logger.info({ graceful: inTime }, "stopped");

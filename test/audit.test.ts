@@ -49,7 +49,7 @@ const entriesOf = (requestId: string) => prisma().auditLog.findMany({ where: { r
 async function cli(argv: string[], now?: () => Date) {
   let stdout = "";
   let stderr = "";
-  const code = await runCli(argv, { config: t.config, db: t.database.db, logger: createLogger("silent"), ...(now ? { now } : {}) }, {
+  const code = await runCli(argv, { config: t.config, db: t.database.db, logger: createLogger("silent"), now }, {
     stdout: (s) => (stdout += s),
     stderr: (s) => (stderr += s),
   });
@@ -95,6 +95,58 @@ const writes: Record<string, () => Promise<Write>> = {
       action: "reward_log.create",
       target: (res) => `reward_log:${res.body.id}`,
       changes: () => ({ playerId: player.id, rewardId: 42, rewardedAt: "2026-11-22T09:15:30Z" }),
+    };
+  },
+  "POST /admin/users/rotate-key": async () => {
+    const username = unique("rotated-");
+    await t.users.create(username);
+    return {
+      body: { username, graceSeconds: 60 },
+      action: "api_user.rotate",
+      target: () => `api_user:${username}`,
+      changes: () => ({ key: "replaced", rotatedAt: expect.any(String), revokedAt: null, previousKeyExpiresAt: expect.any(String) }),
+    };
+  },
+  "POST /admin/users/revoke": async () => {
+    const username = unique("revoked-");
+    await t.users.create(username);
+    return { body: { username }, action: "api_user.revoke", target: () => `api_user:${username}`, changes: () => ({ revokedAt: expect.any(String) }) };
+  },
+  "PATCH /admin/users/allowed-addresses": async () => {
+    const username = unique("pinned-");
+    await t.users.create(username);
+    return {
+      body: { username, allowedAddresses: ["203.0.113.7"] },
+      action: "api_user.allow_ip",
+      target: () => `api_user:${username}`,
+      changes: () => ({ allowedIps: "203.0.113.7/32" }),
+    };
+  },
+  "POST /admin/webhooks/add": () =>
+    Promise.resolve({
+      body: { url: "https://203.0.113.10/audited", events: ["form.created"] },
+      action: "webhook.add",
+      target: (res) => `webhook:${res.body.endpoint.id}`,
+      changes: () => ({ url: "https://203.0.113.10/audited", events: ["form.created"] }),
+    }),
+  "POST /admin/webhooks/remove": async () => {
+    const endpoint = await prisma().webhookEndpoint.create({ data: { url: "https://203.0.113.10/removed", secret: "plain:whsec_x" } });
+    return {
+      body: { endpointId: endpoint.id },
+      action: "webhook.remove",
+      target: () => `webhook:${endpoint.id}`,
+      changes: () => ({ url: "https://203.0.113.10/removed" }),
+    };
+  },
+  "POST /admin/webhooks/redeliver": async () => {
+    const endpoint = await prisma().webhookEndpoint.create({ data: { url: "https://203.0.113.10/failed", secret: "plain:whsec_x", events: ["none.ever"] } });
+    const event = await prisma().webhookEvent.create({ data: { type: "form.created", data: "{}" } });
+    const delivery = await prisma().webhookDelivery.create({ data: { eventId: event.id, endpointId: endpoint.id, status: "failed", attempts: 3 } });
+    return {
+      body: { deliveryId: String(delivery.id) },
+      action: "webhook.redeliver",
+      target: () => `webhook_delivery:${delivery.id}`,
+      changes: () => ({ previousStatus: "failed" }),
     };
   },
   "POST /inscription": () => {
@@ -145,6 +197,9 @@ describe("the audit log", () => {
       ["409", "post", "/website/create-reward-log", { playerId: 2_000_000_000, rewardId: 1 }],
       ["409", "post", "/inscription", { username: "user-B" }],
       ["400", "post", "/inscription", { username: "no" }],
+      ["400", "post", "/admin/webhooks/add", { url: "http://127.0.0.1:9/private" }],
+      ["404", "post", "/admin/webhooks/remove", { endpointId: 2_000_000_000 }],
+      ["404", "post", "/admin/webhooks/redeliver", { deliveryId: "999999999" }],
     ];
     await send("post", "/website/create-reward-log", { playerId: player.id, rewardId: 3, rewardedAt: "2026-01-01T00:00:00Z" }, randomUUID());
     failures.push(["409", "post", "/website/create-reward-log", { playerId: player.id, rewardId: 3, rewardedAt: "2026-01-01T00:00:00Z" }]);
@@ -207,7 +262,7 @@ describe("the audit log", () => {
       [actor, "api_user.revoke"],
     ]);
     expect(entries[0]!.changes).toEqual({ username, role: "BOT" });
-    expect(entries[1]!.changes).toEqual({ key: "replaced", rotatedAt: expect.any(String), revokedAt: null });
+    expect(entries[1]!.changes).toEqual({ key: "replaced", rotatedAt: expect.any(String), revokedAt: null, previousKeyExpiresAt: expect.any(String) });
     expect(entries[2]!.changes).toEqual({ revokedAt: expect.any(String) });
     expect(await prisma().auditLog.count()).toBe(before + 3);
   });
@@ -312,6 +367,15 @@ describe("npm run cli -- audit", () => {
 
     const oneDayLater = await cli(["audit", "--since", "1d"], () => new Date(Date.now() + 2 * 24 * 3600 * 1000));
     expect(oneDayLater.stdout).toBe("No audit entries.\n");
+  });
+
+  it("when entries share a moment, then the one written last comes first (ids compared as numbers, 1000000000 before 999999999)", async () => {
+    const at = new Date("2026-11-20T10:00:00Z");
+    await prisma().$executeRaw`
+      INSERT INTO audit_log (id, at, actor, action, target)
+      VALUES (999999999, ${at}, 'same-moment', 'test.entry', 'entry:first'), (1000000000, ${at}, 'same-moment', 'test.entry', 'entry:second')`;
+    const json = await cli(["audit", "--user", "same-moment", "--json"]);
+    expect(json.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { target: string }).target)).toEqual(["entry:second", "entry:first"]);
   });
 
   it("when --limit is reached, then stderr says so", async () => {

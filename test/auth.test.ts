@@ -25,7 +25,7 @@ beforeAll(async () => {
   revokedKey = await t.key("revoked-one");
   await t.users.revoke("revoked-one");
   rotatedOldKey = await t.key("rotated-one");
-  rotatedNewKey = (await t.users.rotate("rotated-one")).apiKey;
+  rotatedNewKey = (await t.users.rotate("rotated-one", undefined, 0)).apiKey;
 });
 afterAll(() => t.close());
 

@@ -19,6 +19,7 @@ function project(withTypescript: boolean): string {
   mkdirSync(path.join(dir, "scripts"));
   mkdirSync(path.join(dir, "src"));
   cpSync(path.join(root, "scripts/build.mjs"), path.join(dir, "scripts/build.mjs"));
+  cpSync(path.join(root, "scripts/build-console.mjs"), path.join(dir, "scripts/build-console.mjs"));
   writeFileSync(path.join(dir, "package.json"), '{"name":"tiny","type":"module"}');
   writeFileSync(path.join(dir, "tsconfig.json"), '{"compilerOptions":{"target":"es2022","module":"nodenext","strict":true}}');
   writeFileSync(path.join(dir, "tsconfig.build.json"), '{"extends":"./tsconfig.json","compilerOptions":{"outDir":"dist","rootDir":"src"},"include":["src"]}');
@@ -75,4 +76,23 @@ describe("build once", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("No build in dist/, and TypeScript is not installed to make one: run `npm install`, then `npm run build`.");
   });
+
+  it("when the admin console's files change, then its bundle is built again, alone; unchanged, it is not", () => {
+    const dir = project(true);
+    symlinkSync(path.join(root, "node_modules/esbuild"), path.join(dir, "node_modules/esbuild"));
+    mkdirSync(path.join(dir, "console/src"), { recursive: true });
+    writeFileSync(path.join(dir, "console/index.html"), "<!doctype html><title>t</title>\n");
+    writeFileSync(path.join(dir, "console/styles.css"), "body { margin: 0; }\n");
+    writeFileSync(path.join(dir, "console/src/main.ts"), "const n: number = 1;\ndocument.title = String(n);\n");
+    expect(build(dir).code).toBe(0);
+    expect(existsSync(path.join(dir, "dist/console/console.js"))).toBe(true);
+    expect(existsSync(path.join(dir, "dist/console/index.html"))).toBe(true);
+    expect(build(dir)).toEqual({ code: 0, stderr: "" });
+    rmSync(path.join(dir, "dist/console/console.js"));
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(path.join(dir, "console/src/main.ts"), later, later);
+    // The TypeScript build is current: only the console is built again, silently.
+    expect(build(dir)).toEqual({ code: 0, stderr: "" });
+    expect(existsSync(path.join(dir, "dist/console/console.js"))).toBe(true);
+  }, 30_000);
 });

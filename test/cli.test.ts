@@ -148,13 +148,39 @@ describe("user list, revoke, rotate", () => {
     expect((await cli(["user", "list"])).stdout).toMatch(/user-C\s+USER\s+C\s+revoked/);
   });
 
-  it("when a key is rotated, then the new key alone is printed, works, and the old one gets 401", async () => {
+  it("when a key is rotated with --grace 0, then the new key alone is printed, works, and the old one gets 401", async () => {
     const old = (await cli(["user", "create", "user_A"])).stdout.trim();
-    const r = await cli(["user", "rotate", "user_A"]);
+    const r = await cli(["user", "rotate", "user_A", "--grace", "0"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^gsk_[A-Za-z0-9_-]{43}\n$/);
+    expect(r.stderr).toContain("the previous key no longer works");
     expect((await getPlayers(old)).status).toBe(401);
     expect((await getPlayers(r.stdout.trim())).status).toBe(200);
+  });
+
+  it("when a key is rotated without --grace, then both keys work, and the listing shows the old one's expiry 24 h on", async () => {
+    const old = (await cli(["user", "create", "grace-default"])).stdout.trim();
+    const before = Date.now();
+    const r = await cli(["user", "rotate", "grace-default"]);
+    expect(r.code).toBe(0);
+    const until = /works until (\S+Z)/.exec(r.stderr)![1]!;
+    expect(Math.abs(Date.parse(until) - before - 86_400_000)).toBeLessThan(5_000);
+    expect((await t.users.authenticate(old))?.username).toBe("grace-default");
+    expect((await t.users.authenticate(r.stdout.trim()))?.username).toBe("grace-default");
+    const listed = JSON.parse((await cli(["user", "list", "--json"])).stdout) as Record<string, string>[];
+    expect(listed.find((u) => u.username === "grace-default")).toMatchObject({ "previous key until": until });
+  });
+
+  it("when --grace is not a whole number of seconds from 0 to 30 days, then exit 1 naming it, and nothing changes", async () => {
+    const key = (await cli(["user", "create", "grace-check"])).stdout.trim();
+    for (const grace of ["-1", "1.5", "abc", "2592001", ""]) {
+      const r = await cli(["user", "rotate", "grace-check", `--grace=${grace}`]);
+      expect(r.code, grace).toBe(1);
+      expect(r.stderr).toContain("Invalid --grace");
+      expect(r.stderr).toContain("expected a whole number of seconds from 0 to 2592000");
+    }
+    expect((await t.users.authenticate(key))?.username).toBe("grace-check");
+    expect((await t.database.db.prisma.apiUser.findUniqueOrThrow({ where: { username: "grace-check" } })).rotatedAt).toBeNull();
   });
 
   it("when the user does not exist, or the command is unknown, then a non-zero exit", async () => {
@@ -176,9 +202,9 @@ describe("import and export", () => {
       const exported = await cli(["export"], source.db);
       expect(JSON.parse(exported.stdout)).toEqual(community);
 
-      const out = path.join(dir, "export.json");
-      expect((await cli(["export", out], source.db)).code).toBe(0);
-      expect((await cli(["import", out], target.db)).code).toBe(0);
+      const exportFile = path.join(dir, "export.json");
+      expect((await cli(["export", exportFile], source.db)).code).toBe(0);
+      expect((await cli(["import", exportFile], target.db)).code).toBe(0);
       expect((await cli(["export"], target.db)).stdout).toBe(exported.stdout);
     } finally {
       await source.drop();
@@ -326,10 +352,10 @@ describe("the usage", () => {
 // A check that the exported file on disk is the same JSON as stdout.
 describe("export to a file", () => {
   it("when a file is named, then it holds the export and stdout stays empty", async () => {
-    const out = path.join(dir, "to-file.json");
-    const r = await cli(["export", out]);
+    const exportFile = path.join(dir, "to-file.json");
+    const r = await cli(["export", exportFile]);
     expect(r.stdout).toBe("");
-    expect(Object.keys(JSON.parse(readFileSync(out, "utf8")))).toEqual([
+    expect(Object.keys(JSON.parse(readFileSync(exportFile, "utf8")))).toEqual([
       "players", "cosmetics", "formAnswers", "infectedStats", "temporaryItems", "rewardLogs", "worlds", "parkourMaps",
     ]);
   });

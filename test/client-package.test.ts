@@ -14,7 +14,7 @@ const tsc = path.join(root, "node_modules/typescript/bin/tsc");
 
 /** What a project of the website's team writes: it imports the package by name and calls the service. */
 const CONSUMER = `
-import { ApiError, createApiClient, EtagPoller, orThrow } from "game-community-api-client";
+import { ApiError, createApiClient, EtagPoller, ListSync, orThrow, walkPages } from "game-community-api-client";
 
 declare const process: { argv: string[] };
 const [baseUrl, apiKey, cosmeticId] = process.argv.slice(2) as [string, string, string];
@@ -24,6 +24,11 @@ const maps = orThrow(await api.GET("/parkour/get-all-maps"));
 const poller = new EtagPoller(api, "/cosmetic/get-cosmetic", { id: Number(cosmeticId) });
 const first = await poller.poll();
 const second = await poller.poll();
+let paged = 0;
+for await (const page of walkPages(api, "/parkour/get-all-maps", { limit: 1 })) paged += page.rows.length;
+const synced = new ListSync(api, "/parkour/get-all-maps", { key: (m) => m.id });
+const full = await synced.sync();
+const again = await synced.sync();
 const missing = await api.GET("/cosmetic/get-cosmetic", { params: { query: { id: 999999 } } });
 let thrown: ApiError | undefined;
 try {
@@ -33,6 +38,8 @@ try {
 }
 console.log(JSON.stringify({
   mapNames: maps.map((m) => m.name),
+  paged,
+  synced: { full: full.full, rows: synced.rows.size, again: again.full },
   first: first.changed ? { price: first.data.price, etag: first.etag } : null,
   second,
   missing: { status: missing.response.status, error: missing.error },
@@ -92,12 +99,16 @@ describe.skipIf(process.env.DATABASE_URL)("the TypeScript client package", () =>
     const { stdout } = await run(process.execPath, [path.join(scratch, "out/consumer.js"), `${t.url}/api`, key, String(cosmetic.id)]);
     const seen = JSON.parse(stdout) as {
       mapNames: string[];
+      paged: number;
+      synced: { full: boolean; rows: number; again: boolean };
       first: { price: number; etag: string };
       second: unknown;
       missing: unknown;
       thrown: { status: number; message: string; requestId: string };
     };
     expect(seen.mapNames).toContain(name);
+    expect(seen.paged).toBe(seen.mapNames.length);
+    expect(seen.synced).toEqual({ full: true, rows: seen.mapNames.length, again: false });
     expect(seen.first.price).toBe(120);
     expect(seen.second).toEqual({ changed: false, etag: seen.first.etag });
     expect(seen.missing).toEqual({ status: 404, error: { code: 404, message: "Cosmetic not found" } });

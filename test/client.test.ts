@@ -3,10 +3,10 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiError, createApiClient, EtagPoller, orThrow, type ApiClient } from "../clients/typescript/src/index.js";
+import { ApiError, createApiClient, EtagPoller, ListSync, orThrow, walkPages, type ApiClient } from "../clients/typescript/src/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { document } from "./helpers/contract.js";
-import { makeCosmetic, unique } from "./helpers/fixtures.js";
+import { makeCosmetic, makePlayer, unique } from "./helpers/fixtures.js";
 
 let t: TestApp;
 let key: string;
@@ -55,6 +55,48 @@ describe("the TypeScript client against the service", () => {
     const third = await poller.poll();
     expect(third).toMatchObject({ changed: true, data: { price: 300 } });
     expect(third.etag).not.toBe(first.etag);
+  });
+
+  it("when walkPages walks a list, then its pages hold the whole list in order, each at most limit rows, with one Sync-Token", async () => {
+    const prisma = t.database.db.prisma;
+    for (let i = 0; i < 5; i++) await makePlayer(prisma, { gradeId: 77 });
+    const pages = [];
+    for await (const page of walkPages(api, "/player/get-all-full-players-by-gradeId", { query: { gradeId: 77 }, limit: 2 })) pages.push(page);
+    expect(pages.map((p) => p.rows.length)).toEqual([2, 2, 1]);
+    expect(pages.flatMap((p) => p.rows)).toEqual(orThrow(await api.GET("/player/get-all-full-players-by-gradeId", { params: { query: { gradeId: 77 } } })));
+    expect(new Set(pages.map((p) => p.syncToken)).size).toBe(1);
+  });
+
+  it("when a ListSync syncs, then first the whole list, then only what changed, its cache equal to the list; after a deletion (410), the whole list again", async () => {
+    const prisma = t.database.db.prisma;
+    for (let i = 0; i < 3; i++) await prisma.parkourMap.create({ data: { name: unique("Synced ") } });
+    const maps = new ListSync(api, "/parkour/get-all-maps", { key: (m) => m.id, limit: 2 });
+    const first = await maps.sync();
+    expect(first.full).toBe(true);
+    const changed = await prisma.parkourMap.update({ where: { id: first.changed[0]!.id }, data: { difficulty: "insane" } });
+    const second = await maps.sync();
+    expect(second.full).toBe(false);
+    expect(second.changed.map((m) => m.id)).toContain(changed.id);
+    const whole = orThrow(await api.GET("/parkour/get-all-maps"));
+    expect([...maps.rows.values()].sort((a, b) => a.id - b.id)).toEqual(whole);
+
+    await prisma.parkourMap.delete({ where: { id: changed.id } });
+    const third = await maps.sync();
+    expect(third.full).toBe(true);
+    expect(maps.rows.has(changed.id)).toBe(false);
+  });
+
+  it("when a ListSync of a filtered list is given keep, then a row that left the filter leaves the cache", async () => {
+    const prisma = t.database.db.prisma;
+    const leaving = await makePlayer(prisma, { gradeId: 78 });
+    await makePlayer(prisma, { gradeId: 78 });
+    const graded = new ListSync(api, "/player/get-all-full-players-by-gradeId", { key: (p) => p.id, query: { gradeId: 78 }, keep: (p) => p.gradeId === 78 });
+    await graded.sync();
+    expect(graded.rows.size).toBe(2);
+    await prisma.player.update({ where: { id: leaving.id }, data: { gradeId: 79 } });
+    await graded.sync();
+    expect([...graded.rows.keys()]).not.toContain(leaving.id);
+    expect(graded.rows.size).toBe(1);
   });
 
   it("when a POST is sent, then it carries an Idempotency-Key of its own; resent with the caller's key, it is answered with the first answer", async () => {

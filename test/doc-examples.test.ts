@@ -45,7 +45,7 @@ for (const file of FILES) {
         const res = await fetch(t.url + request.url.slice(SHOWN_ORIGIN.length), {
           method: request.method,
           headers: request.headers,
-          ...(request.body !== undefined ? { body: request.body } : {}),
+          body: request.body,
         });
         const text = await res.text();
         const context = `${at}\n${command}\n→ ${res.status} ${text.slice(0, 2000)}`;

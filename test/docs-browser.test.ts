@@ -1,20 +1,15 @@
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import { type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./helpers/app.js";
+import { BROWSER_HOST, chromiumAvailable, launchChromium } from "./helpers/browser.js";
 
 /**
- * The docs page as a person sees it: Debian's Chromium, headless, driven by
- * playwright-core (no browser download). .ci/run installs Chromium; on a
- * machine without it this file is skipped and says so.
+ * The docs page as a person sees it, in Debian's Chromium (helpers/browser.ts).
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available && process.env.REQUIRE_BROWSER) throw new Error(`No Chromium at ${CHROMIUM}, and REQUIRE_BROWSER is set (as in CI)`);
-if (!available) console.warn(`docs-browser: skipped, no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
-
-const HOST = "api.test";
+const available = chromiumAvailable("docs-browser");
+const HOST = BROWSER_HOST;
 export const SCREENSHOT = path.resolve("test-output", "docs-page.png");
 
 describe.runIf(available)("the docs page in Chromium", () => {
@@ -22,22 +17,14 @@ describe.runIf(available)("the docs page in Chromium", () => {
   let browser: Browser;
   beforeAll(async () => {
     t = await startTestApp();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        // A name that is not localhost: Chromium treats localhost as secure, other hosts over plain HTTP not.
-        `--host-resolver-rules=MAP ${HOST} 127.0.0.1`,
-      ],
-    });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await t?.close();
   });
 
-  it("when opened from a host other than localhost over plain HTTP, then it shows all twelve operations, loads nothing from outside, and a screenshot is saved", async () => {
+  it("when opened from a host other than localhost over plain HTTP, then it shows every operation (the twelve of the spec and the admin routes), loads nothing from outside, and a screenshot is saved", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 2400 } });
     const outside: string[] = [];
     const pageErrors: string[] = [];
@@ -53,6 +40,8 @@ describe.runIf(available)("the docs page in Chromium", () => {
     );
     expect(operations.sort()).toEqual(
       [
+        "/admin/audit", "/admin/session", "/admin/users", "/admin/users/allowed-addresses", "/admin/users/revoke", "/admin/users/rotate-key",
+        "/admin/webhooks", "/admin/webhooks/add", "/admin/webhooks/deliveries", "/admin/webhooks/redeliver", "/admin/webhooks/remove",
         "/cosmetic/get-cosmetic", "/cosmetic/update-cosmetic", "/form/create-form", "/freebuild/update-world",
         "/infecte2/get-all-infectes", "/inscription", "/parkour/get-all-maps", "/player/get-all-full-players-by-gradeId",
         "/player/get-all-players", "/player/get-player-by-nick", "/temporary-item/get-active-items", "/website/create-reward-log",

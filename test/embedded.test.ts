@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/database.js";
+import { spawnOwned } from "./helpers/process.js";
 import { EmbeddedDatabaseBusyError } from "../src/db/embedded-lock.js";
 
 const dirs: string[] = [];
@@ -54,7 +55,7 @@ describe("the embedded database's lock", () => {
   });
 
   it("when the lock's process id now belongs to another program (another start time), then it is taken over; the same one is refused", async () => {
-    const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
+    const other = spawnOwned(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
     try {
       const started = readFileSync(`/proc/${other.pid}/stat`, "utf8");
       const startTime = started.slice(started.lastIndexOf(")") + 2).split(" ")[19];

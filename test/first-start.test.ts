@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import net, { type AddressInfo } from "node:net";
@@ -7,6 +7,7 @@ import path from "node:path";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
+import { spawnOwned } from "./helpers/process.js";
 
 /**
  * The real entry points as an operator runs them (through tsx instead of the
@@ -39,7 +40,7 @@ interface Started {
 }
 
 function run(script: string, args: string[] = []): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", path.join(root, script), ...args], { cwd: root, env, stdio: "pipe" });
+  return spawnOwned(process.execPath, ["--import", "tsx", path.join(root, script), ...args], { cwd: root, env, stdio: "pipe" });
 }
 
 async function startServer(): Promise<Started> {
@@ -150,7 +151,7 @@ describe("a second instance on one host", () => {
     const port = (taken.address() as AddressInfo).port;
     const ownDir = mkdtempSync(path.join(tmpdir(), "second-instance-"));
     try {
-      const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
+      const child = spawnOwned(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
         cwd: root,
         env: { ...env, DATA_DIR: ownDir, METRICS_PORT: String(port) },
         stdio: "pipe",
@@ -170,7 +171,7 @@ describe("a second instance on one host", () => {
 
 describe("a bad configuration", () => {
   it("when variables are invalid, then the server refuses to start and names each of them", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
+    const child = spawnOwned(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
       cwd: root,
       env: { ...env, PORT: "99999", DATABASE_URL: "mysql://nope", LOG_LEVEL: "loud" },
       stdio: "pipe",

@@ -52,6 +52,7 @@ describe.skipIf(!onPostgres || !redisUp)("two instances on one PostgreSQL and on
       REDIS_URL,
       REDIS_KEY_PREFIX: prefix,
       RATE_LIMIT_PER_MINUTE: String(LIMIT),
+      CALLERS_USER_C: "user-C,grace-user,revoked-in-grace,used-user",
     });
     return { service, url: `http://127.0.0.1:${await service.port()}` };
   }
@@ -116,11 +117,11 @@ describe.skipIf(!onPostgres || !redisUp)("two instances on one PostgreSQL and on
     for (const ms of took) expect(ms).toBeLessThan(1_000);
   });
 
-  it("when a key is rotated, then the old one stops and the new one works on both instances within a second", async () => {
+  it("when a key is rotated without grace, then the old one stops and the new one works on both instances within a second", async () => {
     const old = (await users.create("user-D")).apiKey;
     for (const instance of [a, b]) expect((await get(instance, "/api/player/get-all-players", old)).status).toBe(200);
     const rotatedAt = Date.now();
-    const fresh = (await users.rotate("user-D")).apiKey;
+    const fresh = (await users.rotate("user-D", undefined, 0)).apiKey;
     for (const instance of [a, b]) {
       while ((await get(instance, "/api/player/get-all-players", old)).status !== 401) {
         expect(Date.now() - rotatedAt).toBeLessThan(1_000);
@@ -164,5 +165,69 @@ describe.skipIf(!onPostgres || !redisUp)("two instances on one PostgreSQL and on
     expect(tag).toBeTruthy();
     const fromB = await fetch(`${b.url}/api/player/get-all-players`, { headers: { "X-API-Key": key, "If-None-Match": tag } });
     expect(fromB.status).toBe(304);
+  });
+
+  it("when a key is rotated with a grace period, then both keys work on both instances until its expiry, though cached, then only the new one", async () => {
+    const old = (await users.create("grace-user")).apiKey;
+    for (const instance of [a, b]) expect((await get(instance, "/api/player/get-all-players", old)).status).toBe(200);
+    const { apiKey: fresh, user } = await users.rotate("grace-user", undefined, 3);
+    const expiresAt = user.previousKeyExpiresAt!.getTime();
+    // Both keys, on both instances, several times: the old one is now cached with its expiry.
+    while (Date.now() < expiresAt - 1_000) {
+      for (const instance of [a, b]) {
+        expect((await get(instance, "/api/player/get-all-players", old)).status).toBe(200);
+        expect((await get(instance, "/api/player/get-all-players", fresh)).status).toBe(200);
+      }
+      // Under the per-user limit (LIMIT a minute).
+      await new Promise((r) => setTimeout(r, 400));
+    }
+    // Polled from just before the expiry: the old key's 200s count against the user's budget too.
+    await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now() - 100)));
+    await Promise.all(
+      [a, b].map(async (instance) => {
+        while ((await get(instance, "/api/player/get-all-players", old)).status !== 401) {
+          expect(Date.now() - expiresAt).toBeLessThan(1_000);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }),
+    );
+    for (const instance of [a, b]) expect((await get(instance, "/api/player/get-all-players", fresh)).status).toBe(200);
+  });
+
+  it("when a user with a key in its grace period is revoked, then both keys stop on both instances within a second", async () => {
+    const old = (await users.create("revoked-in-grace")).apiKey;
+    const fresh = (await users.rotate("revoked-in-grace", undefined, 3_600)).apiKey;
+    for (const instance of [a, b]) for (const key of [old, fresh]) expect((await get(instance, "/api/player/get-all-players", key)).status).toBe(200);
+    const revokedAt = Date.now();
+    await users.revoke("revoked-in-grace");
+    for (const instance of [a, b]) {
+      for (const key of [old, fresh]) {
+        while ((await get(instance, "/api/player/get-all-players", key)).status !== 401) {
+          expect(Date.now() - revokedAt).toBeLessThan(1_000);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }
+    }
+  });
+
+  // Last: it stops both instances, which write the minutes they noted as they stop.
+  it("when the old and the new key are used on different instances, then each key's last use is recorded to the minute", async () => {
+    const old = (await users.create("used-user")).apiKey;
+    const fresh = (await users.rotate("used-user", undefined, 600)).apiKey;
+    const minute = (t: number) => Math.floor(t / 60_000) * 60_000;
+    const from = minute(Date.now());
+    for (let i = 0; i < 5; i++) {
+      expect((await get(a, "/api/player/get-all-players", old)).status).toBe(200);
+      expect((await get(b, "/api/player/get-all-players", fresh)).status).toBe(200);
+    }
+    await Promise.all([a.service.stop(), b.service.stop()]);
+    const to = minute(Date.now());
+    const [after] = await direct.prisma.apiUser.findMany({ where: { username: "used-user" } });
+    for (const at of [after!.keyLastUsedAt, after!.previousKeyLastUsedAt]) {
+      expect(at).not.toBeNull();
+      expect(at!.getTime() % 60_000).toBe(0);
+      expect(at!.getTime()).toBeGreaterThanOrEqual(from);
+      expect(at!.getTime()).toBeLessThanOrEqual(to);
+    }
   });
 });

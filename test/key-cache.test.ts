@@ -16,23 +16,33 @@ describe("KeyCache", () => {
   const caller = (username: string) => ({ id: 1, username, role: "USER" });
   it("when a user is forgotten, then all its keys go, whatever the case of the name", () => {
     const cache = new KeyCache();
-    cache.set("h1", caller("Website"));
-    cache.set("h2", caller("website"));
-    cache.set("h3", caller("other"));
+    cache.set("h1", caller("Website"), undefined, cache.version);
+    cache.set("h2", caller("website"), undefined, cache.version);
+    cache.set("h3", caller("other"), undefined, cache.version);
     cache.forgetUser("WEBSITE");
     expect([cache.get("h1"), cache.get("h2"), cache.get("h3")?.username]).toEqual([undefined, undefined, "other"]);
   });
   it("when an entry is older than its time to live, or the cache is off, then it is not used", async () => {
     const cache = new KeyCache(20);
-    cache.set("h", caller("a"));
+    cache.set("h", caller("a"), undefined, cache.version);
     expect(cache.get("h")).toBeDefined();
     await new Promise((r) => setTimeout(r, 30));
     expect(cache.get("h")).toBeUndefined();
-    cache.set("h", caller("a"));
+    cache.set("h", caller("a"), undefined, cache.version);
     cache.setEnabled(false);
     expect(cache.get("h")).toBeUndefined();
-    cache.set("h", caller("a"));
+    cache.set("h", caller("a"), undefined, cache.version);
     expect(cache.get("h")).toBeUndefined();
+  });
+  it("when a user is forgotten while a lookup of its key runs, then the lookup's answer is not cached", () => {
+    const cache = new KeyCache();
+    // The lookup begins (it reads the key as valid), the revocation is announced, then the answer arrives.
+    const version = cache.version;
+    cache.forgetUser("website");
+    cache.set("h", caller("website"), undefined, version);
+    expect(cache.get("h")).toBeUndefined();
+    cache.set("h", caller("website"), undefined, cache.version);
+    expect(cache.get("h")?.username).toBe("website");
   });
 });
 
@@ -92,7 +102,7 @@ describe("revocation with cached keys", () => {
 
     const rotatedFrom = (await operator.rotate("user-C")).apiKey;
     for (const app of instances) expect((await list(app, rotatedFrom)).status).toBe(200);
-    await operator.rotate("user-C");
+    await operator.rotate("user-C", undefined, 0);
     for (const app of instances) expect(await within(1000, 401, () => list(app, rotatedFrom))).toBeLessThan(1000);
   });
 

@@ -210,9 +210,9 @@ describe.runIf(redisAvailable)("counters in Redis", () => {
 
   it("when two instances share REDIS_URL, then they share each user's and each address's counters, and no key can be read from Redis", async () => {
     const rateLimitPrefix = newPrefix();
-    const env = { REDIS_URL, RATE_LIMIT_PER_MINUTE: "4", AUTH_FAILURES_PER_MINUTE: "2", TRUST_PROXY: "loopback" };
-    const one = await app(env, { rateLimitPrefix });
-    const two = await app(env, { rateLimitPrefix });
+    const env = { REDIS_URL, RATE_LIMIT_PER_MINUTE: "4", AUTH_FAILURES_PER_MINUTE: "2", TRUST_PROXY: "loopback", REDIS_KEY_PREFIX: rateLimitPrefix };
+    const one = await app(env);
+    const two = await app(env);
     for (const t of [one, two, one, two]) expect((await get(t, keys.bob!)).status).toBe(200);
     expect((await get(one, keys.bob!)).status).toBe(429);
     expect((await get(two, keys.bob!)).status).toBe(429);
@@ -240,15 +240,47 @@ describe.runIf(redisAvailable)("counters in Redis", () => {
     expect(createHash("sha256").update(BAD_KEY).digest("hex")).not.toContain(fingerprint);
   });
 
+  it("when both limits are counted in Redis, then a request with a key the instance knows costs one command to Redis, not two", async () => {
+    const rateLimitPrefix = newPrefix();
+    // Keys held in memory, as the server holds them (server.ts).
+    const t = await app(
+      { REDIS_URL, RATE_LIMIT_PER_MINUTE: "100", AUTH_FAILURES_PER_MINUTE: "10", REDIS_KEY_PREFIX: rateLimitPrefix },
+      { keyCache: new KeyCache() },
+    );
+    // The first request checks the key in the database (and loads the script); the next ones know it.
+    expect((await get(t, keys.alice!)).status).toBe(200);
+    const monitor = await redis.monitor();
+    const sent: string[][] = [];
+    // Commands a script runs come from "lua"; the client's own from its address.
+    monitor.on("monitor", (_time: string, args: string[], source: string) => {
+      if (!source.includes("lua") && args.some((a) => a.startsWith(rateLimitPrefix))) sent.push(args);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 3; i++) {
+      const res = await get(t, keys.alice!);
+      expect(res.status).toBe(200);
+      expect(res.headers.ratelimit).toMatch(new RegExp(`^"user"; r=${100 - 2 - i}; t=\\d+$`));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    monitor.disconnect();
+    expect(sent).toHaveLength(3);
+  });
+
   it("when Redis is unreachable, then each instance counts in its own memory and the limits still answer 429, at once; when it is back, the instances share one budget again", async () => {
     const rateLimitPrefix = newPrefix();
     const proxy = await new TcpProxy(redisHost, redisPort).listen();
     proxies.push(proxy);
     proxy.cut();
-    const env = { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, RATE_LIMIT_PER_MINUTE: "3", AUTH_FAILURES_PER_MINUTE: "1", TRUST_PROXY: "loopback" };
+    const env = {
+      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+      RATE_LIMIT_PER_MINUTE: "3",
+      AUTH_FAILURES_PER_MINUTE: "1",
+      TRUST_PROXY: "loopback",
+      REDIS_KEY_PREFIX: rateLimitPrefix,
+    };
     const metrics = new Metrics(undefined, { processMetrics: false });
-    const one = await app(env, { rateLimitPrefix, metrics });
-    const two = await app(env, { rateLimitPrefix });
+    const one = await app(env, { metrics });
+    const two = await app(env);
 
     // Down from the start: each instance has its own budget of 3.
     for (const t of [one, two]) {
@@ -274,7 +306,7 @@ describe.runIf(redisAvailable)("counters in Redis", () => {
   it("when Redis stops answering on an open connection, then a request waits at most its command timeout, the next ones count in memory without trying Redis, and the limit still holds", async () => {
     const proxy = await new TcpProxy(redisHost, redisPort).listen();
     proxies.push(proxy);
-    const t = await app({ REDIS_URL: `redis://127.0.0.1:${proxy.port}`, RATE_LIMIT_PER_MINUTE: "6" }, { rateLimitPrefix: newPrefix() });
+    const t = await app({ REDIS_URL: `redis://127.0.0.1:${proxy.port}`, RATE_LIMIT_PER_MINUTE: "6", REDIS_KEY_PREFIX: newPrefix() });
     expect((await get(t, keys.dave!)).status).toBe(200);
     proxy.stall();
     const started = Date.now();

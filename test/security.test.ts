@@ -55,6 +55,11 @@ beforeAll(async () => {
   await prisma.temporaryItem.create({
     data: { itemName: "Sale", itemDescription: "", price: 1, startDate: new Date("2000-01-01T00:00:00Z"), endDate: new Date("2999-01-01T00:00:00Z") },
   });
+  // A webhook endpoint to remove, and a failed delivery to redeliver (to another endpoint).
+  const removable = await prisma.webhookEndpoint.create({ data: { url: "https://203.0.113.10/removed", secret: "plain:whsec_x", events: ["none.ever"] } });
+  const kept = await prisma.webhookEndpoint.create({ data: { url: "https://203.0.113.10/kept", secret: "plain:whsec_x", events: ["none.ever"] } });
+  const event = await prisma.webhookEvent.create({ data: { type: "form.created", data: "{}" } });
+  const failed = await prisma.webhookDelivery.create({ data: { eventId: event.id, endpointId: kept.id, status: "failed", attempts: 3 } });
   const answers = { video: "v", question1: "1", question2: "2", question3: "3", question4: "4", question5: "5" };
   Object.assign(valid, {
     "/player/get-all-full-players-by-gradeId": { query: { gradeId: "4242" } },
@@ -65,7 +70,14 @@ beforeAll(async () => {
     "/website/create-reward-log": { body: { playerId: p.id, rewardId: 1 } },
     "/inscription": { body: { username: "probe-user" } },
     "/freebuild/update-world": { body: { id: worldId, state: "loaded" } },
+    "/admin/users/rotate-key": { body: { username: "admin-target", graceSeconds: 0 } },
+    "/admin/users/revoke": { body: { username: "admin-target" } },
+    "/admin/users/allowed-addresses": { body: { username: "admin-target", allowedAddresses: null } },
+    "/admin/webhooks/add": { body: { url: "https://203.0.113.10/hook", events: ["form.created"] } },
+    "/admin/webhooks/remove": { body: { endpointId: removable.id } },
+    "/admin/webhooks/redeliver": { body: { deliveryId: String(failed.id) } },
   });
+  await t.key("admin-target");
 });
 afterAll(() => t.close());
 
@@ -95,7 +107,7 @@ describe("uniform 401", () => {
     const revoked = await t.key("revoked-user");
     await t.users.revoke("revoked-user");
     const rotatedAway = await t.key("rotated-user");
-    await t.users.rotate("rotated-user");
+    await t.users.rotate("rotated-user", undefined, 0);
     const variants: Record<string, Record<string, string | string[]>> = {
       missing: {},
       "empty X-API-Key": { "X-API-Key": "" },
@@ -279,6 +291,12 @@ describe("no mass assignment", () => {
     "/website/create-reward-log": "reward_logs",
     "/inscription": "api_users",
     "/freebuild/update-world": "worlds",
+    "/admin/users/rotate-key": "api_users",
+    "/admin/users/revoke": "api_users",
+    "/admin/users/allowed-addresses": "api_users",
+    "/admin/webhooks/add": "webhook_endpoints",
+    "/admin/webhooks/remove": "webhook_endpoints",
+    "/admin/webhooks/redeliver": "webhook_deliveries",
   };
   /** The whole table as text: nothing written means nothing changed, not even a version. */
   const snapshot = async (table: string) =>

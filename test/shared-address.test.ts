@@ -42,8 +42,8 @@ beforeAll(async () => {
       TRUST_PROXY: "loopback",
       CALLERS_USER_A: Array.from({ length: 10 }, (_, i) => `server-${i}`).join(","),
       ...(redisUp ? { REDIS_URL } : {}),
+      REDIS_KEY_PREFIX: prefix,
     },
-    rateLimitPrefix: prefix,
   });
 });
 
@@ -88,7 +88,9 @@ describe(`one address shared by ten servers (counters ${redisUp ? "in Redis" : "
       expect(refusalsOfTheNine).toEqual([]);
       expect(count(401) + count(429)).toBe(looping.length);
       // Two windows of a minute each: the budget once in each, plus what was under way when it ran out.
-      expect(count(401)).toBeGreaterThanOrEqual(2 * FAILURE_BUDGET);
+      // Less one at most: a request decided as the first window ends can be refused by it (429) and
+      // counted in the second (its key check, past the end, fails), which then admits one failure fewer.
+      expect(count(401)).toBeGreaterThanOrEqual(2 * FAILURE_BUDGET - 1);
       expect(count(401)).toBeLessThanOrEqual(3 * FAILURE_BUDGET);
       expect(count(429)).toBeGreaterThan(looping.length / 2);
       // The looping key is looked up once; the valid keys again when their cache entry expires.

@@ -56,9 +56,10 @@ const SQL = {
   cosmetic: q("cosmetic", `SELECT id, name, type, rarity, game, "argumentFr", "argumentEn", image, lootbox, price, description, collection, render, permanent FROM cosmetics WHERE id = $1`),
   players: q("players", `SELECT ${SUMMARY} FROM players ORDER BY id`),
   byGrade: q("byGrade", `SELECT ${FULL} FROM players WHERE "gradeId" = $1 ORDER BY id`),
-  infected: q("infected", `SELECT * FROM infected_stats ORDER BY "playerId"`),
+  // The answer's columns (the tables also hold "writtenBy", the sync stamp, which no answer shows).
+  infected: q("infected", `SELECT "playerId", kill, assist, death, game, "eligibleGame", "winZ", "winH", playtime, coin, point, objectif, "newPlayer" FROM infected_stats ORDER BY "playerId"`),
   items: q("items", `SELECT * FROM temporary_items WHERE "startDate" <= $1 AND "endDate" > $1 ORDER BY id`),
-  maps: q("maps", `SELECT * FROM parkour_maps ORDER BY id`),
+  maps: q("maps", `SELECT id, name, enable, "spawnLocation", difficulty FROM parkour_maps ORDER BY id`),
   reward: q("reward", audited(
     `INSERT INTO reward_logs ("playerId", "rewardId", "rewardedAt") VALUES ($1, $2, $3) RETURNING *`,
     "reward_log.create",

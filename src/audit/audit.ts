@@ -1,6 +1,7 @@
 import os from "node:os";
 import type { DbClient } from "../db/client.js";
 import { Prisma } from "../generated/prisma/client.js";
+import { eventCtes, type RowEvent } from "../webhooks/events.js";
 
 /**
  * The audit log: one row per write, written atomically with it (the same
@@ -22,7 +23,11 @@ export type AuditAction =
   /** The user's IP allow-list set or cleared (`user allow-ip`). */
   | "api_user.allow_ip"
   /** A request refused because of its client address (per-user IP allow-lists). */
-  | "api_user.refused_ip";
+  | "api_user.refused_ip"
+  /** Webhook endpoints added and removed, deliveries sent again (CLI `webhook …`). */
+  | "webhook.add"
+  | "webhook.remove"
+  | "webhook.redeliver";
 
 /** Who made the change, and from which request. */
 export interface AuditSource {
@@ -74,6 +79,8 @@ export interface AuditedRowEntry {
   target: Prisma.Sql;
   /** A jsonb expression, e.g. Prisma.sql`${JSON.stringify(fields)}::jsonb`. */
   changes: Prisma.Sql;
+  /** The webhook event each written row announces (src/webhooks), recorded in the same statement. */
+  event?: RowEvent;
 }
 
 /**
@@ -83,12 +90,12 @@ export interface AuditedRowEntry {
  * transaction — a quarter of the cost of BEGIN, write, audit, COMMIT through
  * Prisma (bench/README.md). Inside a transaction it simply joins it.
  */
-export function auditedWrite<T>(client: DbClient, write: Prisma.Sql, entry: AuditedRowEntry, source: AuditSource): Promise<T[]> {
+export function auditedWrite<T>(client: Pick<DbClient, "$queryRaw">, write: Prisma.Sql, entry: AuditedRowEntry, source: AuditSource): Promise<T[]> {
   return client.$queryRaw<T[]>(Prisma.sql`
     WITH w AS (${write}),
          a AS (INSERT INTO audit_log (actor, action, target, changes, "requestId", "clientAddress")
                SELECT ${source.actor}, ${entry.action}, ${entry.target}, ${entry.changes}, ${source.requestId ?? null}, ${source.clientAddress ?? null}
-                 FROM w)
+                 FROM w)${entry.event ? eventCtes(entry.event) : Prisma.empty}
     SELECT * FROM w`);
 }
 
@@ -110,14 +117,14 @@ export interface AuditQuery {
   limit: number;
 }
 
-/** The newest entries first, filtered; `limit` of them at most. */
+/** The newest entries first (by id among entries of the same moment; a bare `id` would be the text alias), filtered; `limit` of them at most. */
 export async function readAudit(client: DbClient, query: AuditQuery): Promise<AuditRecord[]> {
   const rows = await client.$queryRaw<(Omit<AuditRecord, "changes"> & { changes: string })[]>`
     SELECT id::text AS id, at, actor::text AS actor, action, target, changes::text AS changes, "requestId", "clientAddress"
       FROM audit_log
      WHERE (${query.since ?? null}::timestamptz IS NULL OR at >= ${query.since ?? null}::timestamptz)
        AND (${query.user ?? null}::text IS NULL OR actor = ${query.user ?? null}::citext)
-     ORDER BY at DESC, id DESC
+     ORDER BY at DESC, audit_log.id DESC
      LIMIT ${query.limit}`;
   return rows.map((r) => ({ ...r, changes: JSON.parse(r.changes) as Record<string, unknown> }));
 }

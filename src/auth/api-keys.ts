@@ -7,7 +7,7 @@ import { createHash, randomBytes } from "node:crypto";
  * the key is random and long, so its hash cannot be reversed by guessing, and
  * a fast hash lets every request find its user through a unique index.
  */
-export const API_KEY_PREFIX = "gsk_";
+const API_KEY_PREFIX = "gsk_";
 export const API_KEY_PATTERN = /^gsk_[A-Za-z0-9_-]{43}$/;
 
 export interface NewApiKey {

@@ -20,10 +20,14 @@ export interface AuthenticationGuards {
 
 /** A limit on failed authentication by client address (http/rate-limit.ts), consulted by the key check. */
 export interface FailedAuthentications {
-  /** What the address's failures so far allow for this presented key (by fingerprint), before it is checked. */
-  admit(req: Request, fingerprint: string): Promise<Admission>;
+  /**
+   * What the address's failures so far allow for this presented key (by fingerprint, computed when
+   * needed), before it is checked. `known`: the key's user, when this instance holds the key in memory
+   * and the user may call from this address; the per-user limit may count the request in the same step.
+   */
+  admit(req: Request, fingerprint: () => string, known?: Caller): Promise<Admission>;
   /** Counts a failed authentication (401, or 403 for a refused address) of this key from this address; once per request. */
-  count(req: Request, fingerprint: string): void;
+  count(req: Request, fingerprint: () => string): void;
   /** The 429 for a request whose key did not pass while the address is over its budget. */
   refuse(res: Response, admission: Admission): ApiError;
 }
@@ -41,8 +45,12 @@ const OPEN: Admission = { over: false, check: "database" };
 export function authenticate(deps: AppDeps, failures: FailedAuthentications | undefined): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const key = presentedKey(req);
-    const fingerprint = keyFingerprint(key);
-    const admission = failures ? await failures.admit(req, fingerprint) : OPEN;
+    // Hashed only if the failure limit needs it: most requests have a good key from an address in good standing.
+    let hashed: string | undefined;
+    const fingerprint = () => (hashed ??= keyFingerprint(key));
+    const known = failures && key !== undefined ? deps.users.authenticateFromMemory(key) : undefined;
+    const allowedHere = known && (!known.allowedAddresses || known.allowedAddresses.allows(req.ip));
+    const admission = failures ? await failures.admit(req, fingerprint, allowedHere ? known : undefined) : OPEN;
     let caller: Caller | undefined;
     if (key !== undefined && admission.check === "database") caller = await deps.users.authenticate(key);
     if (key !== undefined && admission.check === "memory") caller = deps.users.authenticateFromMemory(key);

@@ -12,6 +12,11 @@ import type { Caller } from "./caller.js";
 export class KeyCache {
   private readonly entries = new Map<string, { caller: Caller; expires: number }>();
   private enabled: boolean;
+  /**
+   * Moves on at every invalidation: a lookup that began before one (it may
+   * have read a key since revoked) must not put its answer in the cache.
+   */
+  private generation = 0;
 
   constructor(
     private readonly ttlMs = 60_000,
@@ -32,14 +37,25 @@ export class KeyCache {
     return entry.caller;
   }
 
-  set(hash: string, caller: Caller): void {
-    if (!this.enabled) return;
+  /** What a lookup notes before it reads the database, and hands to set(). */
+  get version(): number {
+    return this.generation;
+  }
+
+  /**
+   * `until` (epoch ms): when the key stops working (a rotated-away key's grace period), if sooner than the time to live.
+   * `version`: this.version when the lookup began; if an invalidation came since, nothing is cached.
+   */
+  set(hash: string, caller: Caller, until: number | undefined, version: number): void {
+    if (!this.enabled || version !== this.generation) return;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(hash, { caller, expires: Date.now() + this.ttlMs });
+    const expires = Date.now() + this.ttlMs;
+    this.entries.set(hash, { caller, expires: until === undefined ? expires : Math.min(expires, until) });
   }
 
   /** Drops every key of this user (usernames compare case-insensitively). */
   forgetUser(username: string): void {
+    this.generation++;
     const name = username.toLowerCase();
     for (const [hash, entry] of this.entries) {
       if (entry.caller.username.toLowerCase() === name) this.entries.delete(hash);
@@ -48,6 +64,7 @@ export class KeyCache {
 
   /** Turns caching off (and forgets everything) or back on. */
   setEnabled(enabled: boolean): void {
+    this.generation++;
     this.enabled = enabled;
     this.entries.clear();
   }

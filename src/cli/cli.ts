@@ -10,8 +10,10 @@ import { ApiError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { parse, table, UsageError } from "./args.js";
 import { auditCommand } from "./audit-command.js";
+import { WEBHOOK_USAGE, webhookCommand } from "./webhook-command.js";
 import { loadSample } from "../transfer/sample.js";
 import { exportData, ImportError, importData } from "../transfer/transfer.js";
+import { DEFAULT_GRACE_SECONDS, graceSecondsSchema, pendingRotation } from "../users/grace.js";
 import { DEFAULT_ROLE, roleSchema, usernameSchema, ApiUsers, type ApiUserSummary } from "../users/users.js";
 
 export const USAGE = `Usage: npm run --silent cli -- <command>
@@ -20,7 +22,9 @@ Commands:
   user create <username> [--role ROLE]   create an API user; prints its key alone on stdout
   user list [--json]                     list API users (never their keys)
   user revoke <username>                 revoke the user's key at once
-  user rotate <username>                 issue a new key (printed on stdout); the old one stops working
+  user rotate <username> [--grace SECONDS]
+                                         issue a new key (printed on stdout); the old one keeps working
+                                         for SECONDS (default 86400, 24 h; 0: it stops at once)
   user allow-ip <username> <cidr>[,<cidr>…]
                                          the key works only from these addresses (IPv4/IPv6, CIDR or plain)
   user allow-ip <username> --any         the key works from anywhere again
@@ -32,6 +36,7 @@ Commands:
                                          the audit log of writes, newest first; WHEN is an ISO 8601
                                          date-time or a duration back from now (30m, 24h, 7d);
                                          at most N entries (default 100); --json: one object a line
+${WEBHOOK_USAGE}
   migrate                                apply pending database migrations
   help                                   this text
 
@@ -95,6 +100,8 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
     }
     case "user":
       return userCommand(rest, users, deps, io);
+    case "webhook":
+      return webhookCommand(rest, deps.db.prisma, deps.config, deps.actor ?? cliSource(), io);
     case "audit":
       return auditCommand(rest, deps.db.prisma, deps.now ?? (() => new Date()), io);
     case "import": {
@@ -165,6 +172,8 @@ async function userCommand(args: string[], users: ApiUsers, deps: CliDeps, io: C
         groups: [...directory.groupsOf(u.username)].join(","),
         status: u.revokedAt ? "revoked" : "active",
         key: `${u.keyHint}…`,
+        "last used": formatDate(u.keyLastUsedAt),
+        "previous key until": formatDate(pendingRotation(u, new Date())?.expiresAt ?? null),
         created: formatDate(u.createdAt),
         rotated: formatDate(u.rotatedAt),
         revoked: formatDate(u.revokedAt),
@@ -181,11 +190,16 @@ async function userCommand(args: string[], users: ApiUsers, deps: CliDeps, io: C
       return 0;
     }
     case "rotate": {
-      const { positionals } = parse(rest, {});
+      const { values, positionals } = parse(rest, { grace: { type: "string" } });
       if (positionals.length !== 1) throw new UsageError("user rotate takes one username");
-      const { apiKey, user } = await users.rotate(positionals[0]!, by);
+      const grace = values.grace === undefined ? DEFAULT_GRACE_SECONDS : checked(graceSecondsSchema, "--grace", /^\d+$/.test(values.grace) ? Number(values.grace) : values.grace);
+      const { apiKey, user } = await users.rotate(positionals[0]!, by, grace);
+      const until = pendingRotation(user, new Date())?.expiresAt;
       io.stdout(`${apiKey}\n`);
-      io.stderr(`Rotated the key of '${user.username}': the previous key no longer works. The key above is shown only once.\n`);
+      io.stderr(
+        `Rotated the key of '${user.username}': the previous key ${until ? `works until ${formatTimestamp(until)}` : "no longer works"}. ` +
+          "The key above is shown only once.\n",
+      );
       return 0;
     }
     case "allow-ip":

@@ -5,7 +5,9 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "../generated/prisma/client.js";
+import type { ReadClient } from "./client.js";
 import { acquireDataDirLock } from "./embedded-lock.js";
+import { pgRawQueries } from "./pg-reader.js";
 
 /**
  * A plain SQL connection beside Prisma, for what Prisma does not do:
@@ -30,6 +32,10 @@ export interface Database {
    * keys (a revocation must count at once) nor inside a write.
    */
   readonly reader: PrismaClient;
+  /** The read routes' raw queries on the reader's connections: on PostgreSQL without Prisma's machinery (pg-reader.ts). */
+  readonly readQueries: ReadClient;
+  /** The same on the primary, for a write that is one statement outside any transaction (http/write.ts). */
+  readonly writeQueries: Pick<PrismaClient, "$queryRaw">;
   /** A connection of its own (PostgreSQL) or the single one (PGlite). */
   connect(): Promise<SqlConnection>;
   /**
@@ -88,6 +94,8 @@ function openPostgres(url: string, limits: PostgresLimits): Database {
     kind: "postgres",
     prisma,
     reader,
+    readQueries: pgRawQueries(replicaPool ?? pool),
+    writeQueries: pgRawQueries(pool),
     async connect() {
       const client = new pg.Client(clientConfig);
       client.on("error", () => undefined);
@@ -195,6 +203,8 @@ function openEmbedded(options: { kind: "embedded"; dataDir: string; command: str
     kind: "embedded",
     prisma,
     reader: prisma,
+    readQueries: prisma,
+    writeQueries: prisma,
     async connect() {
       await pglite.waitReady;
       return {

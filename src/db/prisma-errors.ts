@@ -33,8 +33,8 @@ const KINDS = {
 } as const;
 
 function constraintViolation(error: unknown, which: keyof typeof KINDS): ConstraintViolation | undefined {
-  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return undefined;
   const k = KINDS[which];
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return fromPostgres(error, k);
   const cause = adapterCause(error);
   const matches =
     (k.prisma as readonly string[]).includes(error.code) || cause?.kind === k.kind || cause?.originalCode === k.sqlState;
@@ -46,6 +46,13 @@ function constraintViolation(error: unknown, which: keyof typeof KINDS): Constra
       cause?.constraint?.index ?? cause?.originalMessage?.match(k.message)?.[1] ?? (typeof legacy === "string" ? legacy : undefined),
     fields: cause?.constraint?.fields ?? (Array.isArray(legacy) ? legacy.map(String) : []),
   };
+}
+
+/** node-postgres's own error (a raw query run without Prisma, db/pg-reader.ts): PostgreSQL's code and constraint, as the pg adapter reports them. */
+function fromPostgres(error: unknown, k: (typeof KINDS)[keyof typeof KINDS]): ConstraintViolation | undefined {
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
+  if (!(error instanceof Error) || code !== k.sqlState) return undefined;
+  return { constraint: typeof constraint === "string" ? constraint : error.message.match(k.message)?.[1], fields: [] };
 }
 
 export const uniqueViolation = (error: unknown) => constraintViolation(error, "unique");
@@ -77,7 +84,7 @@ const UNAVAILABLE_KINDS = new Set([
 ]);
 const UNAVAILABLE_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND"]);
 /** node-postgres says these in words only, without a code. */
-const UNAVAILABLE_MESSAGES = /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error/i;
+const UNAVAILABLE_MESSAGES = /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Query read timeout/i;
 
 /** The database cannot be reached, or not in time: connection refused, lost, or timed out. */
 export function isDatabaseUnavailable(error: unknown): boolean {

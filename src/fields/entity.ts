@@ -1,110 +1,11 @@
 import { z } from "zod";
 import { Prisma } from "../generated/prisma/client.js";
-import { bool, clearableText, count, id, int32, INT32_MAX, text } from "./rules.js";
-import { formatTimestamp, timestamp, TIMESTAMP_PATTERN, timestampSql } from "./timestamp.js";
+import type { Field } from "./field.js";
+import { requireAChange } from "./rules.js";
 
-/**
- * One field of an entity: its input rule (what an import file or a request
- * may hold), the JSON schema of the answer, how a database value becomes that
- * JSON (in TypeScript and in SQL), and whether it is sensitive. Columns are
- * named as the fields (prisma/schema.prisma).
- */
-interface FieldSpec<In extends z.ZodType, Out extends z.ZodType, Value> {
-  input: In;
-  output: Out;
-  /** The OpenAPI documentation of the answer's field. */
-  doc?: Record<string, unknown>;
-  /** How a description becomes that documentation, when the kind adds to it. */
-  document?: (description: string) => Record<string, unknown>;
-  /** The database value → the answer's value; undefined when they are the same. */
-  toJson?: (value: Value) => z.output<Out>;
-  /** The SQL expression answering the same JSON value, from the quoted column. */
-  sql?: (column: string) => string;
-  /** Left out of the summary (the public projection). */
-  sensitive: boolean;
-  /** The rule of a PATCH body, when it differs from `input` (nullable text cleared by "null"). */
-  patch?: z.ZodType;
-  /** The table a foreign key points to. */
-  references?: string;
-  /** The longest text, for `.nullable()` to know the PATCH rule. */
-  maxLength?: number;
-}
+export { field } from "./field.js";
 
-export class Field<In extends z.ZodType, Out extends z.ZodType, Value, Sensitive extends boolean = false> {
-  declare readonly isSensitive: Sensitive;
-  /** The answer's schema with its documentation. */
-  readonly output: Out;
-
-  constructor(readonly spec: FieldSpec<In, Out, Value>) {
-    this.output = spec.doc ? spec.output.meta(spec.doc) : spec.output;
-  }
-
-  get input(): In {
-    return this.spec.input;
-  }
-
-  describe(description: string, example?: unknown): Field<In, Out, Value, Sensitive> {
-    const doc = this.spec.document?.(description) ?? (example === undefined ? { description } : { description, example });
-    return new Field({ ...this.spec, doc });
-  }
-
-  nullable(): Field<z.ZodNullable<In>, z.ZodNullable<Out>, Value | null, Sensitive> {
-    const { input, output, toJson, maxLength, ...rest } = this.spec;
-    return new Field({
-      ...rest,
-      input: input.nullable(),
-      output: output.nullable(),
-      toJson: toJson && ((value: Value | null) => (value === null ? null : toJson(value))),
-      patch: maxLength === undefined ? undefined : clearableText(maxLength),
-    });
-  }
-
-  sensitive(): Field<In, Out, Value, true> {
-    return new Field({ ...this.spec, sensitive: true });
-  }
-
-  /** A citext column, answered as plain text. */
-  caseInsensitive(): Field<In, Out, Value, Sensitive> {
-    return new Field({ ...this.spec, sql: (column) => `${column}::text` });
-  }
-
-  references(table: string): Field<In, Out, Value, Sensitive> {
-    return new Field({ ...this.spec, references: table });
-  }
-}
-
-type AnyField = Field<z.ZodType, z.ZodType, never, boolean>;
-
-/** A field whose database value is what its input rule parses to. */
-const plain = <In extends z.ZodType, Out extends z.ZodType>(input: In, output: Out, extra: Partial<FieldSpec<In, Out, z.output<In>>> = {}) =>
-  new Field<In, Out, z.output<In>>({ input, output, sensitive: false, ...extra });
-
-/** The field kinds of the API. */
-export const field = {
-  id: () => plain(id, z.int().min(1).max(INT32_MAX)),
-  count: () => plain(count, z.int().min(0).max(INT32_MAX)),
-  int32: () => plain(int32, z.int().min(-INT32_MAX - 1).max(INT32_MAX)),
-  bool: () => plain(bool, z.boolean()),
-  text: (max: number, min = 1) => plain(text(max, min), z.string(), { maxLength: min === 0 ? max : undefined }),
-  timestamp: () =>
-    plain(timestamp, z.string().regex(TIMESTAMP_PATTERN), {
-      toJson: formatTimestamp,
-      sql: timestampSql,
-      document: (description) => ({
-        description: `${description} (UTC, yyyy-mm-ddThh:mm:ssZ)`,
-        format: "date-time",
-        example: "2026-11-22T09:15:30Z",
-      }),
-    }),
-  /** Any other pair of rules, e.g. a value stored as a column of another type. */
-  custom: <In extends z.ZodType, Out extends z.ZodType>(
-    input: In,
-    output: Out,
-    toJson?: (value: z.output<In>) => z.output<Out>,
-    sql?: (column: string) => string,
-  ) => plain(input, output, { toJson, sql }),
-};
-
+type AnyField = Field<z.ZodType, z.ZodType, never, boolean, z.ZodType>;
 type Fields = Record<string, AnyField>;
 type InputShape<F extends Fields> = { [K in keyof F]: F[K]["spec"]["input"] };
 type OutputShape<F extends Fields> = { [K in keyof F]: F[K]["spec"]["output"] };
@@ -115,7 +16,7 @@ export type Json<F extends Fields> = z.output<z.ZodObject<OutputShape<F>>>;
 export type PublicJson<F extends Fields> = Pick<Json<F>, Extract<PublicKeys<F>, keyof Json<F>>>;
 
 /** A database row with the entity's columns (Prisma's model type fits). */
-type RowOf<F extends Fields> = { [K in keyof F]: F[K] extends Field<z.ZodType, z.ZodType, infer V, boolean> ? V : never };
+type RowOf<F extends Fields> = { [K in keyof F]: F[K] extends Field<z.ZodType, z.ZodType, infer V, boolean, z.ZodType> ? V : never };
 
 export interface EntityOptions<F extends Fields, Key extends keyof F & string> {
   table: string;
@@ -125,8 +26,12 @@ export interface EntityOptions<F extends Fields, Key extends keyof F & string> {
   generatedKey?: boolean;
   /** The OpenAPI component of the full record. */
   component: { id: string; description?: string };
-  /** The OpenAPI component of the summary (the record without its sensitive fields), when the API answers one. */
-  summaryComponent?: { id: string; description: string };
+  /**
+   * The OpenAPI component of the summary (the record without its sensitive
+   * fields), when the API answers one; its description is given the list of
+   * the fields it leaves out.
+   */
+  summaryComponent?: { id: string; description: (omitted: string) => string };
 }
 
 /** One projection of an entity: its answer schema, its SELECT list and its row → answer mapper. */
@@ -138,18 +43,34 @@ export interface Projection<F extends Fields, Out> {
   toJson(row: Pick<RowOf<F>, keyof F & keyof Out>): Out;
 }
 
+/** A unique constraint besides the primary key, and how a 409 names a value it refused. */
+export interface UniqueConstraint {
+  constraint: string;
+  table: string;
+  columns: string[];
+  caseInsensitive: boolean;
+  subject: string;
+  /** How the 409 says the value is taken. */
+  taken?: string;
+}
+
 function quote(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
+/** `a, b, c and d`. */
+export function listed(names: readonly string[]): string {
+  return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
+/** The SQL answering the field's JSON value from `column`. */
+function sqlOf(field: AnyField, column: string): string {
+  return field.spec.sql ? field.spec.sql(column) : column;
+}
+
 function project<F extends Fields, Out>(fields: F, names: (keyof F & string)[], meta: { id: string; description?: string }): Projection<F, Out> {
   const shape = Object.fromEntries(names.map((n) => [n, fields[n]!.output]));
-  const columns = names
-    .map((n) => {
-      const { sql } = fields[n]!.spec;
-      return sql ? `${sql(quote(n))} AS ${quote(n)}` : quote(n);
-    })
-    .join(", ");
+  const columns = names.map((n) => (fields[n]!.spec.sql ? `${sqlOf(fields[n]!, quote(n))} AS ${quote(n)}` : quote(n))).join(", ");
   const converters = names.map((n) => [n, fields[n]!.spec.toJson as ((v: unknown) => unknown) | undefined] as const);
   return {
     names,
@@ -164,39 +85,113 @@ function project<F extends Fields, Out>(fields: F, names: (keyof F & string)[], 
   };
 }
 
+/** The unique constraints the fields declare: one per constraint name, its columns in the table's order. */
+function uniqueConstraints(table: string, fields: Fields): UniqueConstraint[] {
+  const byName = new Map<string, UniqueConstraint>();
+  for (const [name, f] of Object.entries(fields)) {
+    const unique = f.spec.unique;
+    if (!unique) continue;
+    const constraint = unique.constraint ?? `${table}_${name}_key`;
+    const known = byName.get(constraint);
+    if (known) known.columns.push(name);
+    else {
+      const subject = unique.subject ?? name[0]!.toUpperCase() + name.slice(1);
+      byName.set(constraint, { constraint, table, columns: [name], caseInsensitive: f.spec.caseInsensitive === true, subject, taken: unique.taken });
+    }
+  }
+  return [...byName.values()];
+}
+
 /**
  * An entity from its ordered table of fields; the rest is derived: the full
  * record and its summary (schemas, SELECT lists, mappers), the import rule,
- * the PATCH rules, the foreign keys.
+ * the create and PATCH bodies, the foreign keys and unique constraints.
  */
 export function defineEntity<F extends Fields, Key extends keyof F & string = "id" & keyof F>(options: EntityOptions<F, Key>) {
-  const { fields } = options;
+  const { fields, table } = options;
+  const key = options.primaryKey ?? "id";
   const names = Object.keys(fields) as (keyof F & string)[];
-  const publicNames = names.filter((n) => !fields[n]!.spec.sensitive);
-  const inputShape = Object.fromEntries(names.map((n) => [n, fields[n]!.input])) as InputShape<F>;
+  const sensitive = names.filter((n) => fields[n]!.spec.sensitive);
+  const others = names.filter((n) => n !== key);
+  const aliased = names.flatMap((n) => (fields[n]!.spec.alias ? [[fields[n]!.spec.alias, n] as const] : []));
+  const summary = options.summaryComponent;
+  const references = Object.fromEntries(names.flatMap((n) => (fields[n]!.spec.references ? [[n, fields[n]!.spec.references]] : []))) as Record<string, string>;
+  const record = z.strictObject(Object.fromEntries(names.map((n) => [n, fields[n]!.input])) as InputShape<F>).superRefine((value, ctx) => {
+    for (const n of names) {
+      const after = fields[n]!.spec.after;
+      if (after && !((value as Record<string, unknown>)[n]! > (value as Record<string, unknown>)[after]!)) {
+        ctx.addIssue({ code: "custom", message: `expected a date after ${after}`, path: [n] });
+      }
+    }
+  });
   return {
-    table: options.table,
+    table,
     fields,
-    primaryKey: options.primaryKey ?? "id",
+    primaryKey: key,
     generatedKey: options.generatedKey ?? true,
     /** The whole record as an import file holds it. */
-    record: z.strictObject(inputShape),
+    record,
     full: project<F, Json<F>>(fields, names, options.component),
-    summary: options.summaryComponent ? project<F, PublicJson<F>>(fields, publicNames, options.summaryComponent) : undefined,
+    summary: summary && project<F, PublicJson<F>>(fields, names.filter((n) => !fields[n]!.spec.sensitive), { id: summary.id, description: summary.description(listed(sensitive)) }),
+    /** The fields the summary leaves out. */
+    sensitive,
     /** Foreign keys: column → referenced table. */
-    references: Object.fromEntries(names.flatMap((n) => (fields[n]!.spec.references ? [[n, fields[n]!.spec.references]] : []))) as Record<string, string>,
+    references,
+    unique: uniqueConstraints(table, fields),
+    /** The body of a create: every field but the primary key, by its create rule. */
+    createBody(example: Record<string, unknown>) {
+      return z.strictObject(Object.fromEntries(others.map((n) => [n, fields[n]!.spec.create ?? fields[n]!.input]))).meta({ example }) as unknown as z.ZodObject<{
+        [K in Exclude<keyof F, Key>]: F[K]["createRule"];
+      }>;
+    },
+    /** A create body's values, the request's moment filling the fields that default to it (in whole seconds). */
+    withDefaults<B extends object>(body: B, now: Date): B {
+      const moment = new Date(Math.floor(now.getTime() / 1000) * 1000);
+      const filled = names.filter((n) => fields[n]!.spec.nowByDefault && (body as Record<string, unknown>)[n] === undefined);
+      return { ...body, ...Object.fromEntries(filled.map((n) => [n, moment])) };
+    },
     /**
-     * The fields of a PATCH body: the primary key, then every other field
-     * optional, nullable text cleared by null or "null".
+     * The body of a PATCH: the primary key, then every other field optional,
+     * nullable text cleared by null or "null", a field with another name
+     * accepted under both; at least one change.
      */
-    patchShape() {
-      const key = options.primaryKey ?? "id";
-      return Object.fromEntries(
-        names.map((n) => {
-          const spec = fields[n]!.spec;
-          return [n, n === key ? spec.input : (spec.patch ?? spec.input).optional()];
-        }),
-      ) as { [K in keyof F]: K extends Key ? F[K]["spec"]["input"] : z.ZodOptional<F[K]["spec"]["input"]> };
+    patchBody(example: Record<string, unknown>) {
+      const shape = names.flatMap((n) => {
+        const spec = fields[n]!.spec;
+        const rule = n === key ? spec.input : (spec.patch ?? spec.input).optional();
+        return spec.alias ? [[spec.alias, rule] as const, [n, rule] as const] : [[n, rule] as const];
+      });
+      type Patch = { [K in keyof F]?: z.output<F[K]["spec"]["input"]> } & { [K in Key]: z.output<F[K]["spec"]["input"]> };
+      const body = z
+        .strictObject(Object.fromEntries(shape))
+        .superRefine((value: Record<string, unknown>, ctx) => {
+          for (const [alias, n] of aliased) {
+            if (value[alias] !== undefined && value[n] !== undefined && value[alias] !== value[n]) {
+              ctx.addIssue({ code: "custom", path: [alias], message: `differs from ${n}: send one of them` });
+            }
+          }
+          requireAChange(value, ctx);
+        })
+        .meta({ example });
+      if (aliased.length === 0) return body as unknown as z.ZodType<Patch>;
+      return body.transform(({ ...value }: Record<string, unknown>) => {
+        for (const [alias, n] of aliased) {
+          value[n] = value[alias] ?? value[n];
+          delete value[alias];
+        }
+        return value as Patch;
+      });
+    },
+    /** `jsonb_build_object('a', alias."a", …)`: the record but its primary key, as answered (an audit entry's changes). */
+    changesSql(alias: string): Prisma.Sql {
+      return Prisma.raw(`jsonb_build_object(${others.map((n) => `'${n}', ${sqlOf(fields[n]!, `${alias}.${quote(n)}`)}`).join(", ")})`);
+    },
+    /** The 400/409 message of a foreign key that names nothing: `<column>: no player has id 7`. */
+    unknownReference(values: Record<string, unknown>, constraint?: string): string {
+      const named = (c: string) => constraint === `${table}_${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}_fkey`;
+      const [column, target] = Object.entries(references).find(([c]) => named(c)) ?? Object.entries(references)[0]!;
+      // Tables are named as plural nouns.
+      return `${column}: no ${target.replace(/s$/, "")} has id ${String(values[column])}`;
     },
   };
 }

@@ -29,9 +29,9 @@ export const text = (max: number, min = 1) =>
  * A nullable text field of a PATCH body: JSON null or the string "null"
  * clears it (the spec's clients send "null").
  */
-export const clearableText = (max: number) =>
+export const clearableText = (max: number, min = 0) =>
   z
-    .union([text(max, 0), z.null()], { error: "expected a string or null" })
+    .union([text(max, min), z.null()], { error: "expected a string or null" })
     .transform((v) => (v === "null" ? null : v));
 
 /** A PATCH body must change something besides the record's id. */

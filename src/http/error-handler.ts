@@ -14,7 +14,7 @@ interface HttpError {
 }
 
 /** The Retry-After of a 503, in seconds. */
-export const UNAVAILABLE_RETRY_AFTER_S = 1;
+const UNAVAILABLE_RETRY_AFTER_S = 1;
 
 /** body-parser's failures, by their `type`, in the catalogue's terms. */
 function fromBodyParser(error: HttpError): ApiError | undefined {
@@ -40,7 +40,7 @@ function fromBodyParser(error: HttpError): ApiError | undefined {
 }
 
 /** Maps any failure to the catalogue. Unknown failures become a 500 naming the request id. */
-export function toApiError(error: unknown, requestId: string): ApiError {
+function toApiError(error: unknown, requestId: string): ApiError {
   if (error instanceof ApiError) return error;
   const parserError = typeof error === "object" && error !== null ? fromBodyParser(error) : undefined;
   if (parserError) return parserError;

@@ -18,7 +18,7 @@ import type { RouteSpec } from "./route.js";
  */
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 export const REPLAYED_HEADER = "Idempotent-Replayed";
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** Printable ASCII, 1 to 255 characters (UUIDs, "order-42:attempt"…). */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
@@ -64,7 +64,7 @@ export function fingerprint(route: RouteSpec, body: unknown): string {
   return createHash("sha256").update(`${route.method} ${route.path}\n${canonicalJson(body)}`).digest("hex");
 }
 
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value !== null && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>)

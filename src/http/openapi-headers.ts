@@ -39,6 +39,21 @@ export const RESPONSE_HEADERS = {
       "It carries no partition key (pk): that would identify the user.",
     schema: { type: "string", example: '"user"; q=600; w=60' },
   },
+  Link: {
+    description:
+      'On a page while rows remain: `<URL>; rel="next"` (RFC 8288), the next page: the same route and parameters with a new ' +
+      "cursor. The URL is a reference relative to the URL requested (as `get-all-players?limit=100&cursor=…`): resolve it against " +
+      "that URL. Absent on the last page, and on a whole list.",
+    schema: { type: "string", example: '<get-all-players?limit=100&cursor=c1.MTAwOjc1NDowOjE3NjQwMDAwMDAwMDA>; rel="next"' },
+  },
+  "Sync-Token": {
+    description:
+      "Where the next sync starts: send it back as `since` on this route to get only the rows inserted or changed after this " +
+      "answer was read, with a new Sync-Token. Opaque; it does not expire (410 only if rows were deleted since). On a page " +
+      "walk every page carries the first page's: keep the one of the last page.",
+    required: true,
+    schema: { type: "string", example: "s1.NzU0OjA6MTc2NDAwMDAwMDAwMA" },
+  },
   "Retry-After": {
     description:
       "Seconds to wait before retrying, a whole number: until the rate limit's one-minute window ends (429), 1 while the " +

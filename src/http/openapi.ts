@@ -16,7 +16,7 @@ import type { RouteSpec } from "./route.js";
  * The OpenAPI 3.1 document, made from the route declarations: the schemas
  * that validate each request and shape each response are the ones documented.
  */
-export const errorBody = z
+const errorBody = z
   .strictObject({
     code: z.int().min(400).max(599).meta({ description: "The HTTP status of the failure" }),
     message: z.string().meta({ description: "What went wrong; a 400 names each bad field" }),
@@ -45,7 +45,10 @@ const idempotencyHeader = z.object({
 const GROUP_NAMES = { A: "user-A", B: "user-B", C: "user-C", D: "user-D (the website)" } as const;
 
 /** Errors only some routes answer: documented on those alone. */
-const ONLY_ON: Partial<Record<ErrorKind, (route: RouteSpec) => boolean>> = { LISTS_BUSY: (route) => route.heavy === true };
+const ONLY_ON: Partial<Record<ErrorKind, (route: RouteSpec) => boolean>> = {
+  LISTS_BUSY: (route) => route.heavy === true,
+  SYNC_TOKEN_EXPIRED: (route) => route.list !== undefined,
+};
 
 function meaningsOf(status: number, route: RouteSpec): string {
   return (Object.entries(ERROR_CATALOGUE) as [ErrorKind, (typeof ERROR_CATALOGUE)[ErrorKind]][])
@@ -69,10 +72,12 @@ function responseHeaders(route: RouteSpec, status: number): Record<string, oas31
   const success = route.successStatus ?? 200;
   const names: ResponseHeader[] = ["X-Request-Id"];
   if ((route.etag || route.versioned) && (status === success || status === 304)) names.push("ETag");
+  if (route.paged && status === success) names.push("Link");
   // A replay answers what the first request answered: its success, or a failure of its own (404, 409, 412).
   if (route.method === "POST" && (status === success || route.errors?.[status as 404 | 409 | 412])) names.push("Idempotent-Replayed");
   if (!UNAUTHENTICATED_STATUSES.has(status)) names.push("RateLimit", "RateLimit-Policy");
   if (status === 429 || status === 503) names.push("Retry-After");
+  if (route.list && status === success) names.push("Link", "Sync-Token");
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${componentName(name)}` }]));
 }
 
@@ -97,6 +102,7 @@ export function documentedStatuses(route: RouteSpec): number[] {
   const statuses = [400, 401, 403, 408, 429, 431, 500, 503];
   if (route.body) statuses.push(413, 415);
   if (route.method === "POST") statuses.push(422);
+  if (route.list) statuses.push(410);
   for (const s of Object.keys(route.errors ?? {})) statuses.push(Number(s));
   return statuses.sort((a, b) => a - b);
 }
@@ -136,7 +142,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
     tags: [route.path.split("/")[1]!],
     responses,
     "x-callers": [...route.callers],
-    ...(route.version ? { "x-version": route.version } : {}),
+    "x-version": route.version,
   };
   // A POST also takes Idempotency-Key (http/idempotency.ts); a conditional GET, If-None-Match.
   const headers = [
@@ -148,6 +154,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
   );
   const header = headers.length > 1 ? headers.reduce((all, h) => all.extend(h.shape)) : headers[0];
   if (route.query || header) {
+    // zod-openapi reads every key it is given: a key is set only when it has a schema.
     op.requestParams = {
       ...(route.query ? { query: route.query as z.ZodObject } : {}),
       ...(header ? { header } : {}),
@@ -204,7 +211,8 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): oas31.OpenAP
         "parameters are a 400. Each API user may send RATE_LIMIT_PER_MINUTE requests a minute (600 unless the " +
         "operator changed it): beyond, 429 with Retry-After. Every answer carries X-Request-Id (send your own to " +
         "correlate: 1 to 128 of A-Z a-z 0-9 . _ : -). The lists and get-cosmetic send an ETag and answer If-None-Match " +
-        "with 304; every POST takes an Idempotency-Key and can then be retried safely; 429 and 503 say in Retry-After " +
+        "with 304; every list also takes limit and cursor (pages, Link rel=next) and since (only the rows changed since the " +
+        "Sync-Token of an earlier answer); every POST takes an Idempotency-Key and can then be retried safely; 429 and 503 say in Retry-After " +
         "when to retry.",
     },
     servers: [apiServer(undefined)],

@@ -13,6 +13,44 @@ import { throttledWarning } from "../throttled-warning.js";
 const REDIS_RETRY_MS = 2_000;
 
 /**
+ * A store of CounterPlace: its key prefix and the memory it falls back to
+ * are known, so that two of its stores can be consulted in one round trip.
+ */
+export interface PlacedStore extends Store {
+  readonly prefix: string;
+  readonly local: MemoryStore;
+}
+
+/** The address's failures so far and, when they are under the limit, the user's requests with this one counted. */
+export interface AdmittedAndCounted {
+  failures: ClientRateLimitInfo | undefined;
+  counted: ClientRateLimitInfo | undefined;
+}
+
+/**
+ * rate-limit-redis's two scripts in one (its `get` on KEYS[1], then its
+ * `increment` on KEYS[2] unless KEYS[1] holds ARGV[1] or more hits): the
+ * counters are the same keys with the same values and expiry; a request
+ * costs one round trip to Redis instead of two.
+ */
+const GET_THEN_INCREMENT = `
+local failures = redis.call("GET", KEYS[1])
+local failuresExpire = redis.call("PTTL", KEYS[1])
+if failures and tonumber(failures) >= tonumber(ARGV[1]) then
+  return { failures, failuresExpire }
+end
+local windowMs = tonumber(ARGV[2])
+local timeToExpire = redis.call("PTTL", KEYS[2])
+if timeToExpire <= 0 then
+  redis.call("SET", KEYS[2], 1, "PX", windowMs)
+  return { failures, failuresExpire, 1, windowMs }
+end
+local totalHits = redis.call("INCR", KEYS[2])
+return { failures, failuresExpire, totalHits, timeToExpire }`;
+
+type GetThenIncrement = (failuresKey: string, userKey: string, limit: string, windowMs: string) => Promise<(string | number | null)[]>;
+
+/**
  * Where the counters are kept: in Redis while it answers, else in this
  * process's memory. No request waits for Redis to come back: while the
  * client is not connected nothing is sent to it (the client reconnects on
@@ -35,13 +73,14 @@ export class CounterPlace {
     this.warn = throttledWarning(logger, "Rate-limit counters unavailable in Redis: each instance counts in its own memory until it is back");
   }
 
-  store(prefix: string): Store {
+  store(prefix: string): PlacedStore {
     const local = new MemoryStore();
     this.localStores.push(local);
     const shared = new RecoveringRedisStore({ sendCommand: redisCommand(this.redis), prefix });
     return {
       localKeys: false,
       prefix,
+      local,
       init(options: Options) {
         local.init(options);
         void shared.init(options);
@@ -51,6 +90,43 @@ export class CounterPlace {
       decrement: (key) => this.run(() => shared.decrement(key), () => local.decrement(key)),
       resetKey: (key) => this.run(() => shared.resetKey(key), () => local.resetKey(key)),
     };
+  }
+
+  /**
+   * `failures.get(failuresKey)`, then `users.increment(userKey)` unless the
+   * failures reached `limit`: in Redis as one script (one round trip), in
+   * memory while Redis is away.
+   */
+  getThenIncrement(
+    failures: PlacedStore,
+    failuresKey: string,
+    users: PlacedStore,
+    userKey: string,
+    limit: number,
+    windowMs: number,
+  ): Promise<AdmittedAndCounted> {
+    return this.run(
+      async () => {
+        const script = this.script();
+        const [hits, expire, userHits, userExpire] = await script(`${failures.prefix}${failuresKey}`, `${users.prefix}${userKey}`, String(limit), String(windowMs));
+        return {
+          failures: counterOf(hits, expire),
+          counted: userHits === undefined ? undefined : counterOf(userHits, userExpire),
+        };
+      },
+      async () => {
+        const spent = await failures.local.get(failuresKey);
+        if ((spent?.totalHits ?? 0) >= limit) return { failures: spent, counted: undefined };
+        return { failures: spent, counted: await users.local.increment(userKey) };
+      },
+    );
+  }
+
+  private script(): GetThenIncrement {
+    const redis = this.redis as Redis & { rateLimitGetThenIncrement?: GetThenIncrement };
+    // ioredis sends it by its SHA, and loads it again where Redis does not know it (a restart).
+    if (!redis.rateLimitGetThenIncrement) redis.defineCommand("rateLimitGetThenIncrement", { numberOfKeys: 2, lua: GET_THEN_INCREMENT });
+    return redis.rateLimitGetThenIncrement!.bind(redis);
   }
 
   private async run<T>(shared: () => Promise<T>, local: () => Promise<T>): Promise<T> {
@@ -130,6 +206,12 @@ class RecoveringRedisStore extends RedisStore {
       throw error;
     }
   }
+}
+
+/** As rate-limit-redis reads its scripts' replies (a key Redis does not hold: NaN hits). */
+function counterOf(hits: string | number | null | undefined, expire: string | number | null | undefined): ClientRateLimitInfo {
+  const totalHits = typeof hits === "number" ? hits : Number.parseInt(String(hits ?? ""), 10);
+  return { totalHits, resetTime: new Date(Date.now() + Number(expire)) };
 }
 
 function redisCommand(redis: Redis): (...args: string[]) => Promise<RedisReply> {

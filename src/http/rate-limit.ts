@@ -1,21 +1,11 @@
 import type { Request, RequestHandler, Response } from "express";
-import {
-  ipKeyGenerator,
-  MemoryStore,
-  rateLimit,
-  type AugmentedRequest,
-  type ClientRateLimitInfo,
-  type Logger as LimiterLogger,
-  type Options,
-  type RateLimitInfo,
-  type Store,
-} from "express-rate-limit";
+import { ipKeyGenerator, MemoryStore, type ClientRateLimitInfo, type Options, type RateLimitInfo, type Store } from "express-rate-limit";
 import type { Config } from "../config.js";
 import { errors, type ApiError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Redis } from "../redis.js";
 import type { Admission, AuthenticationGuards, FailedAuthentications } from "../auth/authenticate.js";
-import { CounterPlace } from "./rate-limit-store.js";
+import { CounterPlace, type AdmittedAndCounted, type PlacedStore } from "./rate-limit-store.js";
 
 /** Which limit refused a request: the API user's budget, or the client address's failed keys. */
 export type RateLimitKind = "user" | "address";
@@ -25,8 +15,6 @@ export interface RateLimitOptions {
   logger: Logger;
   /** Counters in this Redis, shared by every instance using it; without it, in this process's memory. */
   redis?: Redis;
-  /** Prefix of the Redis keys (`<prefix>user:<id>`, `<prefix>auth:<address>`, …); REDIS_KEY_PREFIX unless given. */
-  prefix?: string | undefined;
   /** Called on every 429, whichever limit answered it (for metrics). */
   onLimited?: (kind: RateLimitKind) => void;
   /** Called when the counters leave Redis for this process's memory (true) and when they go back (false). */
@@ -35,7 +23,7 @@ export interface RateLimitOptions {
 
 export const WINDOW_MS = 60_000;
 /** The name of the per-user policy in the RateLimit and RateLimit-Policy headers. */
-export const USER_POLICY = "user";
+const USER_POLICY = "user";
 /**
  * The two limits of the service, each left out entirely when set to 0:
  * - per API user (RATE_LIMIT_PER_MINUTE), after the key check, keyed by the
@@ -52,12 +40,11 @@ export function createRateLimits({
   config,
   logger,
   redis,
-  prefix = config.redisKeyPrefix,
   onLimited,
   onCountingLocally,
 }: RateLimitOptions): AuthenticationGuards {
   const counters = redis ? new CounterPlace(redis, logger, onCountingLocally) : undefined;
-  const store = (name: string): Store => (counters ? counters.store(`${prefix}${name}:`) : new MemoryStore());
+  const store = (name: string): PlacedStore | MemoryStore => (counters ? counters.store(`${config.redisKeyPrefix}${name}:`) : new MemoryStore());
   const limited = onLimited ?? (() => undefined);
   if (config.trustProxy === true && config.authFailuresPerMinute > 0) {
     logger.warn(
@@ -65,50 +52,77 @@ export function createRateLimits({
         "Name the proxies instead (a number of hops, or their addresses).",
     );
   }
+  const users = config.rateLimitPerMinute > 0 ? store("user") : undefined;
+  const failures = config.authFailuresPerMinute > 0 ? store("auth") : undefined;
+  const precounted: Precounted = new WeakMap();
+  // Both limits on: a known key's request is counted in the same round trip that reads its address's failures.
+  const countUser =
+    users && failures
+      ? (failuresKey: string, userKey: string): Promise<AdmittedAndCounted> =>
+          counters
+            ? counters.getThenIncrement(failures as PlacedStore, failuresKey, users as PlacedStore, userKey, config.authFailuresPerMinute, WINDOW_MS)
+            : getThenIncrement(failures, failuresKey, users, userKey, config.authFailuresPerMinute)
+      : undefined;
   return {
-    failures: config.authFailuresPerMinute > 0 ? failedAuthentications(store("auth"), config.authFailuresPerMinute, limited) : undefined,
-    after: config.rateLimitPerMinute > 0 ? [perUser(store("user"), config.rateLimitPerMinute, logger, limited)] : [],
+    failures: failures ? failedAuthentications(failures, config.authFailuresPerMinute, limited, countUser, precounted) : undefined,
+    after: users ? [perUser(users, config.rateLimitPerMinute, logger, limited, precounted)] : [],
   };
 }
 
+/** Requests whose user was already counted (with the address's failures), and the count. */
+type Precounted = WeakMap<Request, { userId: number; info: ClientRateLimitInfo }>;
+
+/** In memory, CounterPlace.getThenIncrement's two steps. */
+async function getThenIncrement(failures: Store, failuresKey: string, users: Store, userKey: string, limit: number): Promise<AdmittedAndCounted> {
+  const spent = await failures.get!(failuresKey);
+  if ((spent?.totalHits ?? 0) >= limit) return { failures: spent, counted: undefined };
+  return { failures: spent, counted: await users.increment(userKey) };
+}
+
 /**
- * express-rate-limit, keyed by the caller's id. Headers: RateLimit and
- * RateLimit-Policy of draft 8 of the IETF's RateLimit header fields (named
- * policies, so a second one can be added without changing clients), plus
- * Retry-After on a 429. Written here rather than by the library, which adds
- * a partition key (`pk`) made of a hash of the user's id: anyone counting
- * ids could read it back. The draft makes pk optional, and a client has one
- * key, so one partition: it is left out. No X-RateLimit-* headers.
+ * A fixed window per API user, keyed by the caller's id (not the key: a
+ * rotated key keeps its user's budget), counted in the store of
+ * express-rate-limit (its memory store, or rate-limit-redis's counters).
+ * Headers: RateLimit and RateLimit-Policy of draft 8 of the IETF's RateLimit
+ * header fields (named policies, so a second one can be added without
+ * changing clients), plus Retry-After on a 429. No partition key (`pk`,
+ * which express-rate-limit would make of a hash of the user's id: anyone
+ * counting ids could read it back; the draft makes it optional, and a client
+ * has one key, so one partition). No X-RateLimit-* headers. Written here
+ * rather than through express-rate-limit's middleware, whose per-request
+ * machinery the benchmark measured, and so that the count can come with the
+ * failed-authentication check's round trip to Redis.
  */
-function perUser(store: Store, limit: number, logger: Logger, onLimited: (kind: RateLimitKind) => void): RequestHandler {
-  const limiter = rateLimit({
-    windowMs: WINDOW_MS,
-    limit,
-    store,
-    keyGenerator: (req: Request) => String(req.caller!.id),
-    standardHeaders: false,
-    legacyHeaders: false,
-    passOnStoreError: true,
-    logger: limiterLogger(logger),
-    handler: (req, res, next) => {
-      const seconds = policyHeaders(res, (req as AugmentedRequest).rateLimit!);
+function perUser(store: Store, limit: number, logger: Logger, onLimited: (kind: RateLimitKind) => void, precounted: Precounted): RequestHandler {
+  void store.init?.({ windowMs: WINDOW_MS } as Options);
+  return async (req, res, next) => {
+    const caller = req.caller!;
+    const pre = precounted.get(req);
+    let info: ClientRateLimitInfo;
+    if (pre?.userId === caller.id) {
+      info = pre.info;
+    } else {
+      try {
+        info = await store.increment(String(caller.id));
+      } catch (error) {
+        // The stores here fall back to memory rather than fail; should one fail, the request passes.
+        logger.warn({ err: error }, "express-rate-limit: error from store, allowing request without rate-limiting.");
+        next();
+        return;
+      }
+    }
+    const seconds = policyHeaders(res, { limit, remaining: Math.max(limit - info.totalHits, 0), resetTime: info.resetTime });
+    if (info.totalHits > limit) {
       res.setHeader("Retry-After", String(seconds));
       onLimited("user");
-      next(errors.rateLimited(`Too many requests: this API user may send ${limit} a minute; retry in ${seconds} s`));
-    },
-  });
-  return (req, res, next) => {
-    void limiter(req, res, (error?: unknown) => {
-      if (error !== undefined) return next(error);
-      const info = (req as Partial<AugmentedRequest>).rateLimit;
-      if (info) policyHeaders(res, info);
-      next();
-    });
+      throw errors.rateLimited(`Too many requests: this API user may send ${limit} a minute; retry in ${seconds} s`);
+    }
+    next();
   };
 }
 
 /** Writes RateLimit and RateLimit-Policy; returns the seconds left in the window. */
-function policyHeaders(res: Response, info: RateLimitInfo): number {
+function policyHeaders(res: Response, info: Pick<RateLimitInfo, "limit" | "remaining" | "resetTime">): number {
   const seconds = secondsUntil(info.resetTime);
   res.setHeader("RateLimit", `"${USER_POLICY}"; r=${info.remaining}; t=${seconds}`);
   res.setHeader("RateLimit-Policy", `"${USER_POLICY}"; q=${info.limit}; w=${Math.ceil(WINDOW_MS / 1000)}`);
@@ -132,10 +146,19 @@ function policyHeaders(res: Response, info: RateLimitInfo): number {
  * - otherwise the key is checked, passes if valid, and gets 429 if not.
  * Failures are counted when authentication decides them, not when the
  * answer is sent, so a client that hangs up still counts; a 429 is not
- * counted. Requests already under way when the budget runs out may still be
- * answered 401, so an address can overshoot by what it sends at once.
+ * counted, except a key checked while the address is over (a new key, or a
+ * request admitted as the window ends) that fails: it counts, in the window
+ * in progress when it failed. Requests already under way when the budget
+ * runs out may still be answered 401, so an address can overshoot by what it
+ * sends at once.
  */
-function failedAuthentications(store: Store, limit: number, onLimited: (kind: RateLimitKind) => void): FailedAuthentications {
+function failedAuthentications(
+  store: Store,
+  limit: number,
+  onLimited: (kind: RateLimitKind) => void,
+  countUser: ((failuresKey: string, userKey: string) => Promise<AdmittedAndCounted>) | undefined,
+  precounted: Precounted,
+): FailedAuthentications {
   void store.init?.({ windowMs: WINDOW_MS } as Options);
   const counted = new WeakSet<Request>();
   const failures = (address: string) => address;
@@ -144,12 +167,19 @@ function failedAuthentications(store: Store, limit: number, onLimited: (kind: Ra
   // A key Redis does not hold comes back as NaN hits (rate-limit-redis reads ioredis's null so): compared, never added.
   const reached = (info: ClientRateLimitInfo | undefined, hits: number) => (info?.totalHits ?? 0) >= hits;
   return {
-    async admit(req, fingerprint) {
+    async admit(req, fingerprint, known) {
       const address = addressOf(req);
-      const spent = await store.get!(failures(address));
+      let spent: ClientRateLimitInfo | undefined;
+      if (known && countUser) {
+        const both = await countUser(failures(address), String(known.id));
+        spent = both.failures;
+        if (both.counted) precounted.set(req, { userId: known.id, info: both.counted });
+      } else {
+        spent = await store.get!(failures(address));
+      }
       if (!reached(spent, limit)) return { over: false, check: "database" };
       const retryAfter = secondsUntil(spent!.resetTime);
-      const [ofKey, tried] = await Promise.all([store.get!(failuresOfKey(address, fingerprint)), store.get!(keysTried(address))]);
+      const [ofKey, tried] = await Promise.all([store.get!(failuresOfKey(address, fingerprint())), store.get!(keysTried(address))]);
       if (reached(ofKey, 1)) return { over: true, retryAfter, check: "none" };
       return { over: true, retryAfter, check: reached(tried, limit) ? "memory" : "database" };
     },
@@ -158,7 +188,7 @@ function failedAuthentications(store: Store, limit: number, onLimited: (kind: Ra
       counted.add(req);
       const address = addressOf(req);
       void store.increment(failures(address));
-      void Promise.resolve(store.increment(failuresOfKey(address, fingerprint))).then((ofKey) => {
+      void Promise.resolve(store.increment(failuresOfKey(address, fingerprint()))).then((ofKey) => {
         if (ofKey.totalHits === 1) void store.increment(keysTried(address));
       });
     },
@@ -174,14 +204,6 @@ function failedAuthentications(store: Store, limit: number, onLimited: (kind: Ra
 /** IPv6 clients usually hold a whole /56: counted as one address, as express-rate-limit does. */
 function addressOf(req: Request): string {
   return ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? "unknown");
-}
-
-/** express-rate-limit's own messages, into our log (its stores here do not fail: they fall back to memory). */
-function limiterLogger(logger: Logger): LimiterLogger {
-  return {
-    error: (err, message) => logger.warn({ err }, message ?? "express-rate-limit"),
-    warn: (err, message) => logger.warn({ err }, message ?? "express-rate-limit"),
-  };
 }
 
 function secondsUntil(resetTime: Date | undefined): number {

@@ -2,7 +2,10 @@ import type { Request, Response } from "express";
 import type { AppDeps } from "../deps.js";
 import { errors } from "../errors.js";
 import { BulkheadTimeout } from "./bulkhead.js";
-import { JsonText, Versioned, type ReadContext, type RouteInput, type RouteSpec } from "./route.js";
+import { nextLink } from "./next-link.js";
+import { sendJsonText } from "./send.js";
+import { isPage, sendList } from "./list.js";
+import { JsonText, Page, StreamedList, Versioned, type ReadContext, type RouteInput, type RouteSpec } from "./route.js";
 
 /**
  * How a GET runs: on the reader client, with no audit. A list's version
@@ -17,14 +20,16 @@ export async function runRead(
   deps: AppDeps,
   invoke: (ctx: ReadContext) => Promise<unknown>,
 ): Promise<void> {
-  const ctx: ReadContext = { caller: req.caller!, db: deps.db.reader, now: deps.now };
+  const ctx: ReadContext = { caller: req.caller!, callers: deps.callers, db: deps.db.readQueries, now: deps.now };
   const listTag = route.etag ? `"${await route.etag(input, ctx)}"` : undefined;
   if (listTag !== undefined && matches(req.headers["if-none-match"], listTag)) {
     res.setHeader("ETag", listTag).status(304).end();
     return;
   }
-  if (route.heavy && !(await takeHeavySlot(deps, req, res))) return;
+  // A page is bounded (1,000 rows at most): it needs no slot.
+  if (route.heavy && !isPage(input) && !(await takeHeavySlot(deps, req, res))) return;
   let result = await invoke(ctx);
+  if (result instanceof StreamedList) return sendList(result, listTag, req, res, deps);
   if (result instanceof Versioned) {
     const tag = `"${result.etag}"`;
     res.setHeader("ETag", tag);
@@ -34,10 +39,13 @@ export async function runRead(
     }
     result = result.body;
   }
+  if (result instanceof Page) {
+    if (result.next !== undefined) res.setHeader("Link", nextLink(req, result.next));
+    result = result.body;
+  }
   if (listTag !== undefined) res.setHeader("ETag", listTag);
-  res.status(route.successStatus ?? 200);
-  if (result instanceof JsonText) res.type("application/json; charset=utf-8").send(result.text);
-  else res.json(result);
+  if (result instanceof JsonText) res.status(route.successStatus ?? 200).type("application/json; charset=utf-8").send(result.text);
+  else sendJsonText(res, route.successStatus ?? 200, JSON.stringify(result));
 }
 
 /**

@@ -44,8 +44,10 @@ export function registerRoutes(
         return runRead(route, input, req, res, deps, (ctx) => read(input, ctx));
       });
     } else {
-      chain.push((req: Request, res: Response) => {
+      const { checkFirst } = route;
+      chain.push(async (req: Request, res: Response) => {
         const input = parseInput(route, declared, req);
+        if (checkFirst) await checkFirst(input, deps.config);
         return runWrite(route, req, res, deps, (ctx) => conflictsNamed(write!(input, ctx), input));
       });
     }

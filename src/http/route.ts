@@ -1,11 +1,14 @@
-import type { z } from "zod";
+import { z } from "zod";
 import type { AuditedRowEntry, AuditEntry, AuditSource } from "../audit/audit.js";
 import type { Caller } from "../auth/caller.js";
-import type { CallerGroup } from "../config.js";
+import type { CallerDirectory } from "../auth/callers.js";
+import type { CallerGroup, Config } from "../config.js";
 import type { DbClient, ReadClient } from "../db/client.js";
+import type { ListSource } from "../db/list-query.js";
 import type { ApiError } from "../errors.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import type { ApiUsers } from "../users/users.js";
+import { cursorNeedsLimit, LIST_QUERY, type ListQuery } from "./list-params.js";
 
 /**
  * A route is a declaration: method, path, who may call it, what it takes, and
@@ -26,6 +29,8 @@ export interface RouteInput<Q extends z.ZodType = z.ZodType, B extends z.ZodType
 /** A read's context: the reader client and nothing that writes. */
 export interface ReadContext {
   caller: Caller;
+  /** The configured caller groups, to say which ones a user is in. */
+  callers: CallerDirectory;
   /** The read replica when DATABASE_READ_URL is set (GETs may then lag behind writes by the replication delay). */
   db: ReadClient;
   now: () => Date;
@@ -34,6 +39,8 @@ export interface ReadContext {
 /** A write made as one SQL statement with its audit entry: atomic without a transaction. */
 export interface StatementContext {
   caller: Caller;
+  /** The configured caller groups, to say which ones a user is in. */
+  callers: CallerDirectory;
   /** The primary, or the transaction an Idempotency-Key needs: for the statement and for reads deciding the answer. */
   db: DbClient;
   now: () => Date;
@@ -48,6 +55,8 @@ export interface TransactionContext extends StatementContext {
   /** Records an audit entry in the write's transaction. */
   audit: (entry: AuditEntry) => Promise<void>;
   users: ApiUsers;
+  /** What managing webhook endpoints needs: whether private targets are allowed, the key sealing their secrets. */
+  webhooks: Pick<Config, "webhooksAllowPrivate" | "webhooksSecretKey">;
 }
 
 type Method = "GET" | "POST" | "PATCH";
@@ -76,6 +85,41 @@ export class JsonText {
   constructor(readonly text: string) {}
 }
 
+/**
+ * One page of a list: `next` is the query string of the next page (sent as
+ * a Link header, http/next-link.ts), undefined on the last page. For a route
+ * declared `paged: true`.
+ */
+export class Page {
+  constructor(
+    readonly body: unknown,
+    readonly next: string | undefined,
+  ) {}
+}
+
+/**
+ * A list route: what it reads, and the rest follows (http/list.ts): the whole
+ * list streamed in keyset batches, pages (limit, cursor, Link), the sync by
+ * change (Sync-Token, since). Its query takes limit, cursor and since besides
+ * its own parameters.
+ */
+export interface ListDeclaration<I = RouteInput> {
+  source: ListSource;
+  /** The rows of the list, over the table aliased `t`; every row when absent. */
+  where?: (input: I, ctx: ReadContext) => Prisma.Sql;
+  /** The rows that join the list with time alone, no write (an item whose start passed): a sync adds those that joined since. */
+  joinedSince?: (since: Date, now: Date) => Prisma.Sql;
+}
+
+/** What a list route's handler answers: the list to send, streamed by http/list.ts. */
+export class StreamedList {
+  constructor(
+    readonly list: ListDeclaration,
+    readonly input: RouteInput<z.ZodType<ListQuery>>,
+    readonly ctx: ReadContext,
+  ) {}
+}
+
 type Answer<R> = R extends VersionedResponse ? Versioned : unknown;
 
 interface Declared<Q extends z.ZodType, B extends z.ZodType, H extends z.ZodType, R> {
@@ -97,6 +141,8 @@ interface Declared<Q extends z.ZodType, B extends z.ZodType, H extends z.ZodType
   successStatus?: 200 | 201;
   /** Failures particular to this route, with when they happen; the ones every route shares are added by the documentation. */
   errors?: Partial<Record<404 | 409 | 412, string>>;
+  /** Answers a Page: a Link header names the next one. */
+  paged?: boolean;
   /** A full list: built and sent under the heavy-list bulkhead (HEAVY_LISTS_AT_ONCE). */
   heavy?: boolean;
 }
@@ -108,13 +154,20 @@ type ReadDeclaration<Q extends z.ZodType, B extends z.ZodType, H extends z.ZodTy
    * sent as ETag, and If-None-Match is answered 304 without running the handler.
    */
   etag?: Handler<RouteInput<Q, B, H>, ReadContext, string>;
-  handler: Handler<RouteInput<Q, B, H>, ReadContext, Answer<R>>;
-};
+} & (
+    | { handler: Handler<RouteInput<Q, B, H>, ReadContext, Answer<R>>; list?: never }
+    | { list: ListDeclaration<RouteInput<Q, B, H>>; handler?: never }
+  );
 
 type WriteDeclaration<Q extends z.ZodType, B extends z.ZodType, H extends z.ZodType, R> = Declared<Q, B, H, R> & {
   method: "POST" | "PATCH";
   /** For a POST whose answer holds a secret that must not be stored (a new API key): what an Idempotency-Key replay answers instead. */
   replayInstead?: (result: unknown) => ApiError;
+  /**
+   * A slow check of the input (a DNS lookup) made before the write's transaction opens, so that it
+   * holds no database connection; what it throws is the answer.
+   */
+  checkFirst?: (input: RouteInput<Q, B, H>, config: Config) => Promise<void>;
 } & (
     | { handler: Handler<RouteInput<Q, B, H>, TransactionContext, Answer<R>>; oneStatement?: never }
     | { oneStatement: Handler<RouteInput<Q, B, H>, StatementContext, Answer<R>>; handler?: never }
@@ -131,6 +184,8 @@ export interface RouteSpec extends Declared<z.ZodType, z.ZodType, z.ZodType, z.Z
   read?: Handler<RouteInput, ReadContext, unknown>;
   write?: Handler<RouteInput, TransactionContext, unknown>;
   replayInstead?: (result: unknown) => ApiError;
+  checkFirst?: (input: RouteInput, config: Config) => Promise<void>;
+  list?: ListDeclaration;
 }
 
 export function defineRoute<
@@ -146,7 +201,11 @@ export function defineRoute<
     versioned: response instanceof VersionedResponse,
     oneStatement: declaration.method !== "GET" && declaration.oneStatement !== undefined,
   } as RouteSpec & { handler?: unknown };
-  if (declaration.method === "GET") spec.read = declaration.handler;
+  if (declaration.method === "GET" && declaration.list) {
+    const list = declaration.list as ListDeclaration;
+    spec.query = ((declaration.query as z.ZodObject | undefined) ?? z.strictObject({})).extend(LIST_QUERY).superRefine(cursorNeedsLimit);
+    spec.read = (input, ctx) => Promise.resolve(new StreamedList(list, input, ctx));
+  } else if (declaration.method === "GET") spec.read = declaration.handler;
   // A one-statement handler gets a StatementContext, which a TransactionContext extends.
   else spec.write = declaration.handler ?? declaration.oneStatement;
   delete spec.handler;

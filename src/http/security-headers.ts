@@ -1,10 +1,9 @@
-import type { NextFunction, Request, Response } from "express";
-
 /**
- * The headers a JSON API needs, set in one step: helmet's full chain of
- * middleware cost ~28 µs a request for headers that mostly concern HTML
- * pages. The docs page, the only HTML, gets helmet's (http/docs.ts). The
- * answers the HTTP server writes itself (http-server.ts) carry them too.
+ * The headers a JSON API needs, set on every answer by the request's first
+ * middleware (request-context.ts): helmet's full chain of middleware cost
+ * ~28 µs a request for headers that mostly concern HTML pages. The docs page,
+ * the only HTML, gets helmet's (http/docs.ts). The answers the HTTP server
+ * writes itself (http-server.ts) carry them too.
  */
 export const JSON_HEADERS: readonly (readonly [string, string])[] = [
   ["Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"],
@@ -14,8 +13,3 @@ export const JSON_HEADERS: readonly (readonly [string, string])[] = [
   ["Cross-Origin-Resource-Policy", "same-origin"],
   ["Strict-Transport-Security", "max-age=31536000; includeSubDomains"],
 ];
-
-export function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
-  for (const [name, value] of JSON_HEADERS) res.setHeader(name, value);
-  next();
-}

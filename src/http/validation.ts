@@ -24,7 +24,7 @@ export function issueMessages(error: z.ZodError, prefix = ""): string[] {
   });
 }
 
-/** One zod failure → one 400 whose message names each bad field: `gradeId: expected an integer; foo: unknown field`. */
+/** One zod failure → one 400 whose message names each bad field: `id: expected an integer; foo: unknown field`. */
 export function validationError(error: z.ZodError): ApiError {
   return errors.validation(issueMessages(error).slice(0, 10).join("; "));
 }

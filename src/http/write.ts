@@ -5,6 +5,7 @@ import type { DbClient } from "../db/client.js";
 import type { AppDeps } from "../deps.js";
 import { claimKey, fingerprint, idempotencyKey, purgeExpiredKeys, REPLAYED_HEADER, runOnce, type Answer, type Written } from "./idempotency.js";
 import { Versioned, type RouteSpec, type TransactionContext } from "./route.js";
+import { sendJsonText } from "./send.js";
 
 /**
  * How a write runs: the handler's statements, its audit entry and, for a POST
@@ -28,15 +29,18 @@ export async function runWrite(
     clientAddress: req.ip ?? null,
   };
   const success = route.successStatus ?? 200;
-  const run = async (client: DbClient): Promise<Written> => {
+  // `statements`: where the audited statement runs; outside a transaction, on node-postgres directly (db/pg-reader.ts).
+  const run = async (client: DbClient, statements: Pick<DbClient, "$queryRaw"> = client): Promise<Written> => {
     const result = await invoke({
       caller,
+      callers: deps.callers,
       db: client,
       now: deps.now,
       source,
       users: deps.users,
+      webhooks: deps.config,
       audit: (entry) => recordAudit(client, { ...source, ...entry }),
-      auditedWrite: (write, entry) => auditedWrite(client, write, entry, source),
+      auditedWrite: (write, entry) => auditedWrite(statements, write, entry, source),
     });
     return result instanceof Versioned ? { body: result.body, etag: `"${result.etag}"` } : { body: result };
   };
@@ -45,7 +49,7 @@ export async function runWrite(
   let answer: Answer;
   if (key === undefined && route.oneStatement) {
     // One statement, the write and its audit entry: atomic on its own.
-    answer = sent(await run(deps.db.prisma));
+    answer = sent(await run(deps.db.prisma, deps.db.writeQueries));
   } else if (key === undefined) {
     // Serialised inside the transaction: a body that cannot be sent rolls the write back.
     answer = await deps.db.prisma.$transaction(async (tx) => sent(await run(tx)), transactionOptions(deps.config));
@@ -67,7 +71,7 @@ export async function runWrite(
   }
   if (answer.replayed) res.setHeader(REPLAYED_HEADER, "true");
   if (answer.etag) res.setHeader("ETag", answer.etag);
-  res.status(answer.status).type("application/json; charset=utf-8").send(answer.text);
+  sendJsonText(res, answer.status, answer.text);
 }
 
 /**

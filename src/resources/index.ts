@@ -1,4 +1,5 @@
 import type { RouteSpec } from "../http/route.js";
+import { adminRoutes } from "./admin/routes.js";
 import { cosmeticRoutes } from "./cosmetic/routes.js";
 import { formRoutes } from "./form/routes.js";
 import { infectedRoutes } from "./infected/routes.js";
@@ -9,7 +10,7 @@ import { rewardLogRoutes } from "./reward-log/routes.js";
 import { temporaryItemRoutes } from "./temporary-item/routes.js";
 import { worldRoutes } from "./world/routes.js";
 
-/** The twelve routes of the spec. */
+/** The twelve routes of the spec, then the admin routes behind the console (groups A and B). */
 export const apiRoutes: readonly RouteSpec[] = [
   ...playerRoutes,
   ...cosmeticRoutes,
@@ -20,4 +21,5 @@ export const apiRoutes: readonly RouteSpec[] = [
   ...inscriptionRoutes,
   ...worldRoutes,
   ...parkourRoutes,
+  ...adminRoutes,
 ];

@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import type { AuditSource } from "../audit/audit.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { formatTimestamp } from "../fields/timestamp.js";
+import { formatTimestamp, timestampSql } from "../fields/timestamp.js";
+import { temporaryItem } from "../resources/temporary-item/entity.js";
 import { TRANSFER_RESOURCES } from "./resources.js";
 import { ImportError, importData, type ImportSummary } from "./transfer.js";
 
@@ -16,24 +17,23 @@ export const SAMPLE_FILE = new URL("../../sample/community.json", import.meta.ur
 const SAMPLE_DAY = Date.parse("2026-11-01T00:00:00Z");
 const DAY_MS = 86_400_000;
 
-interface SampleItem {
-  startDate: string;
-  endDate: string;
-}
+/** The temporary item's timestamps. */
+const DATES = Object.entries(temporaryItem.fields).flatMap(([name, f]) => (f.spec.sql === timestampSql ? [name] : []));
 
 /** The sample with its temporary items moved to `now`. */
-export async function readSample(now: Date): Promise<Record<string, unknown>> {
-  const sample = JSON.parse(await readFile(SAMPLE_FILE, "utf8")) as { temporaryItems: SampleItem[] } & Record<string, unknown>;
+async function readSample(now: Date): Promise<Record<string, unknown>> {
+  const sample = JSON.parse(await readFile(SAMPLE_FILE, "utf8")) as { temporaryItems: Record<string, string>[] } & Record<string, unknown>;
   const shift = Math.floor((now.getTime() - SAMPLE_DAY) / DAY_MS) * DAY_MS;
   const move = (at: string) => formatTimestamp(new Date(Date.parse(at) + shift));
-  return { ...sample, temporaryItems: sample.temporaryItems.map((item) => ({ ...item, startDate: move(item.startDate), endDate: move(item.endDate) })) };
+  const moved = (item: Record<string, string>) => ({ ...item, ...Object.fromEntries(DATES.map((n) => [n, move(item[n]!)])) });
+  return { ...sample, temporaryItems: sample.temporaryItems.map(moved) };
 }
 
 /** Loads the sample into a database that holds no community data yet (API users do not count). */
 export async function loadSample(prisma: PrismaClient, now: Date, by?: AuditSource): Promise<ImportSummary> {
   const held: string[] = [];
   for (const r of TRANSFER_RESOURCES) {
-    const [{ n }] = await prisma.$queryRawUnsafe<[{ n: number }]>(`SELECT count(*)::int AS n FROM ${r.table}`);
+    const [{ n }] = await prisma.$queryRawUnsafe<[{ n: number }]>(`SELECT count(*)::int AS n FROM ${r.entity.table}`);
     if (n > 0) held.push(`${n} ${r.key}`);
   }
   if (held.length > 0) {

@@ -2,7 +2,8 @@ import { recordAudit, type AuditSource } from "../audit/audit.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
 import { formatTimestamp } from "../fields/timestamp.js";
 import { issueMessages, PARSE_OPTIONS } from "../http/validation.js";
-import type { PrismaClient } from "../generated/prisma/client.js";
+import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { eventCtes, IMPORT_KINDS } from "../webhooks/events.js";
 import { TRANSFER_RESOURCES, type TransferResource } from "./resources.js";
 
 /**
@@ -51,19 +52,19 @@ function validate(data: unknown): Map<TransferResource, Record<string, unknown>[
     }
     const rows: Record<string, unknown>[] = [];
     const seen = new Map<string, number>();
-    const seenUnique = r.unique.map(() => new Map<string, number>());
+    const seenUnique = r.entity.unique.map(() => new Map<string, number>());
     records.forEach((record, index) => {
-      const result = r.schema.safeParse(record, PARSE_OPTIONS);
+      const result = r.entity.record.safeParse(record, PARSE_OPTIONS);
       if (!result.success) {
         problems.push(...issueMessages(result.error, `${r.key}[${index}].`));
         return;
       }
       const row = result.data;
-      const id = String(row[r.idColumn]);
+      const id = String(row[r.entity.primaryKey]);
       const first = seen.get(id);
-      if (first !== undefined) problems.push(`${r.key}[${index}].${r.idColumn}: ${id} repeats ${r.key}[${first}]`);
+      if (first !== undefined) problems.push(`${r.key}[${index}].${r.entity.primaryKey}: ${id} repeats ${r.key}[${first}]`);
       else seen.set(id, index);
-      r.unique.forEach((u, i) => {
+      r.entity.unique.forEach((u, i) => {
         const values = u.columns.map((c) => row[c]);
         if (values.some((v) => v === null || v === undefined)) return; // NULLs never collide
         const joined = values.map(display).join(", ");
@@ -113,9 +114,9 @@ export async function importData(prisma: PrismaClient, data: unknown, by?: Audit
         await checkReferences(tx, r, rows);
         await checkUniqueAgainstDatabase(tx, r, rows);
         await upsert(tx, r, rows);
-        if (r.serial) {
+        if (r.entity.generatedKey) {
           await tx.$executeRawUnsafe(
-            `SELECT setval(pg_get_serial_sequence('${r.table}', '${r.idColumn}'), (SELECT MAX(${q(r.idColumn)}) FROM ${q(r.table)}))`,
+            `SELECT setval(pg_get_serial_sequence('${r.entity.table}', '${r.entity.primaryKey}'), (SELECT MAX(${q(r.entity.primaryKey)}) FROM ${q(r.entity.table)}))`,
           );
         }
         summary[r.key] = rows.length;
@@ -130,14 +131,21 @@ export async function importData(prisma: PrismaClient, data: unknown, by?: Audit
 async function upsert(tx: Tx, r: TransferResource, rows: Record<string, unknown>[]): Promise<void> {
   const columns = Object.keys(rows[0]!);
   const list = columns.map(q).join(", ");
-  const updates = columns.filter((c) => c !== r.idColumn).map((c) => `${q(c)} = EXCLUDED.${q(c)}`).join(", ");
-  const sql =
-    `INSERT INTO ${q(r.table)} (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::${q(r.table)}, $1::jsonb) ` +
-    `ON CONFLICT (${q(r.idColumn)}) DO UPDATE SET ${updates}`;
+  const updates = columns.filter((c) => c !== r.entity.primaryKey).map((c) => `${q(c)} = EXCLUDED.${q(c)}`).join(", ");
+  // Each record written announces itself (xmax = 0: inserted), in the same statement.
+  const kind = IMPORT_KINDS[r.key as keyof typeof IMPORT_KINDS];
+  const upsertSql = (json: string) => Prisma.sql`WITH w AS (
+    INSERT INTO ${Prisma.raw(q(r.entity.table))} (${Prisma.raw(list)}) SELECT ${Prisma.raw(list)} FROM jsonb_populate_recordset(NULL::${Prisma.raw(q(r.entity.table))}, ${json}::jsonb)
+    ON CONFLICT (${Prisma.raw(q(r.entity.primaryKey))}) DO UPDATE SET ${Prisma.raw(updates)} RETURNING *, (xmax = 0) AS webhook_inserted)${eventCtes({
+      type: Prisma.sql`CASE WHEN w.webhook_inserted THEN ${`${kind}.created`} ELSE ${`${kind}.updated`} END::varchar`,
+      // As the API answers it to every caller: a player without its sensitive fields (token, ip…).
+      columns: (r.entity.summary ?? r.entity.full).columns,
+    })}
+    SELECT count(*)::int AS n FROM w`;
   for (let i = 0; i < rows.length; i += BATCH) {
     const batch = rows.slice(i, i + BATCH);
     try {
-      await tx.$executeRawUnsafe(sql, JSON.stringify(batch.map(serialise)));
+      await tx.$queryRaw(upsertSql(JSON.stringify(batch.map(serialise))));
     } catch (error) {
       const violation = uniqueViolation(error);
       if (violation) {
@@ -155,7 +163,7 @@ async function upsert(tx: Tx, r: TransferResource, rows: Record<string, unknown>
 /** Names the record whose foreign key points nowhere, rather than letting PostgreSQL refuse the batch. */
 async function checkReferences(tx: Tx, r: TransferResource, rows: Record<string, unknown>[]): Promise<void> {
   const problems: string[] = [];
-  for (const [column, table] of Object.entries(r.references)) {
+  for (const [column, table] of Object.entries(r.entity.references)) {
     const ids = [...new Set(rows.map((row) => Number(row[column])))];
     const found = await tx.$queryRawUnsafe<{ id: number }[]>(
       `SELECT id FROM ${q(table)} WHERE id IN (SELECT value::int FROM jsonb_array_elements_text($1::jsonb))`,
@@ -180,24 +188,24 @@ async function checkReferences(tx: Tx, r: TransferResource, rows: Record<string,
  */
 async function checkUniqueAgainstDatabase(tx: Tx, r: TransferResource, rows: Record<string, unknown>[]): Promise<void> {
   const problems: string[] = [];
-  const importedIds = new Set(rows.map((row) => String(row[r.idColumn])));
+  const importedIds = new Set(rows.map((row) => String(row[r.entity.primaryKey])));
   const json = JSON.stringify(rows.map(serialise));
-  for (const u of r.unique) {
+  for (const u of r.entity.unique) {
     const on = u.columns.map((c) => `t.${q(c)} = x.${q(c)}`).join(" AND ");
     const taken = await tx.$queryRawUnsafe<{ holder: number; imported: number }[]>(
-      `SELECT t.${q(r.idColumn)} AS holder, x.${q(r.idColumn)} AS imported
-         FROM jsonb_populate_recordset(NULL::${q(r.table)}, $1::jsonb) x
-         JOIN ${q(r.table)} t ON ${on}
-        WHERE t.${q(r.idColumn)} <> x.${q(r.idColumn)}`,
+      `SELECT t.${q(r.entity.primaryKey)} AS holder, x.${q(r.entity.primaryKey)} AS imported
+         FROM jsonb_populate_recordset(NULL::${q(r.entity.table)}, $1::jsonb) x
+         JOIN ${q(r.entity.table)} t ON ${on}
+        WHERE t.${q(r.entity.primaryKey)} <> x.${q(r.entity.primaryKey)}`,
       json,
     );
-    const indexOf = new Map(rows.map((row, index) => [String(row[r.idColumn]), index]));
+    const indexOf = new Map(rows.map((row, index) => [String(row[r.entity.primaryKey]), index]));
     for (const { holder, imported } of taken) {
       if (importedIds.has(String(holder))) continue;
       const index = indexOf.get(String(imported))!;
       const value = u.columns.map((c) => display(rows[index]![c])).join(", ");
       problems.push(
-        `${r.key}[${index}].${u.columns.join("+")}: ${value} is already used by ${r.idColumn} ${holder} (unique constraint ${u.constraint})`,
+        `${r.key}[${index}].${u.columns.join("+")}: ${value} is already used by ${r.entity.primaryKey} ${holder} (unique constraint ${u.constraint})`,
       );
     }
   }

@@ -37,7 +37,7 @@ function firstUserBanner(username: string, apiKey: string): string {
     "",
     `    ${apiKey}`,
     "",
-    "Send it as `X-API-Key: <key>`. Lost it? `npm run --silent cli -- user rotate " + username + "` prints a new one.",
+    "Send it as `X-API-Key: <key>`. Lost it? `npm run --silent cli -- user rotate " + username + " --grace 0` prints a new one.",
     line,
     "",
   ].join("\n");

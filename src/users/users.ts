@@ -8,7 +8,10 @@ import { conflictMessage } from "../db/constraints.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
 import { RefusedKeys, type KeyCache } from "../auth/key-cache.js";
 import { errors } from "../errors.js";
-import type { PrismaClient } from "../generated/prisma/client.js";
+import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { DEFAULT_GRACE_SECONDS } from "./grace.js";
+import type { KeyUsage } from "./key-usage.js";
+import { recordEvent } from "../webhooks/events.js";
 
 /** The username and role rules, shared by POST /inscription and the operator CLI. */
 export const usernameSchema = z
@@ -34,6 +37,12 @@ export interface ApiUserSummary {
   revokedAt: Date | null;
   /** Comma-separated CIDRs the key may be used from; null: anywhere. */
   allowedIps: string | null;
+  /** When the current key last authenticated, to the minute (written up to KEY_USAGE_FLUSH_MS late). */
+  keyLastUsedAt: Date | null;
+  /** The key replaced by the last rotation, while its grace period lasts (see pendingRotation). */
+  previousKeyHint: string | null;
+  previousKeyExpiresAt: Date | null;
+  previousKeyLastUsedAt: Date | null;
 }
 
 const summary = {
@@ -44,6 +53,10 @@ const summary = {
   rotatedAt: true,
   revokedAt: true,
   allowedIps: true,
+  keyLastUsedAt: true,
+  previousKeyHint: true,
+  previousKeyExpiresAt: true,
+  previousKeyLastUsedAt: true,
 } as const;
 
 /** The channel on which revocations and rotations are announced to every instance. */
@@ -54,7 +67,14 @@ export class ApiUsers {
     private readonly prisma: PrismaClient,
     private readonly cache?: KeyCache,
     private readonly refused = new RefusedKeys(),
+    /** Where each key's last use is noted; without it, last use is not recorded. */
+    private readonly usage?: KeyUsage,
   ) {}
+
+  /** Runs `work` in `db` when given (the transaction of an API request), else in a transaction of its own. */
+  private inTransaction<T>(db: DbClient | undefined, work: (tx: DbClient) => Promise<T>): Promise<T> {
+    return db ? work(db) : this.prisma.$transaction(work);
+  }
 
   /**
    * Registers a user; the returned key is the only copy that will ever exist.
@@ -74,6 +94,8 @@ export class ApiUsers {
         select: summary,
       });
       await recordAudit(tx, { ...by, action: "api_user.register", target: `api_user:${user.username}`, changes: { username, role } });
+      // As POST /inscription answers it, without the key.
+      await recordEvent(tx, "api_user.created", { username: user.username, role: user.role });
       return { user, apiKey: key.key };
     };
     try {
@@ -93,16 +115,26 @@ export class ApiUsers {
     return this.prisma.apiUser.count();
   }
 
-  /** The user a key belongs to, or undefined when the key is unknown or revoked. */
+  /**
+   * The user a key belongs to, or undefined when the key is unknown, revoked,
+   * or rotated away and past its grace period. A key in its grace period is
+   * cached only until its expiry, so it stops at that moment on every instance.
+   */
   async authenticate(key: string): Promise<Caller | undefined> {
     if (!looksLikeApiKey(key)) return undefined;
     const keyHash = hashApiKey(key);
     const cached = this.cache?.get(keyHash);
-    if (cached) return cached;
+    if (cached) {
+      this.usage?.record(keyHash);
+      return cached;
+    }
     if (this.refused.has(keyHash)) return undefined;
-    const user = await this.prisma.apiUser.findUnique({
-      where: { keyHash },
-      select: { id: true, username: true, role: true, revokedAt: true, allowedIps: true },
+    // Noted before the lookup: a revocation announced while it runs keeps its answer out of the cache.
+    const version = this.cache?.version ?? 0;
+    const now = new Date();
+    const user = await this.prisma.apiUser.findFirst({
+      where: { OR: [{ keyHash }, { previousKeyHash: keyHash, previousKeyExpiresAt: { gt: now } }] },
+      select: { id: true, username: true, role: true, revokedAt: true, allowedIps: true, keyHash: true, previousKeyExpiresAt: true },
     });
     if (!user || user.revokedAt !== null) {
       this.refused.add(keyHash);
@@ -110,20 +142,28 @@ export class ApiUsers {
     }
     const caller: Caller = { id: user.id, username: user.username, role: user.role };
     if (user.allowedIps !== null) caller.allowedAddresses = AddressAllowList.parse(user.allowedIps).list ?? AddressAllowList.nowhere();
-    this.cache?.set(keyHash, caller);
+    this.cache?.set(keyHash, caller, user.keyHash === keyHash ? undefined : user.previousKeyExpiresAt!.getTime(), version);
+    this.usage?.record(keyHash);
     return caller;
   }
 
   /** The user of a key this instance has already checked and holds in memory; never a database lookup. */
   authenticateFromMemory(key: string): Caller | undefined {
-    return looksLikeApiKey(key) ? this.cache?.get(hashApiKey(key)) : undefined;
+    if (!looksLikeApiKey(key)) return undefined;
+    const keyHash = hashApiKey(key);
+    const caller = this.cache?.get(keyHash);
+    if (caller) this.usage?.record(keyHash);
+    return caller;
   }
 
-  /** Revokes the user's key at once, on every instance. The username stays taken. */
-  async revoke(username: string, by: AuditSource = OPERATOR): Promise<ApiUserSummary> {
-    return this.prisma.$transaction(async (tx) => {
+  /** Revokes all of the user's keys (a previous one in its grace period too) at once, on every instance. The username stays taken. */
+  async revoke(username: string, by: AuditSource = OPERATOR, db?: DbClient): Promise<ApiUserSummary> {
+    return this.inTransaction(db, async (tx) => {
       const revokedAt = new Date();
-      const { count } = await tx.apiUser.updateMany({ where: { username, revokedAt: null }, data: { revokedAt } });
+      const { count } = await tx.apiUser.updateMany({
+        where: { username, revokedAt: null },
+        data: { revokedAt, previousKeyHash: null, previousKeyHint: null, previousKeyExpiresAt: null, previousKeyLastUsedAt: null },
+      });
       const user = await tx.apiUser.findUnique({ where: { username }, select: summary });
       if (!user) throw errors.notFound("API user");
       if (count === 0) throw errors.conflict(`API user '${user.username}' is already revoked`);
@@ -143,8 +183,8 @@ export class ApiUsers {
    * Restricts where the user's key may be used from (null: anywhere again).
    * Every instance drops the user's cached keys, so the change holds at once.
    */
-  async setAllowedAddresses(username: string, list: AddressAllowList | null, by: AuditSource = OPERATOR): Promise<ApiUserSummary> {
-    return this.prisma.$transaction(async (tx) => {
+  async setAllowedAddresses(username: string, list: AddressAllowList | null, by: AuditSource = OPERATOR, db?: DbClient): Promise<ApiUserSummary> {
+    return this.inTransaction(db, async (tx) => {
       const allowedIps = list?.toString() ?? null;
       const { count } = await tx.apiUser.updateMany({ where: { username }, data: { allowedIps } });
       if (count === 0) throw errors.notFound("API user");
@@ -156,25 +196,41 @@ export class ApiUsers {
   }
 
   /**
-   * Issues a new key; the old one stops working at once, on every instance. A
-   * revoked user is reinstated. The audit entry says which fields changed,
-   * never the key, its hash or its hint.
+   * Issues a new key. The old one keeps working for `graceSeconds` (0: it
+   * stops at once), so that its holder can switch without downtime; a key
+   * replaced earlier and still in its grace period stops at once (at most two
+   * keys work). A revoked user is reinstated, with its old key dead at once.
+   * Every instance drops the user's cached keys. The audit entry says what
+   * changed, never the key, its hash or its hint.
    */
-  async rotate(username: string, by: AuditSource = OPERATOR): Promise<{ user: ApiUserSummary; apiKey: string }> {
+  async rotate(
+    username: string,
+    by: AuditSource = OPERATOR,
+    graceSeconds = DEFAULT_GRACE_SECONDS,
+    db?: DbClient,
+  ): Promise<{ user: ApiUserSummary; apiKey: string }> {
     const key = generateApiKey();
-    return this.prisma.$transaction(async (tx) => {
+    return this.inTransaction(db, async (tx) => {
       const rotatedAt = new Date();
-      const { count } = await tx.apiUser.updateMany({
-        where: { username },
-        data: { keyHash: key.hash, keyHint: key.hint, rotatedAt, revokedAt: null },
-      });
+      const expiresAt = new Date(rotatedAt.getTime() + graceSeconds * 1000);
+      const keep = Prisma.sql`(${graceSeconds}::int > 0 AND "revokedAt" IS NULL)`;
+      // The right-hand sides read the row as it was: the current key becomes the previous one.
+      const count = await tx.$executeRaw`
+        UPDATE api_users SET
+          "previousKeyHash" = CASE WHEN ${keep} THEN "keyHash" END,
+          "previousKeyHint" = CASE WHEN ${keep} THEN "keyHint" END,
+          "previousKeyExpiresAt" = CASE WHEN ${keep} THEN ${expiresAt}::timestamptz END,
+          "previousKeyLastUsedAt" = CASE WHEN ${keep} THEN "keyLastUsedAt" END,
+          "keyHash" = ${key.hash}, "keyHint" = ${key.hint}, "keyLastUsedAt" = NULL,
+          "rotatedAt" = ${rotatedAt}::timestamptz, "revokedAt" = NULL
+        WHERE username = ${username}::citext`;
       if (count === 0) throw errors.notFound("API user");
       const user = await tx.apiUser.findUniqueOrThrow({ where: { username }, select: summary });
       await recordAudit(tx, {
         ...by,
         action: "api_user.rotate",
         target: `api_user:${user.username}`,
-        changes: { key: "replaced", rotatedAt, revokedAt: null },
+        changes: { key: "replaced", rotatedAt, revokedAt: null, previousKeyExpiresAt: user.previousKeyExpiresAt },
       });
       await this.announce(tx, username);
       return { user, apiKey: key.key };

@@ -12,6 +12,18 @@ export const ALLOW_LIST: [method: string, path: string, groups: string][] = [
   ["PATCH", "/freebuild/update-world", "AB"],
   ["GET", "/parkour/get-all-maps", "ABC"],
   ["GET", "/cosmetic/get-cosmetic", "ABCD"],
+  // The admin routes behind the console (issue 18): groups A and B, like POST /inscription.
+  ["GET", "/admin/session", "AB"],
+  ["GET", "/admin/users", "AB"],
+  ["POST", "/admin/users/rotate-key", "AB"],
+  ["POST", "/admin/users/revoke", "AB"],
+  ["PATCH", "/admin/users/allowed-addresses", "AB"],
+  ["GET", "/admin/audit", "AB"],
+  ["GET", "/admin/webhooks", "AB"],
+  ["POST", "/admin/webhooks/add", "AB"],
+  ["POST", "/admin/webhooks/remove", "AB"],
+  ["GET", "/admin/webhooks/deliveries", "AB"],
+  ["POST", "/admin/webhooks/redeliver", "AB"],
 ];
 
 /** The spec's version labels (Versioning, rule 2). */

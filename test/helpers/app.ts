@@ -28,6 +28,8 @@ export class LogCapture extends Writable {
 export interface TestApp {
   /** http://127.0.0.1:<port> — pass to supertest's request(). */
   url: string;
+  /** The listening server (to watch its connections). */
+  server: Server;
   config: Config;
   database: TestDatabase;
   users: ApiUsers;
@@ -80,13 +82,32 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       }
       return send(value);
     };
+    // Answers written without res.send: the JSON text handed to res.end (http/send.ts), or the
+    // chunks of a streamed list (http/list.ts) handed to res.write, then res.end.
+    const asText = (chunk: unknown) => (typeof chunk === "string" ? chunk : Buffer.isBuffer(chunk) ? chunk.toString("utf8") : undefined);
+    let streamed: string[] | undefined;
+    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+    res.write = ((...args: unknown[]) => {
+      const text = asText(args[0]);
+      if (text !== undefined) (streamed ??= []).push(text);
+      return write(...args);
+    }) as typeof res.write;
+    const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
+    res.end = ((...args: unknown[]) => {
+      const text = asText(args[0]);
+      const whole = streamed ? streamed.join("") + (text ?? "") : text;
+      if (body === undefined && whole && req.method !== "HEAD" && /json/.test(String(res.getHeader("content-type")))) {
+        body = JSON.parse(whole);
+      }
+      return end(...args);
+    }) as typeof res.end;
     res.on("finish", () => {
       seen.push({
         method: req.method,
         path: req.originalUrl.split("?")[0]!,
         status: res.statusCode,
         headers: { ...res.getHeaders() },
-        ...(body !== undefined ? { body: JSON.parse(JSON.stringify(body)) as unknown } : {}),
+        body: body === undefined ? undefined : (JSON.parse(JSON.stringify(body)) as unknown),
       });
     });
     next();
@@ -99,6 +120,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const users = new ApiUsers(database.db.prisma);
   return {
     url: `http://127.0.0.1:${port}`,
+    server,
     config,
     database,
     users,

@@ -33,8 +33,8 @@ type Document = {
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
 
-/** Paths served outside the documented operations (the probes are described in docs/OPERATIONS.md). */
-const UNDOCUMENTED_OK = [/^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/(livez|readyz)$/];
+/** Paths served outside the documented operations (the probes are described in docs/OPERATIONS.md; /admin is the console's page). */
+const UNDOCUMENTED_OK = [/^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/(livez|readyz)$/, /^\/admin(\/|$)/];
 
 /**
  * Headers no operation lists, since they say nothing a client of this API acts on: HTTP's own framing

@@ -10,6 +10,11 @@ export function countingKeyLookups(prisma: PrismaClient): { prisma: PrismaClient
           lookups += 1;
           return query(args);
         },
+        // A key is looked up as the current or the previous key of a user (users.ts, authenticate).
+        findFirst({ args, query }) {
+          lookups += 1;
+          return query(args);
+        },
       },
     },
   }) as unknown as PrismaClient;

@@ -1,5 +1,20 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams, type SpawnOptionsWithoutStdio } from "node:child_process";
 import path from "node:path";
+
+const running = new Set<ChildProcess>();
+// A test that fails before it stops its server must not leave it running (holding connections to a
+// database being dropped, retrying): whatever is still alive when the test file's process ends is killed.
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
+/** spawn, with the child killed when this test process exits if it is still running then. */
+export function spawnOwned(command: string, args: readonly string[], options: SpawnOptionsWithoutStdio = {}): ChildProcessWithoutNullStreams {
+  const child = spawn(command, args, options);
+  running.add(child);
+  child.once("exit", () => running.delete(child));
+  return child;
+}
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -25,7 +40,7 @@ export interface ServiceProcess {
  * rate limits off unless `env` says otherwise.
  */
 export function spawnService(env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
+  const child = spawnOwned(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
     cwd: root,
     env: {
       ...process.env,

@@ -1,11 +1,13 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allInfectedStatsJson } from "../../src/resources/infected/queries.js";
-import { allPlayersJson, playersByGradeJson } from "../../src/resources/player/queries.js";
+import { ALL_ROWS, readAll } from "../../src/db/list-query.js";
+import { Prisma } from "../../src/generated/prisma/client.js";
+import { allInfectedStats } from "../../src/resources/infected/queries.js";
+import { allPlayers, fullPlayers } from "../../src/resources/player/queries.js";
 import { infectedStats } from "../../src/resources/infected/entity.js";
-import { allMapsJson } from "../../src/resources/parkour/queries.js";
+import { allMaps } from "../../src/resources/parkour/queries.js";
 import { parkourMap } from "../../src/resources/parkour/entity.js";
-import { activeItemsJson } from "../../src/resources/temporary-item/queries.js";
+import { activeAt, allItems } from "../../src/resources/temporary-item/queries.js";
 import { temporaryItem } from "../../src/resources/temporary-item/entity.js";
 import { player, playerSummary } from "../../src/resources/player/entity.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
@@ -22,6 +24,13 @@ afterAll(() => t.close());
 
 const prisma = () => t.database.db.prisma;
 const get = (path: string, headers: Record<string, string> = {}) => request(t.url).get(`/api${path}`).set({ "X-API-Key": key, ...headers });
+
+/** A list read as the service reads it, in batches of 2 rows: several batches make the bytes one query would. */
+const allPlayersJson = (db: ReturnType<typeof prisma>) => readAll(db, allPlayers, ALL_ROWS, 2);
+const playersByGradeJson = (db: ReturnType<typeof prisma>, gradeId: number) => readAll(db, fullPlayers, Prisma.sql`t."gradeId" = ${gradeId}`, 2);
+const allInfectedStatsJson = (db: ReturnType<typeof prisma>) => readAll(db, allInfectedStats, ALL_ROWS, 2);
+const allMapsJson = (db: ReturnType<typeof prisma>) => readAll(db, allMaps, ALL_ROWS, 2);
+const activeItemsJson = (db: ReturnType<typeof prisma>, at: Date) => readAll(db, allItems, activeAt(at), 2);
 
 describe("lists serialised by PostgreSQL", () => {
   it("when values hold quotes, backslashes, control characters, emoji and fractions, then the bytes equal JSON.stringify's", async () => {

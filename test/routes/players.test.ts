@@ -26,7 +26,7 @@ const get = (path: string, query: Record<string, string | string[]> = {}) =>
 const prisma = () => t.database.db.prisma;
 
 describe("GET /player/get-all-full-players-by-gradeId", () => {
-  it("when players have the grade, then all of them in shape G, ordered by id, with yyyy-mm-ddThh:mm:ssZ timestamps", async () => {
+  it("when players have the grade, then all of them as PlayerFull, ordered by id, with yyyy-mm-ddThh:mm:ssZ timestamps", async () => {
     const gradeId = 7001;
     const b = await makePlayer(prisma(), { gradeId: 7003, nickname: unique("nick"), chatId: "42", tag: "VIP", color: "#ff0", language: "EN" });
     const a = await makePlayer(prisma(), { gradeId, firstConnection: new Date("2025-01-02T03:04:05Z") });
@@ -69,7 +69,7 @@ describe("GET /player/get-all-full-players-by-gradeId", () => {
 });
 
 describe("GET /player/get-all-players", () => {
-  it("when players exist, then every one in shape N — never token, ip, firstConnection or totalTimeConnection — ordered by id", async () => {
+  it("when players exist, then every one as PlayerSummary — never token, ip, firstConnection or totalTimeConnection — ordered by id", async () => {
     const p = await makePlayer(prisma(), { nickname: unique("n"), credit: 12, vote: 3, highclub: true });
     await makePlayer(prisma());
     await prisma().player.update({ where: { id: p.id }, data: { credit: 12 } });
@@ -106,7 +106,7 @@ describe("GET /player/get-all-players", () => {
 });
 
 describe("GET /player/get-player-by-nick", () => {
-  it("when nick equals a pseudo in another case, then that player in shape N", async () => {
+  it("when nick equals a pseudo in another case, then that player as PlayerSummary", async () => {
     const p = await makePlayer(prisma(), { pseudo: unique("Steve") });
     const res = await get("get-player-by-nick", { nick: p.pseudo.toUpperCase() });
     expect(res.status).toBe(200);

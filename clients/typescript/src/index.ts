@@ -170,3 +170,5 @@ export class EtagPoller<P extends PollablePath> {
     return { changed: true, data, etag };
   }
 }
+
+export { ListSync, walkPages, type ListPath, type ListQuery, type ListRow, type Page, type SyncResult } from "./lists.js";

@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * All players of a grade, in full
-         * @description Every player whose gradeId is the one given, with every field including the sensitive token, ip, firstConnection and totalTimeConnection (PlayerFull). Ordered by id; [] when none.
+         * @description Every player whose gradeId is the one given, with every field including the sensitive token, firstConnection, totalTimeConnection and ip (PlayerFull). Ordered by id; [] when none.
          *
          *     **Callers:** user-A, user-B, user-D (the website) (caller groups A, B, D). **Version:** 2.0.0.
          */
@@ -31,7 +31,7 @@ export interface paths {
         };
         /**
          * All players
-         * @description Every player as a PlayerSummary: without token, ip, firstConnection and totalTimeConnection, which only get-all-full-players-by-gradeId returns. Ordered by id; [] when none.
+         * @description Every player as a PlayerSummary: without token, firstConnection, totalTimeConnection and ip, which only get-all-full-players-by-gradeId returns. Ordered by id; [] when none.
          *
          *     **Callers:** user-A, user-B, user-C, user-D (the website) (caller groups A, B, C, D). **Version:** 2.0.3.
          */
@@ -52,8 +52,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One player by pseudo or nickname
-         * @description The player whose pseudo, or else nickname, equals nick regardless of case (PlayerSummary). When one player's pseudo and another's nickname both match, the pseudo wins. _ and % are plain characters.
+         * One player by name
+         * @description The player whose pseudo, or else nickname, equals nick regardless of case (PlayerSummary): when one player's pseudo and another's nickname both match, the pseudo wins. _ and % are plain characters.
          *
          *     **Callers:** user-A, user-B, user-C, user-D (the website) (caller groups A, B, C, D).
          */
@@ -75,7 +75,7 @@ export interface paths {
         };
         /**
          * One cosmetic
-         * @description The cosmetic with this id. The English description is written argumentEn. The ETag names this cosmetic's version (`"cosmetic-3-v2"`): send it in If-None-Match for a 304 while it is unchanged, or in If-Match on update-cosmetic so the update applies only to that version.
+         * @description The cosmetic with this id. The ETag names this cosmetic's version (`"cosmetic-3-v2"`): send it in If-None-Match for a 304 while it is unchanged, or in If-Match on update-cosmetic so the update applies only to that version.
          *
          *     **Callers:** user-A, user-B, user-C, user-D (the website) (caller groups A, B, C, D). **Version:** 2.0.0.
          */
@@ -103,7 +103,7 @@ export interface paths {
         head?: never;
         /**
          * Change one or more fields of a cosmetic
-         * @description A partial update: id plus at least one other field; only the fields sent change, in one statement. The English description is argument_EN here (argumentEn is accepted too; both with different values is a 400). description, collection and render are cleared by null or the string "null"; null for another field is a 400. Returns the whole cosmetic after the change, with its new ETag. With If-Match (the ETag of a previous get-cosmetic or update), the update applies only if the cosmetic is still at that version, else 412 and nothing is written: two clients editing the same cosmetic cannot overwrite each other unseen. A malformed If-Match is a 400. Without If-Match the update applies unconditionally.
+         * @description A partial update: id plus at least one other field; only the fields sent change, in one statement. The English description may be sent as argument_EN or under its name in the answer; both with different values is a 400. The nullable fields are cleared by null or the string "null"; null for another field is a 400. Returns the whole cosmetic after the change, with its new ETag. With If-Match (the ETag of a previous get-cosmetic or update), the update applies only if the cosmetic is still at that version, else 412 and nothing is written: two clients editing the same cosmetic cannot overwrite each other unseen. A malformed If-Match is a 400. Without If-Match the update applies unconditionally.
          *
          *     **Callers:** user-A, user-B, user-D (the website) (caller groups A, B, D).
          */
@@ -121,7 +121,7 @@ export interface paths {
         put?: never;
         /**
          * Record a form answer
-         * @description Required: playerId, video and question1 to question5. stage1 to stage3 are true, false or null (default null); comment is text (default ""), a boolean being stored as its text. An unknown player is a 400 naming it. Returns the answer with its new id.
+         * @description Every field of FormAnswer but its id; those with a default may be left out. A boolean comment is stored as its text. An unknown player is a 400 naming it. Returns the answer with its new id.
          *
          *     **Callers:** user-A, user-B, user-D (the website) (caller groups A, B, D). **Version:** 2.0.0.
          */
@@ -187,7 +187,7 @@ export interface paths {
         put?: never;
         /**
          * Record a reward given to a player
-         * @description rewardId is opaque (rewards are defined outside this service). rewardedAt accepts ISO 8601 with Z or an offset, defaults to now, and is written in UTC whole seconds. Formerly POST /website/create-reward (before 2.1.0).
+         * @description The reward's id is opaque (rewards are defined outside this service). The moment accepts ISO 8601 with Z or an offset, defaults to now, and is written in UTC whole seconds. Formerly POST /website/create-reward (before 2.1.0).
          *
          *     **Callers:** user-A, user-B, user-D (the website) (caller groups A, B, D). **Version:** 2.0.0.
          */
@@ -235,7 +235,7 @@ export interface paths {
         head?: never;
         /**
          * Change one or more fields of a freebuild world
-         * @description A partial update: id plus at least one other field; only the fields sent change, in one statement. The three gamerule flags accept true/false and the texts "true"/"false", and are written as booleans. spawnLocation and tag are cleared by null or "null". type, state and status are free text of 1 to 32 characters. An unknown ownerId is a 400 naming it. Returns the whole world after the change.
+         * @description A partial update: id plus at least one other field; only the fields sent change, in one statement. The three gamerule flags accept true/false and the texts "true"/"false", and are written as booleans. The nullable fields are cleared by null or "null". An unknown owner is a 400 naming it. Returns the whole world after the change.
          *
          *     **Callers:** user-A, user-B (caller groups A, B).
          */
@@ -258,6 +258,248 @@ export interface paths {
         get: operations["parkour_getAllMaps"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who the key belongs to (the console's sign-in)
+         * @description The caller's username, role and caller groups. A key outside groups A and B gets 403: the console is for them.
+         *
+         *     **Callers:** user-A, user-B (caller groups A, B).
+         */
+        get: operations["admin_session"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API users with their keys' state
+         * @description Every API user, oldest first: groups, the current key's hint and last use, a rotation's previous key while it still works, allowed addresses. Never a key or its hash. Create users with POST /inscription.
+         *
+         *     **Callers:** user-A, user-B (caller groups A, B).
+         */
+        get: operations["admin_users"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/users/rotate-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a new key; the old one keeps working for a grace period
+         * @description Returns the new key, shown only in this answer. The previous key keeps working for `graceSeconds` (default 86400, 24 hours; at most 2592000, 30 days; 0: it stops at once), so that its holder can switch without downtime; `pendingRotation.expiresAt` says until when. A key replaced by an earlier rotation stops at once (at most two keys work). A revoked user is reinstated with the new key alone. Every instance drops cached keys within a second.
+         *
+         *     **Callers:** user-A, user-B (caller groups A, B).
+         */
+        post: operations["admin_users_rotateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/users/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke all of a user's keys at once
+         * @description The current key and a previous one still in its grace period stop at once, on every instance within a second. The username stays taken; rotating the key reinstates the user.
+         *
+         *     **Callers:** user-A, user-B (caller groups A, B).
+         */
+        post: operations["admin_users_revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/users/allowed-addresses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set where a user's keys may be used from
+         * @description IPv4/IPv6 addresses or CIDR blocks; `null` lets the keys work from anywhere again. From elsewhere a key gets 403. Holds at once on every instance.
+         *
+         *     **Callers:** user-A, user-B (caller groups A, B).
+         */
+        patch: operations["admin_users_allowedAddresses"];
+        trace?: never;
+    };
+    "/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the audit log, newest first, filtered and paged
+         * @description Filters combine: `actor` (any case), `action` (exact, e.g. `api_user.rotate`), `from` (inclusive) and `to` (exclusive). At most `limit` entries (default 50, at most 500); when there are more, `nextCursor` and a `Link: <…>; rel="next"` header name the next page (same filters, plus `cursor`). Entries never change, so paging neither repeats nor skips one, even while new entries arrive.
+         *
+         *     **Callers:** user-A, user-B (caller groups A, B).
+         */
+        get: operations["admin_audit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints with their delivery counts
+         * @description Every endpoint, oldest first: its URL, the events it is sent, and how many of its deliveries are pending, delivered and failed. Never its secret.
+         *
+         *     **Callers:** user-A, user-B (caller groups A, B).
+         */
+        get: operations["admin_webhooks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhooks/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a webhook endpoint; its signing secret is shown once
+         * @description Events are sent to `url` (http or https) from now on, signed as the Standard Webhooks specification says with the `secret` returned, which is shown only in this answer. A host resolving to a private, loopback or link-local address is refused unless the service runs with WEBHOOKS_ALLOW_PRIVATE=true. `events` chooses the types sent (any of reward_log.created, form.created, cosmetic.updated, world.updated, api_user.created, player.created, player.updated, cosmetic.created, form.updated, infected_stats.created, infected_stats.updated, temporary_item.created, temporary_item.updated, reward_log.updated, world.created, parkour_map.created, parkour_map.updated); absent or empty: every event.
+         *
+         *     **Callers:** user-A, user-B (caller groups A, B).
+         */
+        post: operations["admin_webhooks_add"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhooks/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a webhook endpoint
+         * @description Nothing more is sent to it: its deliveries, pending ones included, are deleted with it.
+         *
+         *     **Callers:** user-A, user-B (caller groups A, B).
+         */
+        post: operations["admin_webhooks_remove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deliveries, newest first, of one endpoint or all; paged
+         * @description At most `limit` deliveries (default 50, at most 500); when there are more, `nextCursor` and a `Link: <…>; rel="next"` header name the next page. Each with its status, attempts and the last answer's status and excerpt.
+         *
+         *     **Callers:** user-A, user-B (caller groups A, B).
+         */
+        get: operations["admin_webhooks_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhooks/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivered or failed delivery again
+         * @description The delivery becomes pending and is sent at once, with the same `webhook-id` (a receiver that kept it drops the duplicate), and retried like a new one.
+         *
+         *     **Callers:** user-A, user-B (caller groups A, B).
+         */
+        post: operations["admin_webhooks_redeliver"];
         delete?: never;
         options?: never;
         head?: never;
@@ -358,7 +600,7 @@ export interface components {
             /** @description What went wrong; a 400 names each bad field */
             message: string;
         };
-        /** @description A player without the sensitive token, ip, firstConnection and totalTimeConnection */
+        /** @description A player without the sensitive token, firstConnection, totalTimeConnection and ip */
         PlayerSummary: {
             /**
              * Format: int32
@@ -707,6 +949,138 @@ export interface components {
              */
             difficulty: string | null;
         };
+        AdminSession: {
+            username: string;
+            role: string;
+            groups: ("A" | "B" | "C" | "D")[];
+        };
+        ApiUser: {
+            /** @example website */
+            username: string;
+            /** @example USER */
+            role: string;
+            /** @description The caller groups the user is in (CALLERS_USER_A..D); none: every route answers 403. */
+            groups: ("A" | "B" | "C" | "D")[];
+            /** @enum {string} */
+            status: "active" | "revoked";
+            /**
+             * @description The first 8 characters of the current key (gsk_ and 4 more).
+             * @example gsk_Qx3v
+             */
+            keyHint: string;
+            /** @description When the current key last authenticated, to the minute (up to a minute late); null: never. */
+            keyLastUsedAt: string | null;
+            createdAt: string;
+            rotatedAt: string | null;
+            revokedAt: string | null;
+            /**
+             * @description CIDR blocks the keys may be used from; null: anywhere.
+             * @example [
+             *       "203.0.113.0/24"
+             *     ]
+             */
+            allowedAddresses: string[] | null;
+            /** @description The key replaced by the last rotation while it still works (its grace period); null: none. */
+            pendingRotation: {
+                keyHint: string;
+                /** @description When the previous key stops working. */
+                expiresAt: string;
+                lastUsedAt: string | null;
+            } | null;
+        };
+        RotatedKey: {
+            user: components["schemas"]["ApiUser"];
+            /** @description The new key. Shown only in this response: only its hash is stored. */
+            apiKey: string;
+        };
+        AuditEntry: {
+            /**
+             * @description Increasing with each entry
+             * @example 1234
+             */
+            id: string;
+            at: string;
+            /**
+             * @description The API user, or `cli:<os user>` for the operator's command line
+             * @example website
+             */
+            actor: string;
+            /** @example api_user.rotate */
+            action: string;
+            /** @example api_user:website */
+            target: string;
+            /** @description The fields written and their values; never key material */
+            changes: {
+                [key: string]: unknown;
+            };
+            requestId: string | null;
+            clientAddress: string | null;
+        };
+        WebhookEndpoint: {
+            /**
+             * Format: int64
+             * @example 1
+             */
+            id: number;
+            /**
+             * @description Where events are sent, as shown: its user info and query values read *** (a receiver's credential may be there).
+             * @example https://example.com/hooks/game
+             */
+            url: string;
+            /** @description The event types sent to it; empty: every event. */
+            events: string[];
+            createdAt: string;
+            /**
+             * Format: int64
+             * @description Deliveries waiting for an attempt or retrying
+             */
+            pending: number;
+            /** Format: int64 */
+            delivered: number;
+            /**
+             * Format: int64
+             * @description Deliveries given up after the retry period; redeliver sends one again
+             */
+            failed: number;
+        };
+        AddedWebhook: {
+            endpoint: components["schemas"]["WebhookEndpoint"];
+            /** @description The signing secret (whsec_…). Shown only in this response: give it to the receiver now. */
+            secret: string;
+        };
+        RemovedWebhook: {
+            /** Format: int64 */
+            id: number;
+            url: string;
+        };
+        WebhookDelivery: {
+            /**
+             * @description The delivery's id (as listed)
+             * @example 42
+             */
+            id: string;
+            /** Format: int64 */
+            endpointId: number;
+            /**
+             * @description The `webhook-id` header: the same on every attempt and redelivery
+             * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
+             */
+            webhookId: string;
+            /** @example reward_log.created */
+            type: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            /** Format: int64 */
+            attempts: number;
+            createdAt: string;
+            lastAttemptAt: string | null;
+            /** @description For a pending delivery: when the next attempt is due */
+            nextAttemptAt: string | null;
+            /** @description The HTTP status of the last answer; null: none (never tried, timeout, refused) */
+            lastStatus: number | null;
+            /** @description A short excerpt of the last answer, or what went wrong */
+            lastResponse: string | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -722,6 +1096,10 @@ export interface components {
         RateLimit: string;
         /** @description The per-user policy: requests allowed (q) per window of w seconds, e.g. `"user"; q=600; w=60`. Sent with RateLimit. It carries no partition key (pk): that would identify the user. */
         RateLimitPolicy: string;
+        /** @description On a page while rows remain: `<URL>; rel="next"` (RFC 8288), the next page: the same route and parameters with a new cursor. The URL is a reference relative to the URL requested (as `get-all-players?limit=100&cursor=…`): resolve it against that URL. Absent on the last page, and on a whole list. */
+        Link: string;
+        /** @description Where the next sync starts: send it back as `since` on this route to get only the rows inserted or changed after this answer was read, with a new Sync-Token. Opaque; it does not expire (410 only if rows were deleted since). On a page walk every page carries the first page's: keep the one of the last page. */
+        SyncToken: string;
         /** @description Seconds to wait before retrying, a whole number: until the rate limit's one-minute window ends (429), 1 while the database is unavailable or the instance stops, HEAVY_LIST_WAIT_MS in seconds when every full-list slot stayed taken (LISTS_BUSY). */
         RetryAfter: number;
     };
@@ -734,6 +1112,12 @@ export interface operations {
             query: {
                 /** @description The grade's id */
                 gradeId: number;
+                /** @description Pages the list: at most this many rows (1 to 1000), in the list's order. While rows remain the answer has a Link header whose rel="next" URL asks for the next page. Without it the whole list. */
+                limit?: number;
+                /** @description Where the page starts: opaque, taken from the Link header's next URL (which also repeats limit and the other parameters). Pages never skip nor repeat a row, even while rows are added. */
+                cursor?: string;
+                /** @description A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (a few may repeat: upsert them by key), with a new Sync-Token. On a filtered list (gradeId, the active items) every changed row is sent, matching the filter or not, so that a cache learns that a row left it. 410 when rows were deleted since, or the token is not from this database: take the full list again. */
+                since?: string;
             };
             header?: {
                 /**
@@ -754,6 +1138,8 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Link: components["headers"]["Link"];
+                    "Sync-Token": components["headers"]["SyncToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -815,6 +1201,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The list's `since` token can no longer be answered: rows of the list were deleted after it was given (an operator's hand), or it is not from this database (restored, or another deployment's). Answered by the list routes only. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
@@ -850,7 +1248,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats), with Retry-After. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats; a page, with limit, takes no slot), with Retry-After. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -867,7 +1265,14 @@ export interface operations {
     };
     player_getAllPlayers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Pages the list: at most this many rows (1 to 1000), in the list's order. While rows remain the answer has a Link header whose rel="next" URL asks for the next page. Without it the whole list. */
+                limit?: number;
+                /** @description Where the page starts: opaque, taken from the Link header's next URL (which also repeats limit and the other parameters). Pages never skip nor repeat a row, even while rows are added. */
+                cursor?: string;
+                /** @description A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (a few may repeat: upsert them by key), with a new Sync-Token. On a filtered list (gradeId, the active items) every changed row is sent, matching the filter or not, so that a cache learns that a row left it. 410 when rows were deleted since, or the token is not from this database: take the full list again. */
+                since?: string;
+            };
             header?: {
                 /**
                  * @description The ETag of an earlier answer of this operation (several may be listed, or `*`): while the answer is unchanged the server replies 304 Not Modified with no body, without building it.
@@ -887,6 +1292,8 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Link: components["headers"]["Link"];
+                    "Sync-Token": components["headers"]["SyncToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -948,6 +1355,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The list's `since` token can no longer be answered: rows of the list were deleted after it was given (an operator's hand), or it is not from this database (restored, or another deployment's). Answered by the list routes only. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
@@ -983,7 +1402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats), with Retry-After. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats; a page, with limit, takes no slot), with Retry-After. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1001,7 +1420,7 @@ export interface operations {
     player_getPlayerByNick: {
         parameters: {
             query: {
-                /** @description A pseudo or a nickname */
+                /** @description The name to look up */
                 nick: string;
             };
             header?: never;
@@ -1056,7 +1475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No player has this pseudo or nickname: `Player not found`. */
+            /** @description No player has this name: `Player not found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1656,7 +2075,14 @@ export interface operations {
     };
     infecte2_getAllInfectes: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Pages the list: at most this many rows (1 to 1000), in the list's order. While rows remain the answer has a Link header whose rel="next" URL asks for the next page. Without it the whole list. */
+                limit?: number;
+                /** @description Where the page starts: opaque, taken from the Link header's next URL (which also repeats limit and the other parameters). Pages never skip nor repeat a row, even while rows are added. */
+                cursor?: string;
+                /** @description A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (a few may repeat: upsert them by key), with a new Sync-Token. On a filtered list (gradeId, the active items) every changed row is sent, matching the filter or not, so that a cache learns that a row left it. 410 when rows were deleted since, or the token is not from this database: take the full list again. */
+                since?: string;
+            };
             header?: {
                 /**
                  * @description The ETag of an earlier answer of this operation (several may be listed, or `*`): while the answer is unchanged the server replies 304 Not Modified with no body, without building it.
@@ -1676,6 +2102,8 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Link: components["headers"]["Link"];
+                    "Sync-Token": components["headers"]["SyncToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1737,6 +2165,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The list's `since` token can no longer be answered: rows of the list were deleted after it was given (an operator's hand), or it is not from this database (restored, or another deployment's). Answered by the list routes only. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
             429: {
                 headers: {
@@ -1772,7 +2212,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats), with Retry-After. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats; a page, with limit, takes no slot), with Retry-After. This instance is stopping (answered by GET /readyz only). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1789,7 +2229,14 @@ export interface operations {
     };
     temporaryItem_getActiveItems: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Pages the list: at most this many rows (1 to 1000), in the list's order. While rows remain the answer has a Link header whose rel="next" URL asks for the next page. Without it the whole list. */
+                limit?: number;
+                /** @description Where the page starts: opaque, taken from the Link header's next URL (which also repeats limit and the other parameters). Pages never skip nor repeat a row, even while rows are added. */
+                cursor?: string;
+                /** @description A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (a few may repeat: upsert them by key), with a new Sync-Token. On a filtered list (gradeId, the active items) every changed row is sent, matching the filter or not, so that a cache learns that a row left it. 410 when rows were deleted since, or the token is not from this database: take the full list again. */
+                since?: string;
+            };
             header?: {
                 /**
                  * @description The ETag of an earlier answer of this operation (several may be listed, or `*`): while the answer is unchanged the server replies 304 Not Modified with no body, without building it.
@@ -1809,6 +2256,8 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Link: components["headers"]["Link"];
+                    "Sync-Token": components["headers"]["SyncToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1864,6 +2313,18 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The list's `since` token can no longer be answered: rows of the list were deleted after it was given (an operator's hand), or it is not from this database (restored, or another deployment's). Answered by the list routes only. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2007,7 +2468,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The player does not exist (`playerId: no player has id 77`), or the same (playerId, rewardId, rewardedAt) is already recorded: a retried request does not record a reward twice. */
+            /** @description The player does not exist (the message names it), or the same player, reward and moment are already recorded: a retried request does not record a reward twice. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2468,7 +2929,14 @@ export interface operations {
     };
     parkour_getAllMaps: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Pages the list: at most this many rows (1 to 1000), in the list's order. While rows remain the answer has a Link header whose rel="next" URL asks for the next page. Without it the whole list. */
+                limit?: number;
+                /** @description Where the page starts: opaque, taken from the Link header's next URL (which also repeats limit and the other parameters). Pages never skip nor repeat a row, even while rows are added. */
+                cursor?: string;
+                /** @description A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (a few may repeat: upsert them by key), with a new Sync-Token. On a filtered list (gradeId, the active items) every changed row is sent, matching the filter or not, so that a cache learns that a row left it. 410 when rows were deleted since, or the token is not from this database: take the full list again. */
+                since?: string;
+            };
             header?: {
                 /**
                  * @description The ETag of an earlier answer of this operation (several may be listed, or `*`): while the answer is unchanged the server replies 304 Not Modified with no body, without building it.
@@ -2488,6 +2956,8 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Link: components["headers"]["Link"];
+                    "Sync-Token": components["headers"]["SyncToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2543,6 +3013,1762 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The list's `since` token can no longer be answered: rows of the list were deleted after it was given (an operator's hand), or it is not from this database (restored, or another deployment's). Answered by the list routes only. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    admin_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSession"];
+                };
+            };
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    admin_users: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: components["schemas"]["ApiUser"][];
+                    };
+                };
+            };
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    admin_users_rotateKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice.
+                 * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The API user (any case)
+                     * @example website
+                     */
+                    username: string;
+                    /**
+                     * Format: int32
+                     * @description How long the old key keeps working, in seconds
+                     * @default 86400
+                     */
+                    graceSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedKey"];
+                };
+            };
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API user has this name: `API user not found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resent with the Idempotency-Key of a rotation that succeeded: the key it issued is not kept, so the replay is this 409. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 100 KB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    admin_users_revoke: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice.
+                 * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The API user (any case)
+                     * @example website
+                     */
+                    username: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiUser"];
+                };
+            };
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API user has this name: `API user not found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The user is already revoked: `API user 'website' is already revoked`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 100 KB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    admin_users_allowedAddresses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The API user (any case)
+                     * @example website
+                     */
+                    username: string;
+                    /**
+                     * @description Addresses or CIDR blocks; null: anywhere
+                     * @example [
+                     *       "203.0.113.0/24",
+                     *       "2001:db8::/32"
+                     *     ]
+                     */
+                    allowedAddresses: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiUser"];
+                };
+            };
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API user has this name: `API user not found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 100 KB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    admin_audit: {
+        parameters: {
+            query?: {
+                /** @description Who made the change */
+                actor?: string;
+                /** @description What was done */
+                action?: string;
+                /** @description Entries at or after this moment (ISO 8601) */
+                from?: string;
+                /** @description Entries before this moment (ISO 8601) */
+                to?: string;
+                /** @description Entries per page, 1 to 500 */
+                limit?: number;
+                /** @description From nextCursor or the Link header of the page before */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entries: components["schemas"]["AuditEntry"][];
+                        /** @description The `cursor` of the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    admin_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoints: components["schemas"]["WebhookEndpoint"][];
+                    };
+                };
+            };
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    admin_webhooks_add: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice.
+                 * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    /**
+                     * @description Event types to send; absent or empty: every event
+                     * @example [
+                     *       "reward_log.created"
+                     *     ]
+                     */
+                    events?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddedWebhook"];
+                };
+            };
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resent with the Idempotency-Key of an addition that succeeded: its secret is not shown again, so the replay is this 409. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 100 KB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    admin_webhooks_remove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice.
+                 * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The endpoint's id
+                     * @example 1
+                     */
+                    endpointId: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovedWebhook"];
+                };
+            };
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook endpoint has this id: `Webhook 7 not found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 100 KB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    admin_webhooks_deliveries: {
+        parameters: {
+            query?: {
+                /** @description Only this endpoint's deliveries */
+                endpointId?: number;
+                /** @description Deliveries per page, 1 to 500 */
+                limit?: number;
+                /** @description From nextCursor or the Link header of the page before */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: components["schemas"]["WebhookDelivery"][];
+                        /** @description The `cursor` of the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook endpoint has this id: `Webhook 7 not found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    admin_webhooks_redeliver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice.
+                 * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The delivery's id (as listed)
+                     * @example 42
+                     */
+                    deliveryId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No delivery has this id (it may have been removed with its endpoint): `Webhook delivery 42 not found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The delivery is still pending: it is being sent or retried already. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 100 KB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,34 +1,14 @@
 import { z } from "zod";
 import { Prisma, type Cosmetic } from "../../generated/prisma/client.js";
 import { errors } from "../../errors.js";
-import { id, requireAChange } from "../../fields/rules.js";
+import { id } from "../../fields/rules.js";
 import { queryInt } from "../../http/query-params.js";
 import { ifMatchHeader } from "../../http/if-match.js";
 import { defineRoute, Versioned, versioned } from "../../http/route.js";
 import { cosmeticById, updateCosmetic } from "./queries.js";
 import { cosmetic, cosmeticEtag, versionsNamed } from "./entity.js";
 
-const patch = cosmetic.patchShape();
-
-/**
- * The update names the English description `argument_EN` (the spec's
- * request) or `argumentEn` (its responses), listed in that order; both with
- * different values is a 400. description, collection and render are cleared
- * by null or "null".
- */
-export const updateCosmeticBody = z
-  .strictObject(
-    Object.fromEntries(
-      Object.entries(patch).flatMap(([name, rule]) => (name === "argumentEn" ? [["argument_EN", rule], [name, rule]] : [[name, rule]])),
-    ) as typeof patch & { argument_EN: typeof patch.argumentEn },
-  )
-  .superRefine((body, ctx) => {
-    if (body.argument_EN !== undefined && body.argumentEn !== undefined && body.argument_EN !== body.argumentEn) {
-      ctx.addIssue({ code: "custom", path: ["argument_EN"], message: "differs from argumentEn: send one of them" });
-    }
-    requireAChange(body, ctx);
-  })
-  .meta({ example: { id: 3, price: 450, argument_EN: "A glowing halo", description: "null" } });
+const updateCosmeticBody = cosmetic.patchBody({ id: 3, price: 450, argument_EN: "A glowing halo", description: "null" });
 
 export const cosmeticRoutes = [
   defineRoute({
@@ -36,7 +16,7 @@ export const cosmeticRoutes = [
     path: "/cosmetic/get-cosmetic",
     summary: "One cosmetic",
     description:
-      "The cosmetic with this id. The English description is written argumentEn. The ETag names this cosmetic's " +
+      "The cosmetic with this id. The ETag names this cosmetic's " +
       'version (`"cosmetic-3-v2"`): send it in If-None-Match for a 304 while it is unchanged, or in If-Match on ' +
       "update-cosmetic so the update applies only to that version.",
     version: "2.0.0",
@@ -56,8 +36,8 @@ export const cosmeticRoutes = [
     summary: "Change one or more fields of a cosmetic",
     description:
       "A partial update: id plus at least one other field; only the fields sent change, in one statement. " +
-      "The English description is argument_EN here (argumentEn is accepted too; both with different values is a 400). " +
-      'description, collection and render are cleared by null or the string "null"; null for another field is a 400. ' +
+      "The English description may be sent as argument_EN or under its name in the answer; both with " +
+      'different values is a 400. The nullable fields are cleared by null or the string "null"; null for another field is a 400. ' +
       "Returns the whole cosmetic after the change, with its new ETag. " +
       "With If-Match (the ETag of a previous get-cosmetic or update), the update applies only if the cosmetic is " +
       "still at that version, else 412 and nothing is written: two clients editing the same cosmetic cannot overwrite " +
@@ -72,8 +52,7 @@ export const cosmeticRoutes = [
       412: "If-Match names none of the cosmetic's current version: `Cosmetic 3 changed since the ETag sent in If-Match; nothing was written`.",
     },
     async oneStatement({ body, headers }, { db, auditedWrite }) {
-      const { id: cosmeticId, argument_EN, argumentEn, ...fields } = body;
-      const changes = { ...fields, argumentEn: argument_EN ?? argumentEn };
+      const { id: cosmeticId, ...changes } = body;
       const ifMatch = headers["If-Match"];
       // One UPDATE of the fields sent, conditional on the version when If-Match is sent, with its audit
       // entry: concurrent updates of other fields are kept, and a stale If-Match writes nothing.
@@ -82,6 +61,7 @@ export const cosmeticRoutes = [
           action: "cosmetic.update",
           target: Prisma.sql`'cosmetic:' || w.id`,
           changes: Prisma.sql`${JSON.stringify(changes)}::jsonb`,
+          event: { type: "cosmetic.updated", columns: cosmetic.full.columns },
         }),
       );
       return new Versioned(cosmeticEtag(updated), cosmetic.full.toJson(updated));

@@ -1,34 +1,12 @@
-import { z } from "zod";
 import { foreignKeyViolation } from "../../db/prisma-errors.js";
 import { insertColumns } from "../../db/sql.js";
 import { errors } from "../../errors.js";
 import { Prisma, type FormAnswer } from "../../generated/prisma/client.js";
-import { bool, id, text } from "../../fields/rules.js";
 import { defineRoute } from "../../http/route.js";
-import { commentRule, formAnswer } from "./entity.js";
+import { formAnswer } from "./entity.js";
 
-export const createFormBody = z.strictObject({
-  playerId: id,
-  video: text(255),
-  question1: text(2000, 0),
-  question2: text(2000, 0),
-  question3: text(2000, 0),
-  question4: text(2000, 0),
-  question5: text(2000, 0),
-  stage1: bool.nullable().default(null),
-  stage2: bool.nullable().default(null),
-  stage3: bool.nullable().default(null),
-  comment: commentRule.default(""),
-}).meta({
-  example: {
-    playerId: 2,
-    video: "https://video.example/alex-audition",
-    question1: "Alex",
-    question2: "17",
-    question3: "Two years of building",
-    question4: "Evenings",
-    question5: "I love redstone",
-  },
+const createFormBody = formAnswer.createBody({
+  playerId: 2, video: "https://video.example/alex-audition", question1: "Alex", question2: "17", question3: "Two years of building", question4: "Evenings", question5: "I love redstone",
 });
 
 export const formRoutes = [
@@ -37,9 +15,8 @@ export const formRoutes = [
     path: "/form/create-form",
     summary: "Record a form answer",
     description:
-      "Required: playerId, video and question1 to question5. stage1 to stage3 are true, false or null (default null); " +
-      'comment is text (default ""), a boolean being stored as its text. An unknown player is a 400 naming it. ' +
-      "Returns the answer with its new id.",
+      "Every field of FormAnswer but its id; those with a default may be left out. A boolean comment is stored as its " +
+      "text. An unknown player is a 400 naming it. Returns the answer with its new id.",
     version: "2.0.0",
     callers: ["A", "B", "D"],
     body: createFormBody,
@@ -51,11 +28,13 @@ export const formRoutes = [
         const [row] = await auditedWrite<FormAnswer>(Prisma.sql`INSERT INTO form_answers ${insertColumns(body)} RETURNING *`, {
           action: "form.create",
           target: Prisma.sql`'form_answer:' || w.id`,
-          changes: Prisma.sql`to_jsonb(w) - 'id'`,
+          changes: formAnswer.changesSql("w"),
+          event: { type: "form.created", columns: formAnswer.full.columns },
         });
         return formAnswer.full.toJson(row!);
       } catch (error) {
-        if (foreignKeyViolation(error)) throw errors.validation(`playerId: no player has id ${body.playerId}`);
+        const violation = foreignKeyViolation(error);
+        if (violation) throw errors.validation(formAnswer.unknownReference(body, violation.constraint));
         throw error;
       }
     },

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { tableVersion } from "../../db/versions.js";
-import { defineRoute, JsonText } from "../../http/route.js";
-import { allInfectedStatsJson } from "./queries.js";
+import { defineRoute } from "../../http/route.js";
+import { allInfectedStats } from "./queries.js";
 import { infectedStats } from "./entity.js";
 
 export const infectedRoutes = [
@@ -9,14 +9,12 @@ export const infectedRoutes = [
     method: "GET",
     path: "/infecte2/get-all-infectes",
     summary: "Infected v2 statistics of every player",
-    description: "One row per player that has statistics, ordered by playerId; [] when none.",
+    description: `One row per player that has statistics, ordered by ${infectedStats.primaryKey}; [] when none.`,
     callers: ["A", "B", "D"],
     query: z.strictObject({}),
     response: z.array(infectedStats.full.response),
     etag: async (_input, { db }) => `infected-v${await tableVersion(db, "infected_stats")}`,
     heavy: true,
-    async handler(_input, { db }) {
-      return new JsonText(await allInfectedStatsJson(db));
-    },
+    list: { source: allInfectedStats },
   }),
 ];

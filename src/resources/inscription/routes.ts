@@ -4,7 +4,7 @@ import { errors } from "../../errors.js";
 import { defineRoute } from "../../http/route.js";
 import { DEFAULT_ROLE, roleSchema, usernameSchema } from "../../users/users.js";
 
-export const inscriptionBody = z
+const inscriptionBody = z
   .strictObject({
     username: usernameSchema.meta({ description: "3 to 32 letters, digits, '_', '-', '.'; unique regardless of case" }),
     role: roleSchema.default(DEFAULT_ROLE).meta({ description: "1 to 32 capitals and '_'; stored, grants nothing by itself" }),

@@ -1,11 +1,5 @@
-import { jsonList } from "../../db/json-list.js";
-import type { ReadClient } from "../../db/client.js";
-import { Prisma } from "../../generated/prisma/client.js";
+import { listOf } from "../../db/list-query.js";
 import { parkourMap } from "./entity.js";
 
-const ALL_MAPS = Prisma.sql`SELECT ${parkourMap.full.columns} FROM parkour_maps`;
-
-/** All maps as JSON text built by PostgreSQL; polled by plugins. */
-export function allMapsJson(prisma: ReadClient): Promise<string> {
-  return jsonList(prisma, ALL_MAPS, "r.id");
-}
+/** All maps, ordered by id; polled by plugins. */
+export const allMaps = listOf(parkourMap, parkourMap.full);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { tableVersion } from "../../db/versions.js";
-import { defineRoute, JsonText } from "../../http/route.js";
-import { allMapsJson } from "./queries.js";
+import { defineRoute } from "../../http/route.js";
+import { allMaps } from "./queries.js";
 import { parkourMap } from "./entity.js";
 
 export const parkourRoutes = [
@@ -14,8 +14,6 @@ export const parkourRoutes = [
     query: z.strictObject({}),
     response: z.array(parkourMap.full.response),
     etag: async (_input, { db }) => `maps-v${await tableVersion(db, "parkour_maps")}`,
-    async handler(_input, { db }) {
-      return new JsonText(await allMapsJson(db));
-    },
+    list: { source: allMaps },
   }),
 ];

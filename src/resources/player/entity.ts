@@ -6,14 +6,14 @@ export const player = defineEntity({
   table: "players",
   fields: {
     id: field.id().describe("Player id"),
-    pseudo: field.text(64).caseInsensitive().describe("Pseudo, unique regardless of case", "Steve"),
+    pseudo: field.text(64).caseInsensitive().unique().describe("Pseudo, unique regardless of case", "Steve"),
     token: field.text(255, 0).sensitive().describe("Player's token (sensitive)"),
     credit: field.count().describe("Credits"),
     gradeId: field.int32().describe("Id of the player's grade"),
     modStatus: field.bool().describe("Whether the player is in moderator mode"),
     staff: field.bool().describe("Whether the player belongs to a staff"),
     alert: field.bool().describe("Whether the player wants to see staff-only messages"),
-    nickname: field.text(64).nullable().caseInsensitive().describe("Nickname, unique regardless of case", "Stevie"),
+    nickname: field.text(64).nullable().caseInsensitive().unique().describe("Nickname, unique regardless of case", "Stevie"),
     firstConnection: field.timestamp().sensitive().describe("First connection"),
     totalTimeConnection: field
       .custom(z.number("expected a number").nonnegative("expected 0 or more").finite(), z.number().min(0))
@@ -30,7 +30,7 @@ export const player = defineEntity({
     vote: field.count().describe("Vote points"),
   },
   component: { id: "PlayerFull", description: "A player with every field, including the sensitive ones" },
-  summaryComponent: { id: "PlayerSummary", description: "A player without the sensitive token, ip, firstConnection and totalTimeConnection" },
+  summaryComponent: { id: "PlayerSummary", description: (omitted) => `A player without the sensitive ${omitted}` },
 });
 
 export const playerSummary = player.summary!;

@@ -1,29 +1,22 @@
-import { jsonList } from "../../db/json-list.js";
 import type { ReadClient } from "../../db/client.js";
-import { Prisma } from "../../generated/prisma/client.js";
+import { listOf } from "../../db/list-query.js";
 import { player, playerSummary } from "./entity.js";
 
 type PlayerSummary = ReturnType<typeof playerSummary.toJson>;
 
 /**
  * Hot path (a plugin looks a player up when they join): raw SQL through
- * Prisma, which the benchmark measured well ahead of findMany here. pseudo
- * and nickname are citext, so `=` ignores case and uses their unique indexes.
- * At most two rows: the pseudo match and the nickname match, each already in
- * the answer's shape.
+ * Prisma, which the benchmark measured well ahead of findMany here. Both
+ * names are citext, so `=` ignores case and uses their unique indexes; of the
+ * two rows at most that match, the one matched by its first name comes first.
+ * In the answer's shape.
  */
-export function playersByNick(prisma: ReadClient, nick: string): Promise<PlayerSummary[]> {
-  return prisma.$queryRaw<PlayerSummary[]>`
-    SELECT ${playerSummary.columns} FROM players WHERE pseudo = ${nick}::citext OR nickname = ${nick}::citext LIMIT 2`;
+export async function playerByNick(prisma: ReadClient, nick: string): Promise<PlayerSummary | undefined> {
+  const [found] = await prisma.$queryRaw<PlayerSummary[]>`
+    SELECT ${playerSummary.columns} FROM players WHERE pseudo = ${nick}::citext OR nickname = ${nick}::citext ORDER BY pseudo = ${nick}::citext DESC LIMIT 1`;
+  return found;
 }
 
-const ALL_PLAYERS = Prisma.sql`SELECT ${playerSummary.columns} FROM players`;
-
-/** Full lists as JSON text built by PostgreSQL. */
-export function allPlayersJson(prisma: ReadClient): Promise<string> {
-  return jsonList(prisma, ALL_PLAYERS, "r.id");
-}
-
-export function playersByGradeJson(prisma: ReadClient, gradeId: number): Promise<string> {
-  return jsonList(prisma, Prisma.sql`SELECT ${player.full.columns} FROM players WHERE "gradeId" = ${gradeId}`, "r.id");
-}
+/** The lists: every player as a summary, and players in full (by grade). */
+export const allPlayers = listOf(player, playerSummary);
+export const fullPlayers = listOf(player, player.full);

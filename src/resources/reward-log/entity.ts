@@ -1,12 +1,15 @@
 import { defineEntity, field } from "../../fields/entity.js";
 
+/** A reward is recorded once per player, reward and moment: a retried request does not record it twice. */
+const oncePerMoment = { constraint: "reward_logs_player_reward_time_key", subject: "Reward log", taken: "is already recorded" };
+
 export const rewardLog = defineEntity({
   table: "reward_logs",
   fields: {
     id: field.id().describe("Log id"),
-    playerId: field.id().references("players").describe("Id of the rewarded player"),
-    rewardId: field.id().describe("Id of the reward (defined outside this service)"),
-    rewardedAt: field.timestamp().describe("Moment the reward was obtained"),
+    playerId: field.id().references("players").unique(oncePerMoment).describe("Id of the rewarded player"),
+    rewardId: field.id().unique(oncePerMoment).describe("Id of the reward (defined outside this service)"),
+    rewardedAt: field.timestamp().nowByDefault().unique(oncePerMoment).describe("Moment the reward was obtained"),
   },
   component: { id: "RewardLog" },
 });

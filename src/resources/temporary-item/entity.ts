@@ -18,13 +18,7 @@ export const temporaryItem = defineEntity({
     itemDescription: field.text(1000, 0).describe("Item description"),
     price: field.count().describe("Item price"),
     startDate: field.timestamp().describe("Moment from which the item can be used"),
-    endDate: field.timestamp().describe("Moment at which its use ends"),
+    endDate: field.timestamp().after("startDate").describe("Moment at which its use ends"),
   },
   component: { id: "TemporaryItem" },
-});
-
-/** An item of an import file: it must end after it starts. */
-export const temporaryItemRecord = temporaryItem.record.refine((item) => item.endDate > item.startDate, {
-  message: "expected a date after startDate",
-  path: ["endDate"],
 });

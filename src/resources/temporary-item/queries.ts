@@ -1,6 +1,6 @@
 import type { ReadClient } from "../../db/client.js";
 import { Prisma } from "../../generated/prisma/client.js";
-import { jsonList } from "../../db/json-list.js";
+import { listOf } from "../../db/list-query.js";
 import { temporaryItem } from "./entity.js";
 
 /**
@@ -16,11 +16,11 @@ export async function activeItemsVersion(prisma: ReadClient, now: Date): Promise
   return `items-v${row?.version ?? "0"}-${row?.boundary ?? "0"}`;
 }
 
-/** The active items as JSON text built by PostgreSQL; ids as strings (ordered as numbers). */
-export function activeItemsJson(prisma: ReadClient, now: Date): Promise<string> {
-  return jsonList(
-    prisma,
-    Prisma.sql`SELECT ${temporaryItem.full.columns} FROM temporary_items WHERE "startDate" <= ${now} AND "endDate" > ${now}`,
-    "r.id::int",
-  );
-}
+/** The items, ordered by id (written as strings, ordered as the numbers they are). */
+export const allItems = listOf(temporaryItem, temporaryItem.full);
+
+/** The active items: startDate <= now < endDate. */
+export const activeAt = (now: Date) => Prisma.sql`t."startDate" <= ${now} AND t."endDate" > ${now}`;
+
+/** The items that became active after `since` with no write: their start passed, their end has not. */
+export const startedBetween = (since: Date, now: Date) => Prisma.sql`t."startDate" > ${since} AND ${activeAt(now)}`;

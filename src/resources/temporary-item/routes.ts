@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineRoute, JsonText } from "../../http/route.js";
-import { activeItemsJson, activeItemsVersion } from "./queries.js";
+import { defineRoute } from "../../http/route.js";
+import { activeAt, activeItemsVersion, allItems, startedBetween } from "./queries.js";
 import { temporaryItem } from "./entity.js";
 
 export const temporaryItemRoutes = [
@@ -14,8 +14,6 @@ export const temporaryItemRoutes = [
     query: z.strictObject({}),
     response: z.array(temporaryItem.full.response),
     etag: (_input, { db, now }) => activeItemsVersion(db, now()),
-    async handler(_input, { db, now }) {
-      return new JsonText(await activeItemsJson(db, now()));
-    },
+    list: { source: allItems, where: (_input, { now }) => activeAt(now()), joinedSince: startedBetween },
   }),
 ];

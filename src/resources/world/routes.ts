@@ -1,16 +1,11 @@
-import { z } from "zod";
 import { foreignKeyViolation } from "../../db/prisma-errors.js";
 import { setColumns } from "../../db/sql.js";
 import { Prisma, type World } from "../../generated/prisma/client.js";
 import { errors } from "../../errors.js";
-import { requireAChange } from "../../fields/rules.js";
 import { defineRoute } from "../../http/route.js";
 import { world } from "./entity.js";
 
-export const updateWorldBody = z
-  .strictObject(world.patchShape())
-  .superRefine(requireAChange)
-  .meta({ example: { id: 4, state: "loaded", gamerulePvp: "false", tag: "event" } });
+const updateWorldBody = world.patchBody({ id: 4, state: "loaded", gamerulePvp: "false", tag: "event" });
 
 export const worldRoutes = [
   defineRoute({
@@ -19,9 +14,8 @@ export const worldRoutes = [
     summary: "Change one or more fields of a freebuild world",
     description:
       "A partial update: id plus at least one other field; only the fields sent change, in one statement. The three " +
-      'gamerule flags accept true/false and the texts "true"/"false", and are written as booleans. spawnLocation and ' +
-      'tag are cleared by null or "null". type, state and status are free text of 1 to 32 characters. An unknown ' +
-      "ownerId is a 400 naming it. Returns the whole world after the change.",
+      'gamerule flags accept true/false and the texts "true"/"false", and are written as booleans. The nullable fields ' +
+      'are cleared by null or "null". An unknown owner is a 400 naming it. Returns the whole world after the change.',
     callers: ["A", "B"],
     body: updateWorldBody,
     response: world.full.response,
@@ -34,11 +28,13 @@ export const worldRoutes = [
           action: "world.update",
           target: Prisma.sql`'world:' || w.id`,
           changes: Prisma.sql`${JSON.stringify(fields)}::jsonb`,
+          event: { type: "world.updated", columns: world.full.columns },
         });
         if (!updated) throw errors.notFound("World");
         return world.full.toJson(updated);
       } catch (error) {
-        if (foreignKeyViolation(error)) throw errors.validation(`ownerId: no player has id ${fields.ownerId}`);
+        const violation = foreignKeyViolation(error);
+        if (violation) throw errors.validation(world.unknownReference(fields, violation.constraint));
         throw error;
       }
     },

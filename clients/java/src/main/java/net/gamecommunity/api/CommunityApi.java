@@ -195,6 +195,36 @@ public final class CommunityApi implements AutoCloseable {
     return new ListPoller<>(this, Route.ALL_MAPS, Map.of());
   }
 
+  // ---- caches kept in sync by change
+
+  /** The players, by id. */
+  public ListSync<Integer, PlayerSummary> allPlayersSync() {
+    return new ListSync<>(this, Route.ALL_PLAYERS, Map.of(), PlayerSummary::id, null);
+  }
+
+  /** A grade's players in full, by id; a player whose grade changed leaves the cache. */
+  public ListSync<Integer, FullPlayer> fullPlayersByGradeIdSync(int gradeId) {
+    return new ListSync<>(this, Route.FULL_PLAYERS_BY_GRADE, gradeQuery(gradeId), FullPlayer::id, p -> p.gradeId() == gradeId);
+  }
+
+  /** The infected statistics, by player id. */
+  public ListSync<Integer, InfectedStats> infectedStatsSync() {
+    return new ListSync<>(this, Route.ALL_INFECTED_STATS, Map.of(), InfectedStats::playerId, null);
+  }
+
+  /** The active items, by id; an item leaves the cache at its end (checked on each sync, on this machine's clock). */
+  public ListSync<String, TemporaryItem> activeItemsSync() {
+    return new ListSync<>(this, Route.ACTIVE_ITEMS, Map.of(), TemporaryItem::id, item -> {
+      Instant now = Instant.now();
+      return !item.startDate().isAfter(now) && now.isBefore(item.endDate());
+    });
+  }
+
+  /** The parkour maps, by id. */
+  public ListSync<Integer, ParkourMap> mapsSync() {
+    return new ListSync<>(this, Route.ALL_MAPS, Map.of(), ParkourMap::id, null);
+  }
+
   /** The same calls, waiting for the answer: for threads that may block, never a game's main thread. */
   public Blocking blocking() {
     return new Blocking(this);
@@ -215,8 +245,8 @@ public final class CommunityApi implements AutoCloseable {
 
   // ---- the request pipeline
 
-  /** One answer of a route: its body (null for a 304) and the headers a caller may need. */
-  record Answer<T>(int status, T body, String etag, boolean replayed) {
+  /** One answer of a route: its body (null for a 304) and the headers a caller or a helper may need (syncToken and link on lists only). */
+  record Answer<T>(int status, T body, String etag, boolean replayed, String syncToken, String link, URI uri) {
     boolean notModified() {
       return status == 304;
     }
@@ -289,12 +319,14 @@ public final class CommunityApi implements AutoCloseable {
     int status = response.statusCode();
     String requestId = response.headers().firstValue(REQUEST_ID).orElse(null);
     String etag = response.headers().firstValue(ETAG).orElse(null);
-    if (status == 304) return new Answer<>(status, null, etag, false);
+    if (status == 304) return new Answer<>(status, null, etag, false, null, null, response.uri());
     if (status < 200 || status > 299) throw error(route, response, requestId);
     try {
       Object body = StrictJson.decode(response.body(), route.response);
       boolean replayed = response.headers().firstValue(IDEMPOTENT_REPLAYED).map("true"::equalsIgnoreCase).orElse(false);
-      return new Answer<>(status, body, etag, replayed);
+      String syncToken = response.headers().firstValue(ListSync.SYNC_TOKEN).orElse(null);
+      String link = response.headers().firstValue("Link").orElse(null);
+      return new Answer<>(status, body, etag, replayed, syncToken, link, response.uri());
     } catch (StrictJson.DecodingException e) {
       throw new ApiException(ApiException.Kind.INVALID_RESPONSE, status,
           route.method + " " + route.path + " answered a body this client cannot read: " + e.getMessage(), requestId, null, e);

@@ -222,6 +222,22 @@ class LiveApiTest {
   }
 
   @Test
+  void whenEachListIsSyncedTwice_thenTheFirstReadsItWhole_theSecondOnlyChanges_andTheCacheEqualsTheList() {
+    ListSync<Integer, ParkourMap> maps = c.mapsSync();
+    ListSync.Result<ParkourMap> first = maps.sync().join();
+    assertTrue(first.full());
+    assertEquals(seeded("parkourMaps", ParkourMap.class), first.changed());
+    assertTrue(maps.token().startsWith("s1."));
+    assertFalse(maps.sync().join().full());
+    assertEquals(seeded("parkourMaps", ParkourMap.class), List.copyOf(new java.util.TreeMap<>(maps.rows()).values()));
+    for (ListSync<?, ?> sync : List.of(a.allPlayersSync(), a.infectedStatsSync(), a.activeItemsSync(), a.fullPlayersByGradeIdSync(1))) {
+      assertTrue(sync.sync().join().full());
+      assertFalse(sync.sync().join().full());
+    }
+    assertEquals(a.blocking().getAllPlayers().size(), a.allPlayersSync().sync().join().changed().size());
+  }
+
+  @Test
   void whenACosmeticIsUpdatedWithTheETagItWasReadWith_thenItApplies_andAStaleETagGets412AndWritesNothing() {
     Tagged<Cosmetic> read = b.blocking().getCosmeticTagged(3);
     Tagged<Cosmetic> updated = b.blocking().updateCosmetic(CosmeticUpdate.of(3).price(read.value().price() + 10).ifMatch(read.etag()).build());

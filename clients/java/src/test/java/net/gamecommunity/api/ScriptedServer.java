@@ -41,6 +41,7 @@ final class ScriptedServer implements AutoCloseable {
   private void answer(HttpExchange exchange) throws IOException {
     received.add(Map.of(
         "method", exchange.getRequestMethod(),
+        "uri", exchange.getRequestURI().toString(),
         "idempotencyKey", String.valueOf(exchange.getRequestHeaders().getFirst("Idempotency-Key")),
         "ifNoneMatch", String.valueOf(exchange.getRequestHeaders().getFirst("If-None-Match")),
         "apiKey", String.valueOf(exchange.getRequestHeaders().getFirst("X-API-Key")),

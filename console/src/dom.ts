@@ -1,0 +1,59 @@
+/** A tiny DOM builder: no framework, no inline style or script (the page's CSP forbids both). */
+type Child = Node | string | null | undefined | false;
+type Attrs = Record<string, string | boolean | ((event: Event) => void) | undefined>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === false) continue;
+    if (typeof value === "function") element.addEventListener(name.slice(2).toLowerCase(), value);
+    else if (value === true) element.setAttribute(name, "");
+    else element.setAttribute(name, value);
+  }
+  for (const child of children) if (child) element.append(child);
+  return element;
+}
+
+/**
+ * A table of rows: a caption for screen readers, a header row of column
+ * titles, wrapped so that it scrolls sideways on a narrow screen (on a phone,
+ * styles.css shows each row as a card labelled by its cells' data-label).
+ */
+export function dataTable(className: string, caption: string, titles: readonly string[], rows: readonly HTMLTableRowElement[]): HTMLElement {
+  return h(
+    "div",
+    { class: "table-wrap" },
+    h(
+      "table",
+      { class: className },
+      h("caption", { class: "sr-only" }, caption),
+      h("thead", {}, h("tr", {}, ...titles.map((title) => h("th", { scope: "col" }, title)))),
+      h("tbody", {}, ...rows),
+    ),
+  );
+}
+
+let ids = 0;
+/** A labelled form field: the label names the input for screen readers and clicks. */
+export function field(label: string, input: HTMLInputElement | HTMLSelectElement, hint?: string): HTMLElement {
+  input.id ||= `f${++ids}`;
+  const hintEl = hint ? h("small", { id: `${input.id}-hint` }, hint) : null;
+  if (hintEl) input.setAttribute("aria-describedby", hintEl.id);
+  return h("div", { class: "field" }, h("label", { for: input.id }, label), input, hintEl);
+}
+
+/** Tells assistive technology what just happened (the page's live region). */
+export function announce(message: string): void {
+  const region = document.getElementById("status")!;
+  region.textContent = "";
+  window.setTimeout(() => (region.textContent = message), 50);
+}
+
+/** An error or notice shown in place, and focused so that keyboard and screen-reader users meet it. */
+export function message(kind: "error" | "ok", text: string): HTMLElement {
+  return h("p", { class: `msg ${kind}`, role: kind === "error" ? "alert" : "status", tabindex: "-1" }, text);
+}
+
+export function when(value: string | null): string {
+  return value ? value.replace("T", " ").replace("Z", " UTC") : "—";
+}

@@ -1,0 +1,191 @@
+import { api, ApiFailure, call, type ApiUser } from "../api.js";
+import { openDialog, secretBox } from "../dialog.js";
+import { announce, dataTable, field, h, message, when } from "../dom.js";
+
+const GRACE_CHOICES: [string, number][] = [
+  ["24 hours (default)", 86_400],
+  ["1 hour", 3_600],
+  ["7 days", 604_800],
+  ["None: the old key stops at once", 0],
+];
+
+const failure = (error: unknown) => (error instanceof ApiFailure ? error.message : String(error));
+
+/** API users: create (key shown once), rotate with a grace period, revoke, allowed addresses. */
+export async function usersPage(main: HTMLElement): Promise<void> {
+  const { body } = await call<{ users: ApiUser[] }>("GET", api("admin/users"));
+  const notice = h("div", { class: "notices" });
+  const refresh = async (text?: string) => {
+    await usersPage(main);
+    if (text) {
+      const shown = message("ok", text);
+      main.querySelector(".notices")!.replaceChildren(shown);
+      announce(text);
+    }
+  };
+  main.replaceChildren(
+    h("h1", {}, "API users"),
+    notice,
+    createForm(refresh),
+    h("h2", {}, `${body.users.length} users`),
+    usersTable(body.users, refresh),
+  );
+}
+
+function createForm(refresh: (text?: string) => Promise<void>): HTMLElement {
+  const username = h("input", { name: "username", required: true, minlength: "3", maxlength: "32", pattern: "[A-Za-z0-9_.\\-]+", autocomplete: "off" });
+  const role = h("input", { name: "role", maxlength: "32", pattern: "[A-Z_]+", placeholder: "USER", autocomplete: "off" });
+  const problem = h("div");
+  const form = h(
+    "form",
+    { class: "card", "aria-labelledby": "create-title" },
+    h("h2", { id: "create-title" }, "Create an API user"),
+    h("div", { class: "fields" }, field("Username", username, "3 to 32 letters, digits, _ - ."), field("Role (optional)", role, "Capitals and _; grants nothing by itself")),
+    problem,
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Create user")),
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    problem.replaceChildren();
+    try {
+      const body: Record<string, string> = { username: username.value.trim() };
+      if (role.value.trim()) body.role = role.value.trim();
+      const { body: created } = await call<{ username: string; apiKey: string }>("POST", api("inscription"), body);
+      await openDialog({
+        title: `Key of ${created.username}`,
+        content: [
+          h("p", {}, "This key is shown only now: only its hash is stored. Copy it to where the client will use it."),
+          h("p", {}, "The user can call routes once an operator adds it to a caller group (CALLERS_USER_A..D)."),
+          secretBox("New API key", created.apiKey),
+        ],
+        cancel: "",
+        confirm: "I have copied it",
+      });
+      await refresh(`Created ${created.username}.`);
+    } catch (error) {
+      const shown = message("error", failure(error));
+      problem.replaceChildren(shown);
+      shown.focus();
+    }
+  });
+  return form;
+}
+
+function usersTable(users: ApiUser[], refresh: (text?: string) => Promise<void>): HTMLElement {
+  const head = ["User", "Groups", "Status", "Key", "Last used", "Previous key", "Allowed addresses", "Created", "Actions"];
+  return dataTable(
+    "users",
+    "API users and their keys",
+    head,
+    users.map((u) =>
+      h(
+        "tr",
+        { "data-user": u.username },
+        h("th", { scope: "row", "data-label": "User" }, u.username, h("small", {}, u.role)),
+        h("td", { "data-label": "Groups" }, u.groups.join(", ") || "none"),
+        h("td", { "data-label": "Status" }, h("span", { class: `badge ${u.status}` }, u.status)),
+        h("td", { "data-label": "Key" }, h("code", {}, `${u.keyHint}…`)),
+        h("td", { "data-label": "Last used" }, when(u.keyLastUsedAt)),
+        h(
+          "td",
+          { "data-label": "Previous key", class: "pending" },
+          u.pendingRotation
+            ? h("span", {}, h("code", {}, `${u.pendingRotation.keyHint}…`), ` works until ${when(u.pendingRotation.expiresAt)}`)
+            : "—",
+        ),
+        h("td", { "data-label": "Allowed addresses" }, u.allowedAddresses ? u.allowedAddresses.join(", ") : "anywhere"),
+        h("td", { "data-label": "Created" }, when(u.createdAt)),
+        h(
+          "td",
+          { "data-label": "Actions", class: "row-actions" },
+          h("button", { type: "button", class: "secondary small", "aria-label": `Rotate the key of ${u.username}`, onclick: () => void rotate(u, refresh) }, "Rotate"),
+          h("button", { type: "button", class: "secondary small", "aria-label": `Allowed addresses of ${u.username}`, onclick: () => void addresses(u, refresh) }, "Addresses"),
+          u.status === "active"
+            ? h("button", { type: "button", class: "danger small", "aria-label": `Revoke ${u.username}`, onclick: () => void revoke(u, refresh) }, "Revoke")
+            : null,
+        ),
+      ),
+    ),
+  );
+}
+
+async function rotate(user: ApiUser, refresh: (text?: string) => Promise<void>): Promise<void> {
+  const grace = h("select", { name: "grace" }, ...GRACE_CHOICES.map(([label, seconds]) => h("option", { value: String(seconds) }, label)));
+  const problem = h("div");
+  let issued: { apiKey: string; user: ApiUser } | undefined;
+  const ok = await openDialog({
+    title: `Rotate the key of ${user.username}`,
+    content: [
+      h("p", {}, "A new key is issued and shown once. The current key keeps working for the grace period, so that its holder can switch without downtime."),
+      field("Old key keeps working for", grace),
+      problem,
+    ],
+    confirm: "Rotate key",
+    onConfirm: async () => {
+      try {
+        issued = (await call<{ apiKey: string; user: ApiUser }>("POST", api("admin/users/rotate-key"), { username: user.username, graceSeconds: Number(grace.value) })).body;
+        return true;
+      } catch (error) {
+        problem.replaceChildren(message("error", failure(error)));
+        return false;
+      }
+    },
+  });
+  if (!ok || !issued) return;
+  const until = issued.user.pendingRotation;
+  await openDialog({
+    title: `New key of ${user.username}`,
+    content: [
+      h("p", {}, until ? `The previous key (${until.keyHint}…) works until ${when(until.expiresAt)}.` : "The previous key no longer works."),
+      h("p", {}, "This key is shown only now."),
+      secretBox("New API key", issued.apiKey),
+    ],
+    cancel: "",
+    confirm: "I have copied it",
+  });
+  await refresh(`Rotated the key of ${user.username}.`);
+}
+
+async function revoke(user: ApiUser, refresh: (text?: string) => Promise<void>): Promise<void> {
+  const problem = h("div");
+  const ok = await openDialog({
+    title: `Revoke ${user.username}?`,
+    content: [
+      h("p", {}, `Every key of ${user.username}${user.pendingRotation ? ", the previous one in its grace period too," : ""} stops working at once, on every instance. Rotating its key later reinstates it.`),
+      problem,
+    ],
+    confirm: "Revoke",
+    danger: true,
+    onConfirm: async () => {
+      try {
+        await call("POST", api("admin/users/revoke"), { username: user.username });
+        return true;
+      } catch (error) {
+        problem.replaceChildren(message("error", failure(error)));
+        return false;
+      }
+    },
+  });
+  if (ok) await refresh(`Revoked ${user.username}.`);
+}
+
+async function addresses(user: ApiUser, refresh: (text?: string) => Promise<void>): Promise<void> {
+  const list = h("input", { name: "addresses", value: user.allowedAddresses?.join(", ") ?? "", autocomplete: "off", placeholder: "203.0.113.0/24, 2001:db8::/32" });
+  const problem = h("div");
+  const ok = await openDialog({
+    title: `Where ${user.username}'s keys may be used from`,
+    content: [field("Addresses or CIDR blocks, comma-separated", list, "Empty: from anywhere"), problem],
+    confirm: "Save",
+    onConfirm: async () => {
+      const entries = list.value.split(",").map((s) => s.trim()).filter(Boolean);
+      try {
+        await call("PATCH", api("admin/users/allowed-addresses"), { username: user.username, allowedAddresses: entries.length ? entries : null });
+        return true;
+      } catch (error) {
+        problem.replaceChildren(message("error", failure(error)));
+        return false;
+      }
+    },
+  });
+  if (ok) await refresh(`Saved the allowed addresses of ${user.username}.`);
+}

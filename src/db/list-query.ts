@@ -1,0 +1,99 @@
+import type { ReadClient } from "./client.js";
+import { Prisma } from "../generated/prisma/client.js";
+
+/**
+ * What a list route reads, derived from its entity: the table, the answer's
+ * SELECT list (a projection's columns, over the table's columns) and the
+ * unique integer column the list is ordered by, which is also the keyset of
+ * its batches and pages.
+ */
+export interface ListSource {
+  table: string;
+  columns: Prisma.Sql;
+  key: string;
+}
+
+/** The list of an entity's rows in one of its projections (its full record or its summary), ordered by its primary key. */
+export function listOf(entity: { table: string; primaryKey: string }, projection: { columns: Prisma.Sql }): ListSource {
+  return { table: entity.table, columns: projection.columns, key: entity.primaryKey };
+}
+
+/** One batch of a list: its rows as JSON text (comma-separated objects, no brackets), in key order. */
+export interface Batch {
+  json: string;
+  /** The key of the batch's last row; null when it has none. */
+  last: number | null;
+  /** Whether rows remain after this batch (one more was read to know). */
+  more: boolean;
+}
+
+/** Read with the first batch, in the same statement, hence under the same snapshot. */
+export interface SnapshotFacts {
+  /** pg_snapshot_xmin: every transaction below it had ended when the batch was read. */
+  xmin: string;
+  /** pg_snapshot_xmax: no transaction at or above it had started. */
+  xmax: string;
+  /** How many statements had deleted rows of the table (data_versions."deletions"). */
+  deletions: string;
+}
+
+export interface BatchQuery {
+  source: ListSource;
+  /** Which rows, over the table aliased `t`. */
+  where: Prisma.Sql;
+  /** The key after which the batch starts; null for the first. */
+  after: number | null;
+  rows: number;
+}
+
+/**
+ * One keyset batch, built as JSON text by PostgreSQL: row_to_json writes the
+ * bytes JSON.stringify would, in the projection's column order (the answer
+ * of a list is byte for byte what one string_agg over the whole table
+ * wrote). Each batch is a statement of its own: no transaction or cursor
+ * stays open while a client reads, which on PGlite's single connection would
+ * hold up every other request. `rows + 1` are read to know whether more remain.
+ */
+export async function readBatch(db: ReadClient, query: BatchQuery): Promise<Batch>;
+export async function readBatch(db: ReadClient, query: BatchQuery, snapshot: true): Promise<Batch & SnapshotFacts>;
+export async function readBatch(db: ReadClient, query: BatchQuery, snapshot = false): Promise<Batch & Partial<SnapshotFacts>> {
+  const { source, where, after, rows } = query;
+  const key = Prisma.raw(`t."${source.key}"`);
+  const facts = snapshot
+    ? Prisma.sql`, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, pg_snapshot_xmax(pg_current_snapshot())::text AS xmax,
+                 (SELECT deletions::text FROM data_versions WHERE name = ${source.table}) AS deletions`
+    : Prisma.empty;
+  const [batch] = await db.$queryRaw<(Omit<Batch, "more"> & { read: number } & Partial<SnapshotFacts>)[]>(Prisma.sql`
+    SELECT coalesce(string_agg(x.j, ',' ORDER BY x.k) FILTER (WHERE x.n <= ${rows}), '') AS json,
+           (max(x.k) FILTER (WHERE x.n <= ${rows}))::int AS last, count(*)::int AS read ${facts}
+      FROM (SELECT ${key} AS k, row_to_json(r)::text AS j, row_number() OVER (ORDER BY ${key}) AS n
+              FROM ${Prisma.raw(`"${source.table}"`)} t CROSS JOIN LATERAL (SELECT ${source.columns}) r
+             WHERE (${where}) ${after === null ? Prisma.empty : Prisma.sql`AND ${key} > ${after}`}
+             ORDER BY ${key} LIMIT ${rows + 1}) x`);
+  const { read, ...rest } = batch!;
+  return { ...rest, more: read > rows, deletions: rest.deletions ?? "0" };
+}
+
+/**
+ * The column of a listed table stamped by a trigger with the transaction that
+ * last wrote the row (migration 20261123100000_row_changes): bookkeeping of
+ * the sync, not a field of the entity.
+ */
+export const WRITTEN_BY = "writtenBy";
+
+/** Rows written (inserted or updated) by a transaction at or after `xmin`: what a sync asks for. */
+export const writtenSince = (xmin: string): Prisma.Sql => Prisma.sql`t.${Prisma.raw(`"${WRITTEN_BY}"`)} >= ${xmin}::bigint`;
+
+export const ALL_ROWS = Prisma.sql`TRUE`;
+
+/** A whole list as one JSON array, batch after batch (for tools and tests; the service streams it, http/list.ts). */
+export async function readAll(db: ReadClient, source: ListSource, where = ALL_ROWS, rows = 2000): Promise<string> {
+  const parts: string[] = [];
+  let after: number | null = null;
+  for (;;) {
+    const batch: Batch = await readBatch(db, { source, where, after, rows });
+    if (batch.json !== "") parts.push(batch.json);
+    if (!batch.more) return `[${parts.join(",")}]`;
+    after = batch.last;
+  }
+}

@@ -1,0 +1,112 @@
+import { z } from "zod";
+import { queryInt } from "./query-params.js";
+
+/**
+ * The query parameters every list route takes (docs/CALLING.md, "Large
+ * lists"), and the two opaque values it hands out: the sync token (the
+ * Sync-Token header, sent back as `since`) and the page cursor (in the Link
+ * header's next URL). Both are versioned (`s1.`, `c1.`) and base64url inside,
+ * so that their content can change without breaking a client that keeps them.
+ */
+
+export const MAX_PAGE_ROWS = 1000;
+
+/** Where a sync resumes: the xmin of the snapshot an answer was read under, the deletions it saw, and the server's time then. */
+export interface SyncPoint {
+  /** A PostgreSQL transaction id (xid8), decimal. */
+  xmin: string;
+  /** How many statements had deleted rows of the list's table (decimal): a sync that sees more answers 410. */
+  deletions: string;
+  /** Milliseconds since the epoch: rows that join a list by time alone (active items) after it are sent too. */
+  at: number;
+}
+
+export interface Cursor {
+  /** The key of the last row of the page before. */
+  after: number;
+  /** The sync point of the walk's first page: every page answers it, so the walk as a whole is covered. */
+  start: SyncPoint;
+}
+
+export interface ListQuery {
+  limit?: number;
+  cursor?: Cursor;
+  since?: SyncPoint;
+}
+
+const XID = /^\d{1,19}$/;
+const TIME = /^\d{1,15}$/;
+const INT = /^\d{1,10}$/;
+
+const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64url");
+const unb64 = (text: string) => (/^[A-Za-z0-9_-]{1,200}$/.test(text) ? Buffer.from(text, "base64url").toString("utf8") : "");
+
+const syncPoint = (p: SyncPoint) => `${p.xmin}:${p.deletions}:${p.at}`;
+export const encodeSyncToken = (p: SyncPoint) => `s1.${b64(syncPoint(p))}`;
+export const encodeCursor = (c: Cursor) => `c1.${b64(`${c.after}:${syncPoint(c.start)}`)}`;
+
+/** The sync point's three parts, as split from a token or a cursor. */
+function readSyncPoint([xmin, deletions, at, ...rest]: string[]): SyncPoint | undefined {
+  if (rest.length > 0 || !XID.test(xmin ?? "") || !XID.test(deletions ?? "") || !TIME.test(at ?? "")) return undefined;
+  return { xmin: xmin!, deletions: deletions!, at: Number(at) };
+}
+
+function decodeSyncToken(token: string): SyncPoint | undefined {
+  return token.startsWith("s1.") ? readSyncPoint(unb64(token.slice(3)).split(":")) : undefined;
+}
+
+function decodeCursor(cursor: string): Cursor | undefined {
+  if (!cursor.startsWith("c1.")) return undefined;
+  const [after, ...start] = unb64(cursor.slice(3)).split(":");
+  const point = readSyncPoint(start);
+  if (point === undefined || !INT.test(after ?? "") || Number(after) > 2 ** 31 - 1) return undefined;
+  return { after: Number(after), start: point };
+}
+
+const opaque = <T>(decode: (text: string) => T | undefined, message: string) =>
+  z
+    .string("expected a single value")
+    .transform((text, ctx) => {
+      const decoded = decode(text);
+      if (decoded === undefined) {
+        ctx.addIssue({ code: "custom", message });
+        return z.NEVER;
+      }
+      return decoded;
+    });
+
+export const LIST_QUERY = {
+  limit: queryInt(z.int("expected an integer").min(1, "expected 1 to 1000").max(MAX_PAGE_ROWS, "expected 1 to 1000"))
+    .optional()
+    .meta({
+      description:
+        "Pages the list: at most this many rows (1 to 1000), in the list's order. While rows remain the answer has a " +
+        'Link header whose rel="next" URL asks for the next page. Without it the whole list.',
+      example: 100,
+    }),
+  cursor: opaque(decodeCursor, "not a cursor of this list: send the one from the Link header's next URL unchanged")
+    .optional()
+    .meta({
+      description:
+        "Where the page starts: opaque, taken from the Link header's next URL (which also repeats limit and the other " +
+        "parameters). Pages never skip nor repeat a row, even while rows are added.",
+      example: "c1.MTAwOjc1NDowOjE3NjQwMDAwMDAwMDA",
+    }),
+  since: opaque(decodeSyncToken, "not a sync token: send the Sync-Token header of an earlier answer of this list unchanged")
+    .optional()
+    .meta({
+      description:
+        "A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (a few may " +
+        "repeat: upsert them by key), with a new Sync-Token. On a filtered list (gradeId, the active items) every changed " +
+        "row is sent, matching the filter or not, so that a cache learns that a row left it. 410 when rows were deleted " +
+        "since, or the token is not from this database: take the full list again.",
+      example: "s1.NzU0OjA6MTc2NDAwMDAwMDAwMA",
+    }),
+};
+
+/** A cursor is only given with a limit: a page without one is the whole rest of the list. */
+export function cursorNeedsLimit(query: ListQuery, ctx: z.RefinementCtx): void {
+  if (query.cursor !== undefined && query.limit === undefined) {
+    ctx.addIssue({ code: "custom", path: ["limit"], message: "required with cursor (send the Link header's next URL as it is)" });
+  }
+}

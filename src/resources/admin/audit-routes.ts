@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { errors } from "../../errors.js";
+import { timestamp, TIMESTAMP_PATTERN } from "../../fields/timestamp.js";
+import { queryText } from "../../http/query-params.js";
+import { defineRoute, Page } from "../../http/route.js";
+import { ADMIN_CALLERS } from "./callers.js";
+import { DEFAULT_LIMIT, MAX_LIMIT, nextCursorField, pageQuery } from "./paging.js";
+import { decodeCursor, encodeCursor, readAuditPage } from "./audit-queries.js";
+
+
+const auditEntry = z
+  .strictObject({
+    id: z.string().meta({ description: "Increasing with each entry", example: "1234" }),
+    at: z.string().regex(TIMESTAMP_PATTERN),
+    actor: z.string().meta({ description: "The API user, or `cli:<os user>` for the operator's command line", example: "website" }),
+    action: z.string().meta({ example: "api_user.rotate" }),
+    target: z.string().meta({ example: "api_user:website" }),
+    changes: z.record(z.string(), z.unknown()).meta({ description: "The fields written and their values; never key material" }),
+    requestId: z.string().nullable(),
+    clientAddress: z.string().nullable(),
+  })
+  .meta({ id: "AuditEntry" });
+
+const queryTime = z.string("expected a single value").pipe(timestamp);
+
+export const auditRoutes = [
+  defineRoute({
+    method: "GET",
+    path: "/admin/audit",
+    summary: "Read the audit log, newest first, filtered and paged",
+    description:
+      "Filters combine: `actor` (any case), `action` (exact, e.g. `api_user.rotate`), `from` (inclusive) and `to` " +
+      `(exclusive). At most \`limit\` entries (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}); when there are more, ` +
+      '`nextCursor` and a `Link: <…>; rel="next"` header name the next page (same filters, plus `cursor`). Entries never ' +
+      "change, so paging neither repeats nor skips one, even while new entries arrive.",
+    callers: ADMIN_CALLERS,
+    paged: true,
+    query: z.strictObject({
+      actor: queryText(64).optional().meta({ description: "Who made the change", example: "website" }),
+      action: queryText(64).optional().meta({ description: "What was done", example: "api_user.rotate" }),
+      from: queryTime.optional().meta({ description: "Entries at or after this moment (ISO 8601)", example: "2026-11-22T00:00:00Z" }),
+      to: queryTime.optional().meta({ description: "Entries before this moment (ISO 8601)", example: "2026-11-23T00:00:00Z" }),
+      ...pageQuery("Entries"),
+    }),
+    response: z.strictObject({
+      entries: z.array(auditEntry),
+      nextCursor: nextCursorField,
+    }),
+    async handler({ query }, { db }) {
+      if (query.from && query.to && query.from >= query.to) throw errors.validation("to: expected a moment after from");
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      if (query.cursor !== undefined && after === undefined) {
+        throw errors.validation("cursor: not a cursor this API gave (take it from nextCursor or the Link header)");
+      }
+      const limit = query.limit ?? DEFAULT_LIMIT;
+      const rows = await readAuditPage(db, query, limit + 1, after);
+      const entries = rows.slice(0, limit).map((r) => ({ ...r, changes: JSON.parse(r.changes) as Record<string, unknown> }));
+      const nextCursor = rows.length > limit ? encodeCursor(entries.at(-1)!.id) : null;
+      let next: string | undefined;
+      if (nextCursor !== null) {
+        const params = new URLSearchParams();
+        for (const name of ["actor", "action"] as const) if (query[name] !== undefined) params.set(name, query[name]);
+        for (const name of ["from", "to"] as const) if (query[name] !== undefined) params.set(name, query[name].toISOString());
+        params.set("limit", String(limit));
+        params.set("cursor", nextCursor);
+        next = params.toString();
+      }
+      return new Page({ entries, nextCursor }, next);
+    },
+  }),
+];

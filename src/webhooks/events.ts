@@ -1,0 +1,74 @@
+import type { DbClient } from "../db/client.js";
+import { Prisma } from "../generated/prisma/client.js";
+
+/**
+ * The events announced to webhook endpoints. The API's writes announce the
+ * first five; an import announces each record it writes as `<kind>.created`
+ * or `<kind>.updated`. Every event carries the resource as the API answers it
+ * (`api_user.created`: the username and role, never the key).
+ */
+export const IMPORT_KINDS = {
+  players: "player",
+  cosmetics: "cosmetic",
+  formAnswers: "form",
+  infectedStats: "infected_stats",
+  temporaryItems: "temporary_item",
+  rewardLogs: "reward_log",
+  worlds: "world",
+  parkourMaps: "parkour_map",
+} as const;
+
+export const WEBHOOK_EVENTS: readonly string[] = [
+  ...new Set([
+    "reward_log.created",
+    "form.created",
+    "cosmetic.updated",
+    "world.updated",
+    "api_user.created",
+    ...Object.values(IMPORT_KINDS).flatMap((kind) => [`${kind}.created`, `${kind}.updated`]),
+  ]),
+];
+
+/** The channel on which new deliveries are announced (a trigger of webhook_deliveries, at commit). */
+export const DELIVERIES_CHANNEL = "webhook_deliveries";
+
+/** The event of a write made in SQL: its type, and the answer's SELECT list (entity.full.columns) over the written row. */
+export interface RowEvent {
+  /** A type, or an SQL expression over the written row `w` choosing one. */
+  type: string | Prisma.Sql;
+  columns: Prisma.Sql;
+}
+
+/**
+ * The CTEs that record the events of the rows of `w` (a preceding CTE of the
+ * same statement holding the written rows), for the endpoints subscribed to
+ * them: nothing at all is written when none is. To follow `WITH w AS (…)`.
+ */
+export function eventCtes(event: RowEvent): Prisma.Sql {
+  const type = typeof event.type === "string" ? Prisma.sql`${event.type}::varchar` : event.type;
+  return Prisma.sql`,
+    webhook_e AS (
+      INSERT INTO webhook_events (type, data)
+      SELECT t.webhook_type, row_to_json(p)::text
+        FROM w CROSS JOIN LATERAL (SELECT ${type} AS webhook_type) t CROSS JOIN LATERAL (SELECT ${event.columns}) p
+       WHERE EXISTS (SELECT 1 FROM webhook_endpoints ep WHERE ep.events = '[]'::jsonb OR ep.events ? t.webhook_type)
+      RETURNING id, type),
+    webhook_d AS (
+      INSERT INTO webhook_deliveries ("eventId", "endpointId")
+      SELECT webhook_e.id, ep.id FROM webhook_e JOIN webhook_endpoints ep ON ep.events = '[]'::jsonb OR ep.events ? webhook_e.type)`;
+}
+
+/**
+ * Records one event made in TypeScript (`data` as the API answers it) through
+ * `client`: pass the transaction of the change it announces.
+ */
+export async function recordEvent(client: DbClient, type: string, data: Record<string, unknown>): Promise<void> {
+  await client.$executeRaw`
+    WITH webhook_e AS (
+      INSERT INTO webhook_events (type, data)
+      SELECT ${type}, ${JSON.stringify(data)}
+       WHERE EXISTS (SELECT 1 FROM webhook_endpoints ep WHERE ep.events = '[]'::jsonb OR ep.events ? ${type})
+      RETURNING id, type)
+    INSERT INTO webhook_deliveries ("eventId", "endpointId")
+    SELECT webhook_e.id, ep.id FROM webhook_e JOIN webhook_endpoints ep ON ep.events = '[]'::jsonb OR ep.events ? webhook_e.type`;
+}

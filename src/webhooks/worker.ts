@@ -1,0 +1,203 @@
+import type { Config } from "../config.js";
+import type { Database, Subscription } from "../db/database.js";
+import type { Logger } from "../logger.js";
+import { attempt, type AttemptResult } from "./attempt.js";
+import { DELIVERIES_CHANNEL } from "./events.js";
+import { openSecret, SecretUnavailable } from "./secrets.js";
+
+/** How often the outbox is looked at without a notification (retries that came due, expired leases, a lost LISTEN). */
+export const POLL_MS = 500;
+/** Added to the attempt's timeout to make its lease: past it, another instance may take the delivery over. */
+const LEASE_MARGIN_MS = 5_000;
+/** How often an instance prunes the outbox of finished events (several instances pruning at once is harmless). */
+const PRUNE_EVERY_MS = 3_600_000;
+
+export type Outcome = "delivered" | "retrying" | "failed";
+
+interface Claimed {
+  id: bigint;
+  attempts: number;
+  retrySince: Date;
+  messageId: string;
+  type: string;
+  data: string;
+  createdAt: Date;
+  endpointId: number;
+  url: string;
+  secret: string;
+}
+
+/** The wait before attempt n+1 after n failed ones: exponential, capped, with jitter (half fixed, half random). */
+export function backoffMs(failedAttempts: number, config: Pick<Config, "webhooksBackoffBaseMs" | "webhooksBackoffMaxMs">, random = Math.random): number {
+  const full = Math.min(config.webhooksBackoffMaxMs, config.webhooksBackoffBaseMs * 2 ** Math.min(failedAttempts - 1, 40));
+  return Math.round(full / 2 + (random() * full) / 2);
+}
+
+/**
+ * Delivers the outbox: claims due deliveries with FOR UPDATE SKIP LOCKED (so
+ * instances sharing the database never take the same one), leases them for
+ * the attempt's timeout plus a margin (a crashed instance's deliveries come
+ * due again when the lease ends), posts them, and records the outcome only if
+ * the lease is still its own. Wakes on LISTEN webhook_deliveries and polls.
+ */
+export class DeliveryWorker {
+  private inFlight = new Set<Promise<void>>();
+  private stopping = false;
+  private timer: NodeJS.Timeout | undefined;
+  private subscription: Subscription | undefined;
+  private claiming: Promise<void> | undefined;
+  private again = false;
+  private prunedAt = 0;
+
+  constructor(
+    private readonly db: Database,
+    private readonly config: Config,
+    private readonly logger: Logger,
+    private readonly onOutcome: (outcome: Outcome) => void = () => undefined,
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.config.webhooksConcurrency === 0) return;
+    try {
+      this.subscription = await this.db.subscribe(DELIVERIES_CHANNEL, {
+        message: () => this.kick(),
+        lost: (error) => this.logger.warn({ err: error }, "webhooks: LISTEN connection lost; polling only"),
+      });
+    } catch (error) {
+      this.logger.warn({ err: error }, "webhooks: LISTEN failed; polling only");
+    }
+    this.schedule();
+    this.kick();
+  }
+
+  /** Stops claiming; attempts in flight finish (each within its timeout). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    await this.subscription?.close().catch(() => undefined);
+    await this.claiming;
+    await Promise.all([...this.inFlight]);
+  }
+
+  private schedule(): void {
+    if (this.stopping) return;
+    this.timer = setTimeout(() => {
+      this.kick();
+      if (Date.now() - this.prunedAt >= PRUNE_EVERY_MS) {
+        this.prunedAt = Date.now();
+        this.prune().catch((error: unknown) => this.logger.warn({ err: error }, "webhooks: pruning the outbox failed; will retry"));
+      }
+      this.schedule();
+    }, POLL_MS);
+    this.timer.unref();
+  }
+
+  /** Claims as many due deliveries as there are free slots; once at a time, again if asked meanwhile. */
+  kick(): void {
+    if (this.stopping) return;
+    if (this.claiming) {
+      this.again = true;
+      return;
+    }
+    this.claiming = this.claimAll()
+      .catch((error: unknown) => this.logger.warn({ err: error }, "webhooks: claiming deliveries failed; will retry"))
+      .finally(() => {
+        this.claiming = undefined;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  /**
+   * Deletes the events older than WEBHOOKS_RETAIN_DAYS none of whose deliveries
+   * is pending, with their deliveries (ON DELETE CASCADE): the outbox does not
+   * grow forever. Returns how many events went.
+   */
+  async prune(): Promise<number> {
+    return this.db.prisma.$executeRaw`
+      DELETE FROM webhook_events e
+       WHERE e."createdAt" < now() - ${this.config.webhooksRetainDays} * interval '1 day'
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d."eventId" = e.id AND d.status = 'pending')`;
+  }
+
+  private async claimAll(): Promise<void> {
+    for (;;) {
+      const free = this.config.webhooksConcurrency - this.inFlight.size;
+      if (free <= 0 || this.stopping) return;
+      const claimed = await this.claim(free);
+      for (const delivery of claimed) {
+        const run = this.deliver(delivery).catch((error: unknown) =>
+          this.logger.error({ err: error, delivery: String(delivery.id) }, "webhooks: recording a delivery failed; it will be retried"),
+        );
+        this.inFlight.add(run);
+        void run.finally(() => {
+          this.inFlight.delete(run);
+          this.kick();
+        });
+      }
+      if (claimed.length < free) return;
+    }
+  }
+
+  private claim(limit: number): Promise<Claimed[]> {
+    const leaseMs = this.config.webhooksTimeoutMs + LEASE_MARGIN_MS;
+    return this.db.prisma.$queryRaw<Claimed[]>`
+      UPDATE webhook_deliveries d
+         SET "nextAttemptAt" = now() + ${leaseMs} * interval '1 millisecond', attempts = d.attempts + 1, "lastAttemptAt" = now()
+        FROM (SELECT id FROM webhook_deliveries
+               WHERE status = 'pending' AND "nextAttemptAt" <= now()
+               ORDER BY "nextAttemptAt", id
+               LIMIT ${limit}
+                 FOR UPDATE SKIP LOCKED) due,
+             webhook_events e, webhook_endpoints ep
+       WHERE d.id = due.id AND e.id = d."eventId" AND ep.id = d."endpointId"
+      RETURNING d.id, d.attempts, d."retrySince", e."messageId", e.type, e.data, e."createdAt", ep.id AS "endpointId", ep.url, ep.secret`;
+  }
+
+  private async deliver(d: Claimed): Promise<void> {
+    let result: AttemptResult;
+    try {
+      const secret = openSecret(d.secret, this.config.webhooksSecretKey);
+      result = await attempt(d.url, secret, d, {
+        timeoutMs: this.config.webhooksTimeoutMs,
+        allowPrivate: this.config.webhooksAllowPrivate,
+        userAgent: "game-community-api-webhooks",
+      });
+    } catch (error) {
+      if (!(error instanceof SecretUnavailable)) throw error;
+      result = { ok: false, status: null, excerpt: `cannot sign: ${error.message}` };
+    }
+    const retryUntil = d.retrySince.getTime() + this.config.webhooksRetryForMs;
+    const wait = backoffMs(d.attempts, this.config);
+    const outcome: Outcome = result.ok ? "delivered" : Date.now() + wait > retryUntil ? "failed" : "retrying";
+    // Only while the lease is ours (attempts unchanged): a delivery taken over after a stall is the other instance's.
+    await this.db.prisma.$executeRaw`
+      UPDATE webhook_deliveries
+         SET status = ${outcome === "retrying" ? "pending" : outcome},
+             "nextAttemptAt" = CASE WHEN ${outcome === "retrying"} THEN now() + ${wait} * interval '1 millisecond' ELSE "nextAttemptAt" END,
+             "lastStatus" = ${result.status}, "lastResponse" = ${result.excerpt},
+             "deliveredAt" = CASE WHEN ${result.ok} THEN now() ELSE NULL END
+       WHERE id = ${d.id} AND attempts = ${d.attempts} AND status = 'pending'`;
+    this.onOutcome(outcome);
+    if (!result.ok) {
+      // Never the secret, nor the body: which delivery, where (without the URL's query), and what came back.
+      const target = new URL(d.url);
+      this.logger.warn(
+        {
+          delivery: String(d.id),
+          endpoint: d.endpointId,
+          webhookId: d.messageId,
+          type: d.type,
+          target: `${target.origin}${target.pathname}`,
+          attempt: d.attempts,
+          status: result.status,
+          answer: result.excerpt,
+          next: outcome === "failed" ? "failed: no more retries" : `retry in ${Math.round(wait / 1000)} s`,
+        },
+        "webhook delivery attempt failed",
+      );
+    }
+  }
+}

@@ -1,0 +1,206 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { type Browser, type Page } from "playwright-core";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config.js";
+import { createLogger } from "../src/logger.js";
+import { DeliveryWorker } from "../src/webhooks/worker.js";
+import { startTestApp, type TestApp } from "./helpers/app.js";
+import { BROWSER_HOST, chromiumAvailable, launchChromium } from "./helpers/browser.js";
+import { makePlayer } from "./helpers/fixtures.js";
+import { startReceiver, type Receiver } from "./helpers/receiver.js";
+
+/**
+ * The admin console as an admin uses it: Debian's Chromium, headless, driven
+ * by playwright-core against the live service (helpers/browser.ts). Screenshots
+ * go to test-output/.
+ */
+const available = chromiumAvailable("console-browser");
+const HOST = BROWSER_HOST;
+const OUTPUT = path.resolve("test-output");
+const shot = (name: string) => path.join(OUTPUT, `console-${name}.png`);
+
+describe.runIf(available)("the admin console in Chromium", () => {
+  let t: TestApp;
+  let browser: Browser;
+  let page: Page;
+  let origin: string;
+  let adminKey: string;
+  let groupCKey: string;
+  let receiver: Receiver;
+  let worker: DeliveryWorker;
+  const outside: string[] = [];
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    // The bundle the service serves (npm start and the Dockerfile build it; a test run may not have).
+    const built = spawnSync(process.execPath, ["scripts/build-console.mjs", "--if-stale"], { encoding: "utf8" });
+    expect(built.status, built.stderr).toBe(0);
+    // Webhooks to a receiver on 127.0.0.1: private targets allowed, as on a test machine.
+    const env = { CALLERS_USER_A: "user-A", CALLERS_USER_B: "admin-b", CALLERS_USER_C: "user-C,game-plugin", WEBHOOKS_ALLOW_PRIVATE: "true" };
+    t = await startTestApp({ env });
+    receiver = await startReceiver();
+    worker = new DeliveryWorker(t.database.db, loadConfig({ NODE_ENV: "test", ...env }), createLogger("silent"));
+    void worker.start();
+    adminKey = await t.key("admin-b");
+    groupCKey = await t.key("user-C");
+    origin = t.url.replace("127.0.0.1", HOST);
+    mkdirSync(OUTPUT, { recursive: true });
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page.on("request", (req) => {
+      if (!req.url().startsWith(origin)) outside.push(req.url());
+    });
+    page.on("pageerror", (error) => problems.push(error.message));
+    // A CSP violation (inline script or style) is reported on the console; the refused sign-in's 403 too, as a failed load.
+    page.on("console", (msg) => {
+      if (msg.type() === "error" && !/403 \(Forbidden\)/.test(msg.text())) problems.push(msg.text());
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await worker?.stop();
+    await receiver?.close();
+    await t?.close();
+  });
+
+  const players = (key: string) => fetch(`${t.url}/api/player/get-all-players`, { headers: { "X-API-Key": key } }).then((r) => r.status);
+
+  /** Reads the key a dialog shows once, copies it with the button, and closes the dialog. */
+  async function takeShownKey(): Promise<string> {
+    const dialog = page.getByRole("dialog");
+    const key = await dialog.getByLabel("New API key").inputValue();
+    await dialog.getByRole("button", { name: "Copy key" }).click();
+    await expect(dialog.getByText("Copied.").isVisible()).resolves.toBe(true);
+    await dialog.getByRole("button", { name: "I have copied it" }).click();
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+    return key;
+  }
+
+  it("when a group-C key signs in, then it is refused with a clear message, and nothing of the console shows", async () => {
+    await page.goto(`${origin}/admin`);
+    await page.getByLabel("API key").fill(groupCKey);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    const alert = page.getByRole("alert");
+    await expect(alert.textContent()).resolves.toContain("not in caller group A or B");
+    expect(await page.locator("#nav").isHidden()).toBe(true);
+    await page.screenshot({ path: shot("sign-in-refused") });
+  }, 30_000);
+
+  it("when an admin signs in, creates a user, rotates its key with grace and revokes it, then the keys work and stop as shown", async () => {
+    await page.getByLabel("API key").fill(adminKey);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "API users" }).waitFor();
+    // The key is in this tab's memory only: not in the address, not in a cookie.
+    expect(page.url()).not.toContain(adminKey);
+    expect(await page.context().cookies()).toEqual([]);
+
+    await page.getByLabel("Username").fill("game-plugin");
+    await page.getByRole("button", { name: "Create user" }).click();
+    const first = await takeShownKey();
+    expect(first).toMatch(/^gsk_[A-Za-z0-9_-]{43}$/);
+    expect(await players(first)).toBe(200);
+    const row = page.locator('tr[data-user="game-plugin"]');
+    await row.waitFor();
+
+    await page.getByRole("button", { name: "Rotate the key of game-plugin" }).click();
+    await expect(page.getByLabel("Old key keeps working for").inputValue()).resolves.toBe("86400");
+    await page.getByRole("button", { name: "Rotate key" }).click();
+    await page.getByRole("dialog", { name: "New key of game-plugin" }).waitFor();
+    await expect(page.getByRole("dialog").textContent()).resolves.toMatch(new RegExp(`previous key \\(${first.slice(0, 8)}…\\) works until`));
+    const second = await takeShownKey();
+    expect(second).not.toBe(first);
+    expect([await players(first), await players(second)]).toEqual([200, 200]);
+    // The list is fetched again after the dialog closes: the row then shows the old key's expiry.
+    await row.locator(".pending", { hasText: "works until" }).waitFor();
+    await page.screenshot({ path: shot("users"), fullPage: true });
+
+    await page.getByRole("button", { name: "Revoke game-plugin" }).click();
+    await expect(page.getByRole("dialog").textContent()).resolves.toContain("stops working at once");
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke" }).click();
+    await page.getByRole("status").filter({ hasText: "Revoked game-plugin." }).first().waitFor();
+    await expect(row.getByText("revoked").isVisible()).resolves.toBe(true);
+    expect([await players(first), await players(second)]).toEqual([401, 401]);
+  }, 60_000);
+
+  it("when the audit log is filtered by actor and action, then only those entries show", async () => {
+    await page.getByRole("link", { name: "Audit log" }).click();
+    await page.getByRole("heading", { name: "Audit log" }).waitFor();
+    await page.getByLabel("Actor").fill("admin-b");
+    await page.getByLabel("Action").selectOption("api_user.rotate");
+    await page.getByRole("button", { name: "Filter" }).click();
+    // The unfiltered page was there first: wait for the filtered one.
+    await expect.poll(() => page.locator("table.audit tbody tr").count(), { timeout: 10_000 }).toBe(1);
+    await expect(page.locator("table.audit tbody tr").first().textContent()).resolves.toContain("api_user:game-plugin");
+    await page.screenshot({ path: shot("audit"), fullPage: true });
+  }, 30_000);
+
+  it("when an admin adds a webhook endpoint, then its secret shows once, a write's delivery arrives signed and is listed, and redeliver sends it again", async () => {
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await page.getByRole("heading", { name: "Webhooks", exact: true }).waitFor();
+    await page.getByLabel("Receiver URL").fill(receiver.url);
+    await page.getByLabel("Events (optional)").fill("reward_log.created");
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    const dialog = page.getByRole("dialog");
+    const secret = await dialog.getByLabel("Signing secret").inputValue();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    await dialog.getByRole("button", { name: "Copy secret" }).click();
+    await expect(dialog.getByText("Copied.").isVisible()).resolves.toBe(true);
+    await dialog.getByRole("button", { name: "I have copied it" }).click();
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+    const row = page.locator("table.webhooks tbody tr").first();
+    await expect(row.textContent()).resolves.toContain(receiver.url);
+    // Shown once: the page holds it no more.
+    expect(await page.content()).not.toContain(secret);
+
+    const player = await makePlayer(t.database.db.prisma);
+    const write = await fetch(`${t.url}/api/website/create-reward-log`, {
+      method: "POST",
+      headers: { "X-API-Key": adminKey, "Content-Type": "application/json" },
+      body: JSON.stringify({ playerId: player.id, rewardId: 77 }),
+    });
+    expect(write.status).toBe(201);
+    await receiver.waitFor("the reward", () => receiver.delivered().size === 1);
+    const [sent] = receiver.received;
+    expect((new Webhook(secret).verify(sent!.body, sent!.headers as Record<string, string>) as { type: string }).type).toBe("reward_log.created");
+
+    // The delivery is listed once it is delivered (the list is read again on request).
+    const delivered = page.locator("table.deliveries tbody tr", { hasText: "delivered" });
+    await expect
+      .poll(async () => (await page.getByRole("button", { name: "Show deliveries" }).click(), delivered.count()), { timeout: 10_000 })
+      .toBe(1);
+    await expect(delivered.textContent()).resolves.toContain(String(sent!.headers["webhook-id"]));
+    await page.screenshot({ path: shot("webhooks"), fullPage: true });
+    const id = await delivered.getAttribute("data-delivery");
+    await page.getByRole("button", { name: `Redeliver delivery ${id}` }).click();
+    await page.getByRole("status").filter({ hasText: `Delivery ${id} will be sent again now.` }).first().waitFor();
+    await receiver.waitFor("the redelivery", () => receiver.received.length === 2);
+    expect(receiver.received[1]!.headers["webhook-id"]).toBe(sent!.headers["webhook-id"]);
+  }, 60_000);
+
+  it("when the health page opens, and the console is seen on a phone, then it is ready, and usable at 390 px", async () => {
+    await page.getByRole("link", { name: "Health" }).click();
+    await expect(page.locator("table.health").textContent()).resolves.toContain("status: ready");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole("link", { name: "API users" }).click();
+    await page.locator('tr[data-user="game-plugin"]').waitFor();
+    // No sideways scrolling of the page: the table's rows become cards.
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: shot("phone"), fullPage: false });
+    // Keyboard: a page, once shown, has the focus (screen readers hear its name), and Tab goes on to its first field.
+    // (A reload also shows that the sign-in lasts for the tab: the key is in its sessionStorage.)
+    await page.reload();
+    await page.locator('tr[data-user="game-plugin"]').waitFor();
+    await expect(page.evaluate("document.activeElement.id")).resolves.toBe("main");
+    await page.keyboard.press("Tab");
+    await expect(page.evaluate("document.activeElement.name")).resolves.toBe("username");
+    // The skip link, first on the page, leads past the navigation.
+    await page.focus("a.skip");
+    await page.keyboard.press("Enter");
+    await expect(page.evaluate("document.activeElement.id")).resolves.toBe("main");
+    expect(outside).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 30_000);
+});
