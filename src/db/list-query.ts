@@ -33,6 +33,8 @@ export interface SnapshotFacts {
   xmin: string;
   /** pg_snapshot_xmax: no transaction at or above it had started. */
   xmax: string;
+  /** pg_snapshot_xip: the transactions between the two still running, in order (none: []). */
+  running: string[];
   /** How many statements had deleted rows of the table (data_versions."deletions"). */
   deletions: string;
 }
@@ -61,17 +63,18 @@ export async function readBatch(db: ReadClient, query: BatchQuery, snapshot = fa
   const key = Prisma.raw(`t."${source.key}"`);
   const facts = snapshot
     ? Prisma.sql`, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, pg_snapshot_xmax(pg_current_snapshot())::text AS xmax,
+                 (SELECT coalesce(string_agg(x::text, ',' ORDER BY x), '') FROM pg_snapshot_xip(pg_current_snapshot()) x) AS running,
                  (SELECT deletions::text FROM data_versions WHERE name = ${source.table}) AS deletions`
     : Prisma.empty;
-  const [batch] = await db.$queryRaw<(Omit<Batch, "more"> & { read: number } & Partial<SnapshotFacts>)[]>(Prisma.sql`
+  const [batch] = await db.$queryRaw<(Omit<Batch, "more"> & { read: number; running?: string } & Partial<Omit<SnapshotFacts, "running">>)[]>(Prisma.sql`
     SELECT coalesce(string_agg(x.j, ',' ORDER BY x.k) FILTER (WHERE x.n <= ${rows}), '') AS json,
            (max(x.k) FILTER (WHERE x.n <= ${rows}))::int AS last, count(*)::int AS read ${facts}
       FROM (SELECT ${key} AS k, row_to_json(r)::text AS j, row_number() OVER (ORDER BY ${key}) AS n
               FROM ${Prisma.raw(`"${source.table}"`)} t CROSS JOIN LATERAL (SELECT ${source.columns}) r
              WHERE (${where}) ${after === null ? Prisma.empty : Prisma.sql`AND ${key} > ${after}`}
              ORDER BY ${key} LIMIT ${rows + 1}) x`);
-  const { read, ...rest } = batch!;
-  return { ...rest, more: read > rows, deletions: rest.deletions ?? "0" };
+  const { read, running, ...rest } = batch!;
+  return { ...rest, more: read > rows, deletions: rest.deletions ?? "0", running: running ? running.split(",") : [] };
 }
 
 /**
@@ -81,8 +84,16 @@ export async function readBatch(db: ReadClient, query: BatchQuery, snapshot = fa
  */
 export const WRITTEN_BY = "writtenBy";
 
-/** Rows written (inserted or updated) by a transaction at or after `xmin`: what a sync asks for. */
-export const writtenSince = (xmin: string): Prisma.Sql => Prisma.sql`t.${Prisma.raw(`"${WRITTEN_BY}"`)} >= ${xmin}::bigint`;
+/**
+ * Rows written (inserted or updated) by a transaction at or after `from`, or
+ * by one of `running`: what a sync asks for. Both use the column's index.
+ */
+export function writtenSince(from: string, running: readonly string[]): Prisma.Sql {
+  const column = Prisma.raw(`t."${WRITTEN_BY}"`);
+  const since = Prisma.sql`${column} >= ${from}::bigint`;
+  if (running.length === 0) return since;
+  return Prisma.sql`(${since} OR ${column} IN (${Prisma.join(running.map((id) => Prisma.sql`${id}::bigint`))}))`;
+}
 
 export const ALL_ROWS = Prisma.sql`TRUE`;
 

@@ -11,15 +11,24 @@ import { queryInt } from "./query-params.js";
 
 export const MAX_PAGE_ROWS = 1000;
 
-/** Where a sync resumes: the xmin of the snapshot an answer was read under, the deletions it saw, and the server's time then. */
+/**
+ * Where a sync resumes: which transactions' writes the answer may not hold
+ * (those of its snapshot still running, and any later one), the deletions it
+ * saw, and the server's time then.
+ */
 export interface SyncPoint {
-  /** A PostgreSQL transaction id (xid8), decimal. */
-  xmin: string;
+  /** A PostgreSQL transaction id (xid8), decimal: rows written by it or a later one are sent. */
+  from: string;
+  /** Transactions below `from` still running then (at most MAX_RUNNING): rows they wrote are sent too. */
+  running: string[];
   /** How many statements had deleted rows of the list's table (decimal): a sync that sees more answers 410. */
   deletions: string;
   /** Milliseconds since the epoch: rows that join a list by time alone (active items) after it are sent too. */
   at: number;
 }
+
+/** Past this many transactions running at once, a token keeps only the oldest as its `from` (shorter, some rows resent). */
+export const MAX_RUNNING = 64;
 
 export interface Cursor {
   /** The key of the last row of the page before. */
@@ -39,16 +48,19 @@ const TIME = /^\d{1,15}$/;
 const INT = /^\d{1,10}$/;
 
 const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64url");
-const unb64 = (text: string) => (/^[A-Za-z0-9_-]{1,200}$/.test(text) ? Buffer.from(text, "base64url").toString("utf8") : "");
+const unb64 = (text: string) => (/^[A-Za-z0-9_-]{1,2000}$/.test(text) ? Buffer.from(text, "base64url").toString("utf8") : "");
 
-const syncPoint = (p: SyncPoint) => `${p.xmin}:${p.deletions}:${p.at}`;
+/** `from:deletions:at:running`, each running transaction as its distance below `from` (a few digits). */
+const syncPoint = (p: SyncPoint) => `${p.from}:${p.deletions}:${p.at}:${p.running.map((id) => (BigInt(p.from) - BigInt(id)).toString()).join(",")}`;
 export const encodeSyncToken = (p: SyncPoint) => `s1.${b64(syncPoint(p))}`;
 export const encodeCursor = (c: Cursor) => `c1.${b64(`${c.after}:${syncPoint(c.start)}`)}`;
 
-/** The sync point's three parts, as split from a token or a cursor. */
-function readSyncPoint([xmin, deletions, at, ...rest]: string[]): SyncPoint | undefined {
-  if (rest.length > 0 || !XID.test(xmin ?? "") || !XID.test(deletions ?? "") || !TIME.test(at ?? "")) return undefined;
-  return { xmin: xmin!, deletions: deletions!, at: Number(at) };
+/** The sync point's four parts, as split from a token or a cursor. */
+function readSyncPoint([from, deletions, at, running, ...rest]: string[]): SyncPoint | undefined {
+  if (rest.length > 0 || running === undefined || !XID.test(from ?? "") || !XID.test(deletions ?? "") || !TIME.test(at ?? "")) return undefined;
+  const below = running === "" ? [] : running.split(",");
+  if (below.length > MAX_RUNNING || !below.every((n) => XID.test(n) && BigInt(n) > 0n && BigInt(n) < BigInt(from!))) return undefined;
+  return { from: from!, running: below.map((n) => (BigInt(from!) - BigInt(n)).toString()), deletions: deletions!, at: Number(at) };
 }
 
 function decodeSyncToken(token: string): SyncPoint | undefined {
@@ -62,6 +74,10 @@ function decodeCursor(cursor: string): Cursor | undefined {
   if (point === undefined || !INT.test(after ?? "") || Number(after) > 2 ** 31 - 1) return undefined;
   return { after: Number(after), start: point };
 }
+
+/** What a token and a cursor look like, for the OpenAPI document. */
+export const EXAMPLE_SYNC_TOKEN = encodeSyncToken({ from: "754", running: [], deletions: "0", at: 1764000000000 });
+export const EXAMPLE_CURSOR = encodeCursor({ after: 100, start: { from: "754", running: [], deletions: "0", at: 1764000000000 } });
 
 const opaque = <T>(decode: (text: string) => T | undefined, message: string) =>
   z
@@ -90,7 +106,7 @@ export const LIST_QUERY = {
       description:
         "Where the page starts: opaque, taken from the Link header's next URL (which also repeats limit and the other " +
         "parameters). Pages never skip nor repeat a row, even while rows are added.",
-      example: "c1.MTAwOjc1NDowOjE3NjQwMDAwMDAwMDA",
+      example: EXAMPLE_CURSOR,
     }),
   since: opaque(decodeSyncToken, "not a sync token: send the Sync-Token header of an earlier answer of this list unchanged")
     .optional()
@@ -100,7 +116,7 @@ export const LIST_QUERY = {
         "repeat: upsert them by key), with a new Sync-Token. On a filtered list (gradeId, the active items) every changed " +
         "row is sent, matching the filter or not, so that a cache learns that a row left it. 410 when rows were deleted " +
         "since, or the token is not from this database: take the full list again.",
-      example: "s1.NzU0OjA6MTc2NDAwMDAwMDAwMA",
+      example: EXAMPLE_SYNC_TOKEN,
     }),
 };
 

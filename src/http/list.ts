@@ -4,7 +4,7 @@ import { ALL_ROWS, readBatch, writtenSince, type BatchQuery } from "../db/list-q
 import type { AppDeps } from "../deps.js";
 import { errors } from "../errors.js";
 import { Prisma } from "../generated/prisma/client.js";
-import { encodeCursor, encodeSyncToken, type ListQuery, type SyncPoint } from "./list-params.js";
+import { encodeCursor, encodeSyncToken, MAX_RUNNING, type ListQuery, type SyncPoint } from "./list-params.js";
 import type { RouteInput, StreamedList } from "./route.js";
 
 /**
@@ -37,26 +37,28 @@ export const isPage = (input: RouteInput): boolean => (input.query as ListQuery 
  * - A sync (since): the rows written since the token, whatever the filter,
  *   plus those that joined the list by time alone.
  *
- * Every answer carries a Sync-Token: the xmin of the first batch's snapshot
- * (for a page walk, of its first page's, carried in the cursor). Every
- * transaction below it had ended before any row of the answer was read, so
- * the answer holds its writes; any later write has a stamp at or above it,
- * and the next sync sends it (some rows twice: at least once, never missed).
- * The token also holds the table's count of deleting statements that snapshot
- * saw: a sync that sees another count answers 410, as the client may hold a
- * row that is gone.
+ * Every answer carries a Sync-Token: the transactions whose writes the first
+ * batch's snapshot did not see (for a page walk, its first page's, carried in
+ * the cursor): those still running then, and any later one. Every other
+ * transaction had ended before any row of the answer was read, so the answer
+ * holds its writes; a row written by one it did not see carries its id, and
+ * the next sync sends it (a row read in a later batch may come again: at
+ * least once, never missed). Rows keep their writer's id, so a token does not
+ * expire. It also holds the table's count of deleting statements that
+ * snapshot saw: a sync that sees another count answers 410, as the client may
+ * hold a row that is gone.
  */
 export async function sendList(answer: StreamedList, etag: string | undefined, req: Request, res: Response, deps: AppDeps): Promise<void> {
   const { list, input, ctx } = answer;
   const { limit, cursor, since } = input.query;
   const now = ctx.now();
   const where = since
-    ? Prisma.sql`${writtenSince(since.xmin)}${list.joinedSince ? Prisma.sql` OR (${list.joinedSince(new Date(since.at), now)})` : Prisma.empty}`
+    ? Prisma.sql`${writtenSince(since.from, since.running)}${list.joinedSince ? Prisma.sql` OR (${list.joinedSince(new Date(since.at), now)})` : Prisma.empty}`
     : (list.where?.(input, ctx) ?? ALL_ROWS);
   const query: BatchQuery = { source: list.source, where, after: cursor?.after ?? null, rows: limit ?? LIST_BATCH_ROWS };
   const first = await readBatch(ctx.db, query, true);
   if (since) answerable(since, first);
-  const start: SyncPoint = cursor?.start ?? { xmin: first.xmin, deletions: first.deletions, at: now.getTime() };
+  const start: SyncPoint = cursor?.start ?? { ...resumeAfter(first), deletions: first.deletions, at: now.getTime() };
   if (etag !== undefined) res.setHeader("ETag", etag);
   res.setHeader("Sync-Token", encodeSyncToken(start));
   res.type("application/json; charset=utf-8").status(200);
@@ -70,10 +72,19 @@ export async function sendList(answer: StreamedList, etag: string | undefined, r
   );
 }
 
+/**
+ * What a token names: the transactions still running and the snapshot's xmax.
+ * Past MAX_RUNNING of them (on a busy shared server), only the oldest, as a
+ * floor: a shorter token, at the price of resending rows written since it.
+ */
+function resumeAfter(snapshot: { xmin: string; xmax: string; running: string[] }): Pick<SyncPoint, "from" | "running"> {
+  return snapshot.running.length <= MAX_RUNNING ? { from: snapshot.xmax, running: snapshot.running } : { from: snapshot.xmin, running: [] };
+}
+
 /** 410 for a token from before a deletion (its client may hold a row that is gone), or not from this database. */
 function answerable(since: SyncPoint, snapshot: { xmax: string; deletions: string }): void {
   const deletions = BigInt(snapshot.deletions);
-  if (BigInt(since.xmin) > BigInt(snapshot.xmax) || BigInt(since.deletions) > deletions) throw errors.syncTokenExpired("this token is not from this database");
+  if (BigInt(since.from) > BigInt(snapshot.xmax) || BigInt(since.deletions) > deletions) throw errors.syncTokenExpired("this token is not from this database");
   if (BigInt(since.deletions) < deletions) throw errors.syncTokenExpired("rows of this list were deleted after this token was given");
 }
 

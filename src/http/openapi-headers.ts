@@ -1,5 +1,6 @@
 import type { oas31 } from "zod-openapi";
 import { MAX_HEAVY_LIST_WAIT_MS } from "../config.js";
+import { EXAMPLE_CURSOR, EXAMPLE_SYNC_TOKEN } from "./list-params.js";
 import { WINDOW_MS } from "./rate-limit.js";
 
 /**
@@ -44,7 +45,7 @@ export const RESPONSE_HEADERS = {
       'On a page while rows remain: `<URL>; rel="next"` (RFC 8288), the next page: the same route and parameters with a new ' +
       "cursor. The URL is a reference relative to the URL requested (as `get-all-players?limit=100&cursor=…`): resolve it against " +
       "that URL. Absent on the last page, and on a whole list.",
-    schema: { type: "string", example: '<get-all-players?limit=100&cursor=c1.MTAwOjc1NDowOjE3NjQwMDAwMDAwMDA>; rel="next"' },
+    schema: { type: "string", example: `<get-all-players?limit=100&cursor=${EXAMPLE_CURSOR}>; rel="next"` },
   },
   "Sync-Token": {
     description:
@@ -52,7 +53,7 @@ export const RESPONSE_HEADERS = {
       "answer was read, with a new Sync-Token. Opaque; it does not expire (410 only if rows were deleted since). On a page " +
       "walk every page carries the first page's: keep the one of the last page.",
     required: true,
-    schema: { type: "string", example: "s1.NzU0OjA6MTc2NDAwMDAwMDAwMA" },
+    schema: { type: "string", example: EXAMPLE_SYNC_TOKEN },
   },
   "Retry-After": {
     description:

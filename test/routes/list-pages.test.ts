@@ -75,8 +75,12 @@ describe("pages of a list", () => {
     ["limit=5&limit=6", "limit: expected a single value, received array"],
     ["limit=5&cursor=abc", "cursor: not a cursor of this list: send the one from the Link header's next URL unchanged"],
     ["limit=5&cursor=c1.bm90LWEtY3Vyc29y", "cursor: not a cursor of this list: send the one from the Link header's next URL unchanged"],
-    [`cursor=c1.${Buffer.from("5:754:0:0").toString("base64url")}`, "limit: required with cursor (send the Link header's next URL as it is)"],
+    [`cursor=c1.${Buffer.from("5:754:0:0:3").toString("base64url")}`, "limit: required with cursor (send the Link header's next URL as it is)"],
     ["since=yesterday", "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged"],
+    // A running transaction at or above the token's start, or none at all, is not one the service wrote.
+    [`since=s1.${Buffer.from("754:0:0:754").toString("base64url")}`, "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged"],
+    [`since=s1.${Buffer.from("754:0:0:0").toString("base64url")}`, "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged"],
+    [`since=s1.${Buffer.from(`754:0:0:${Array(65).fill(1).join(",")}`).toString("base64url")}`, "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged"],
   ])("when %s is sent, then 400 naming the parameter", async (query, message) => {
     const res = await fetchList(`${t.url}/api/player/get-all-players?${query}`);
     expect(res.status).toBe(400);
