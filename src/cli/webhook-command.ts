@@ -1,6 +1,7 @@
 import type { AuditSource } from "../audit/audit.js";
 import type { Config } from "../config.js";
 import { ApiError } from "../errors.js";
+import { INT32_MAX } from "../fields/rules.js";
 import { formatTimestamp } from "../fields/timestamp.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { addEndpoint, listDeliveries, listEndpoints, redeliver, removeEndpoint, type DeliverySummary } from "../webhooks/manage.js";
@@ -14,7 +15,7 @@ export const WEBHOOK_USAGE = `  webhook add <url> [--events TYPE,…]   send eve
                                          the newest deliveries (of one endpoint): status, attempts, last answer
   webhook redeliver <delivery-id>        send a delivered or failed delivery again (same webhook-id)`;
 
-const whole = (what: string, raw: string | undefined, max = 2_147_483_647): number => {
+const whole = (what: string, raw: string | undefined, max = INT32_MAX): number => {
   if (raw === undefined || !/^\d{1,10}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
     throw new ApiError("VALIDATION", `Invalid ${what} '${raw ?? ""}': expected a whole number from 1 to ${max}`);
   }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { INT32_MAX } from "../fields/rules.js";
 import { queryInt } from "./query-params.js";
 
 /**
@@ -71,7 +72,7 @@ function decodeCursor(cursor: string): Cursor | undefined {
   if (!cursor.startsWith("c1.")) return undefined;
   const [after, ...start] = unb64(cursor.slice(3)).split(":");
   const point = readSyncPoint(start);
-  if (point === undefined || !INT.test(after ?? "") || Number(after) > 2 ** 31 - 1) return undefined;
+  if (point === undefined || !INT.test(after ?? "") || Number(after) > INT32_MAX) return undefined;
   return { after: Number(after), start: point };
 }
 

@@ -41,7 +41,8 @@ export interface DeliverySummary {
   lastResponse: string | null;
 }
 
-const MAX_URL = 2048;
+/** The longest URL an endpoint may have (the column is varchar(2048)). */
+export const MAX_URL = 2048;
 
 /** The URL's form checked: http(s), no fragment, not too long; its href. */
 export function parseEndpointUrl(raw: string): URL {

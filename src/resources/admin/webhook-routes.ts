@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { errors } from "../../errors.js";
+import { INT32_MAX } from "../../fields/rules.js";
 import { formatTimestamp, TIMESTAMP_PATTERN } from "../../fields/timestamp.js";
 import { queryInt } from "../../http/query-params.js";
 import { defineRoute, Page } from "../../http/route.js";
@@ -9,6 +10,7 @@ import {
   checkEndpointUrl,
   listDeliveries,
   listEndpoints,
+  MAX_URL,
   redeliverIn,
   removeEndpointIn,
   type DeliverySummary,
@@ -30,7 +32,7 @@ const at = (d: Date | null) => (d === null ? null : formatTimestamp(d));
 const endpointId = z
   .int("expected a whole number")
   .min(1, "expected 1 or more")
-  .max(2_147_483_647, "expected at most 2147483647")
+  .max(INT32_MAX, `expected at most ${INT32_MAX}`)
   .meta({ description: "The endpoint's id", example: 1 });
 const deliveryId = z
   .string("expected the delivery's id as a string of digits")
@@ -102,7 +104,7 @@ export const webhookRoutes = [
     callers: ADMIN_CALLERS,
     body: z
       .strictObject({
-        url: z.string("expected the receiver's URL").min(1, "expected the receiver's URL").max(2048, "expected at most 2048 characters"),
+        url: z.string("expected the receiver's URL").min(1, "expected the receiver's URL").max(MAX_URL, `expected at most ${MAX_URL} characters`),
         events: z
           .array(z.string("expected an event type").max(64, "expected at most 64 characters"), "expected an array of event types")
           .max(WEBHOOK_EVENTS.length, `expected at most ${WEBHOOK_EVENTS.length} event types`)
