@@ -19,8 +19,8 @@ function defaultOf(schema: z.ZodType): string | undefined {
 const DEFAULTS = Object.fromEntries(Object.entries(envSchema.shape).map(([name, rule]) => [name, defaultOf(rule as z.ZodType) ?? "unset"]));
 
 describe("the configuration's documentation", () => {
-  it("when the service reads a variable, then README's table names it with config.ts's default, and names nothing else", () => {
-    const section = /\n## Configuration\n([\s\S]*?)\n## /.exec(read("README.md"))![1]!;
+  it("when the service reads a variable, then the operators' table names it with config.ts's default, and names nothing else", () => {
+    const section = /\n### Every variable\n([\s\S]*?)\n## /.exec(read("docs/OPERATIONS.md"))![1]!;
     const rows = [...section.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \| (?:`([^`]*)`|(unset)) \|/gm)].map((m) => [m[1], m[2] ?? m[3]]);
     expect(Object.fromEntries(rows)).toEqual(DEFAULTS);
   });

@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 
 GSON_JAR="${GSON_JAR:-/usr/share/java/gson.jar}"
 JUNIT_JARS="${JUNIT_JARS:-/usr/share/java}"
-for f in "$GSON_JAR"; do [ -f "$f" ] || { echo "missing $f (apt-get install libgoogle-gson-java)" >&2; exit 1; }; done
+for f in "$GSON_JAR"; do [ -f "$f" ] || { echo "missing $f (apt-get install libgoogle-gson-java, or set GSON_JAR to a Gson jar)" >&2; exit 1; }; done
 
 rm -rf build
 mkdir -p build/classes
