@@ -44,7 +44,9 @@ export interface ListQuery {
   since?: SyncPoint;
 }
 
-const XID = /^\d{1,19}$/;
+const INT64_MAX = 2n ** 63n - 1n;
+/** A transaction id or a count: decimal, and within PostgreSQL's bigint (a larger one would fail the query, not the token). */
+const isBigint = (text: string | undefined) => text !== undefined && /^\d{1,19}$/.test(text) && BigInt(text) <= INT64_MAX;
 const TIME = /^\d{1,15}$/;
 const INT = /^\d{1,10}$/;
 
@@ -58,9 +60,9 @@ export const encodeCursor = (c: Cursor) => `c1.${b64(`${c.after}:${syncPoint(c.s
 
 /** The sync point's four parts, as split from a token or a cursor. */
 function readSyncPoint([from, deletions, at, running, ...rest]: string[]): SyncPoint | undefined {
-  if (rest.length > 0 || running === undefined || !XID.test(from ?? "") || !XID.test(deletions ?? "") || !TIME.test(at ?? "")) return undefined;
+  if (rest.length > 0 || running === undefined || !isBigint(from) || !isBigint(deletions) || !TIME.test(at ?? "")) return undefined;
   const below = running === "" ? [] : running.split(",");
-  if (below.length > MAX_RUNNING || !below.every((n) => XID.test(n) && BigInt(n) > 0n && BigInt(n) < BigInt(from!))) return undefined;
+  if (below.length > MAX_RUNNING || !below.every((n) => isBigint(n) && BigInt(n) > 0n && BigInt(n) < BigInt(from!))) return undefined;
   return { from: from!, running: below.map((n) => (BigInt(from!) - BigInt(n)).toString()), deletions: deletions!, at: Number(at) };
 }
 

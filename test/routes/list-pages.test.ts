@@ -79,6 +79,8 @@ describe("pages of a list", () => {
     ["since=yesterday", "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged"],
     // A running transaction at or above the token's start, or none at all, is not one the service wrote.
     [`since=s1.${Buffer.from("754:0:0:754").toString("base64url")}`, "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged"],
+    [`since=s1.${Buffer.from("9223372036854775808:0:0:").toString("base64url")}`, "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged"],
+    [`limit=1&cursor=c1.${Buffer.from("1:9999999999999999999:0:0:").toString("base64url")}`, "cursor: not a cursor of this list: send the one from the Link header's next URL unchanged"],
     [`since=s1.${Buffer.from("754:0:0:0").toString("base64url")}`, "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged"],
     [`since=s1.${Buffer.from(`754:0:0:${Array(65).fill(1).join(",")}`).toString("base64url")}`, "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged"],
   ])("when %s is sent, then 400 naming the parameter", async (query, message) => {
