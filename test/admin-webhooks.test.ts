@@ -165,7 +165,9 @@ describe("admin webhook routes", () => {
   it("when a client sends what cannot be, then a 4xx names the field, and nothing is stored", async () => {
     const cases: [unknown, number, string][] = [
       [{ url: "ftp://example.com/x" }, 400, "url: expected http:// or https://, not ftp://"],
-      [{ url: "not a url" }, 400, "url: 'not a url' is not a URL"],
+      [{ url: "not a url" }, 400, "url: not a URL (expected http:// or https://, a host, then any path)"],
+      // What cannot be parsed is not echoed: it may hold a credential.
+      [{ url: "http://bob:pw@exa mple.com/?t=abc" }, 400, "url: not a URL (expected http:// or https://, a host, then any path)"],
       [{ url: "https://203.0.113.10/x#frag" }, 400, "url: a fragment"],
       [{ url: "" }, 400, "url"],
       [{ url: 42 }, 400, "url"],

@@ -127,8 +127,9 @@ describe("webhooks", () => {
     const target = new URL(receiver.url);
     target.username = "hook-user";
     target.password = "s3cret";
-    target.search = "?token=abc123&team=red";
-    const shown = `http://***@${target.host}/hook?token=***&team=***`;
+    // A bare token (the parameter is the secret) and a repeated name.
+    target.search = "?token=abc123&team=red&team=blue&BareS3cret";
+    const shown = `http://***@${target.host}/hook?token=***&team=***&team=***&***`;
     const added = await cli(["webhook", "add", target.href, "--events", "reward_log.created"]);
     expect(added.code, added.stderr).toBe(0);
     expect(added.stderr).toContain(shown);
@@ -137,7 +138,7 @@ describe("webhooks", () => {
     const player = await makePlayer(t.database.db.prisma);
     await api().post("/website/create-reward-log", { playerId: player.id, rewardId: 3 }).expect(201);
     await receiver.waitFor("the event", () => receiver.delivered().size === 1);
-    expect(receiver.received[0]!.url).toBe("/hook?token=abc123&team=red");
+    expect(receiver.received[0]!.url).toBe("/hook?token=abc123&team=red&team=blue&BareS3cret");
     expect(receiver.received[0]!.headers.authorization).toBe(`Basic ${Buffer.from("hook-user:s3cret").toString("base64")}`);
 
     const listed = await cli(["webhook", "list", "--json"]);
@@ -148,7 +149,7 @@ describe("webhooks", () => {
       ["webhook.add", shown],
       ["webhook.remove", shown],
     ]);
-    expect(JSON.stringify(audit.map((a) => a.changes))).not.toMatch(/s3cret|abc123|hook-user/);
+    expect(JSON.stringify(audit.map((a) => a.changes))).not.toMatch(/s3cret|abc123|hook-user|BareS3cret/);
   });
 
   it("when an import writes records, then each one is announced as created or updated, in the API's shape", async () => {
@@ -280,7 +281,7 @@ describe("webhooks", () => {
       expect(result.code, url).toBe(1);
       expect(result.stderr, url).toMatch(/private, loopback or link-local/);
     }
-    for (const [url, message] of [["ftp://example.org/", /expected http:\/\/ or https:\/\//], ["not a url", /is not a URL/]] as const) {
+    for (const [url, message] of [["ftp://example.org/", /expected http:\/\/ or https:\/\//], ["not a url", /url: not a URL/]] as const) {
       expect((await cli(["webhook", "add", url], strict)).stderr).toMatch(message);
     }
     expect((await cli(["webhook", "add", "https://example.org/", "--events", "world.updated,nope"])).stderr).toMatch(/events: unknown nope/);

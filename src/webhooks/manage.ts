@@ -50,7 +50,8 @@ export function parseEndpointUrl(raw: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw errors.validation(`url: '${raw}' is not a URL`);
+    // Not echoed: what failed to parse may still hold a credential (user info, a token).
+    throw errors.validation("url: not a URL (expected http:// or https://, a host, then any path)");
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw errors.validation(`url: expected http:// or https://, not ${url.protocol}//`);
   if (url.hash) throw errors.validation("url: a fragment (#…) is never sent; leave it out");
@@ -61,7 +62,8 @@ export function parseEndpointUrl(raw: string): URL {
 /**
  * The URL as it is shown (listings, the CLI, audit entries): its user info
  * and its query's values masked, as receivers often take a credential there
- * (`https://user:password@…`, `?token=…`). The stored URL is sent whole.
+ * (`https://user:password@…`, `?token=…`, a bare `?<token>`): each parameter
+ * reads `name=***`, one without a value `***`. The stored URL is sent whole.
  */
 export function shownUrl(href: string): string {
   const url = new URL(href);
@@ -69,7 +71,13 @@ export function shownUrl(href: string): string {
     url.username = "***";
     url.password = "";
   }
-  for (const name of new Set(url.searchParams.keys())) url.searchParams.set(name, "***");
+  if (url.search !== "") {
+    url.search = url.search
+      .slice(1)
+      .split("&")
+      .map((part) => (part.includes("=") ? `${part.slice(0, part.indexOf("="))}=***` : part === "" ? "" : "***"))
+      .join("&");
+  }
   return url.href;
 }
 

@@ -1023,7 +1023,7 @@ export interface components {
              */
             id: number;
             /**
-             * @description Where events are sent, as shown: its user info and query values read *** (a receiver's credential may be there).
+             * @description Where events are sent, as shown: its user info, query values and valueless query parameters read *** (a receiver's credential may be there).
              * @example https://example.com/hooks/game
              */
             url: string;

@@ -43,7 +43,7 @@ const endpoint = z
   .strictObject({
     id: z.int().meta({ example: 1 }),
     url: z.string().meta({
-      description: "Where events are sent, as shown: its user info and query values read *** (a receiver's credential may be there).",
+      description: "Where events are sent, as shown: its user info, query values and valueless query parameters read *** (a receiver's credential may be there).",
       example: "https://example.com/hooks/game",
     }),
     events: z.array(z.string()).meta({ description: "The event types sent to it; empty: every event." }),
