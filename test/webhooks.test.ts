@@ -357,7 +357,9 @@ describe("webhooks", () => {
     expect([1, 2, 5].map((n) => backoffMs(n, config, () => 0))).toEqual([500, 1000, 5000]);
     for (const address of ["127.0.0.1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "169.254.169.254", "fd00::1", "::", "0.0.0.0", "100.64.1.1",
       // IPv6 forms that embed an IPv4 address: compatible, translated (SIIT), local-use NAT64, 6to4.
-      "::7f00:1", "::ffff:0:a00:1", "64:ff9b:1::a00:1", "2002:a00:1::1"]) {
+      "::7f00:1", "::ffff:0:a00:1", "64:ff9b:1::a00:1", "2002:a00:1::1",
+      // Site-local, Teredo, and the documentation ranges (never a real receiver).
+      "fec0::1", "2001::1", "2001:db8::1", "192.0.2.1", "198.51.100.7", "203.0.113.1"]) {
       expect(isPrivateAddress(address), address).toBe(true);
     }
     for (const address of ["93.184.215.14", "2606:4700::1111", "::ffff:93.184.215.14"]) expect(isPrivateAddress(address), address).toBe(false);

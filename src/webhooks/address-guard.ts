@@ -17,8 +17,12 @@ for (const [prefix, bits] of [
   ["169.254.0.0", 16],
   ["172.16.0.0", 12],
   ["192.0.0.0", 24],
+  ["192.0.2.0", 24], // documentation (TEST-NET-1)
+  ["192.88.99.0", 24], // 6to4 relay anycast
   ["192.168.0.0", 16],
   ["198.18.0.0", 15], // benchmarking
+  ["198.51.100.0", 24], // documentation (TEST-NET-2)
+  ["203.0.113.0", 24], // documentation (TEST-NET-3)
   ["224.0.0.0", 4], // multicast
   ["240.0.0.0", 4], // reserved, broadcast
 ] as const) {
@@ -29,6 +33,12 @@ for (const [prefix, bits] of [
   ["::1", 128],
   ["fc00::", 7], // unique local
   ["fe80::", 10], // link-local
+  ["fec0::", 10], // site-local (deprecated, still routed privately)
+  ["100::", 64], // discard-only
+  ["2001::", 32], // Teredo, which embeds an IPv4
+  ["2001:2::", 48], // benchmarking
+  ["2001:db8::", 32], // documentation
+  ["3fff::", 20], // documentation (RFC 9637)
   ["ff00::", 8], // multicast
   ["::", 96], // IPv4-compatible (deprecated), ::a.b.c.d
   ["::ffff:0:0:0", 96], // IPv4-translated (SIIT)
