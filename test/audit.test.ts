@@ -124,10 +124,11 @@ const writes: Record<string, () => Promise<Write>> = {
   },
   "POST /admin/webhooks/add": () =>
     Promise.resolve({
-      body: { url: "https://203.0.113.10/audited", events: ["form.created"] },
+      // A public address (example.com's): no delivery worker runs in this test.
+      body: { url: "https://93.184.215.14/audited", events: ["form.created"] },
       action: "webhook.add",
       target: (res) => `webhook:${res.body.endpoint.id}`,
-      changes: () => ({ url: "https://203.0.113.10/audited", events: ["form.created"] }),
+      changes: () => ({ url: "https://93.184.215.14/audited", events: ["form.created"] }),
     }),
   "POST /admin/webhooks/remove": async () => {
     const endpoint = await prisma().webhookEndpoint.create({ data: { url: "https://203.0.113.10/removed", secret: "plain:whsec_x" } });

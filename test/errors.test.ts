@@ -216,7 +216,7 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
   },
   SYNC_TOKEN_EXPIRED: async () => {
     // A token no transaction of this database reached yet: from another database, or before a restore.
-    const since = `s1.${Buffer.from("999999999999:0:0").toString("base64url")}`;
+    const since = `s1.${Buffer.from("999999999999:0:0:").toString("base64url")}`;
     return {
       res: await api().get(`/api/parkour/get-all-maps?since=${since}`).set("X-API-Key", key),
       message: "since: this token is not from this database; take the full list again, without since",

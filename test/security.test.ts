@@ -73,7 +73,7 @@ beforeAll(async () => {
     "/admin/users/rotate-key": { body: { username: "admin-target", graceSeconds: 0 } },
     "/admin/users/revoke": { body: { username: "admin-target" } },
     "/admin/users/allowed-addresses": { body: { username: "admin-target", allowedAddresses: null } },
-    "/admin/webhooks/add": { body: { url: "https://203.0.113.10/hook", events: ["form.created"] } },
+    "/admin/webhooks/add": { body: { url: "https://93.184.215.14/hook", events: ["form.created"] } },
     "/admin/webhooks/remove": { body: { endpointId: removable.id } },
     "/admin/webhooks/redeliver": { body: { deliveryId: String(failed.id) } },
   });

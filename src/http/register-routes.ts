@@ -89,6 +89,11 @@ function parseInput(route: RouteSpec, declared: readonly string[], req: Request)
     const parsed = route.query.safeParse(req.query, PARSE_OPTIONS);
     if (!parsed.success) throw validationError(parsed.error);
     input.query = parsed.data;
+  } else {
+    // A route without query parameters (the writes: their input is the body) refuses any, as a typo or a
+    // misplaced field (`?id=2` beside a body naming another id) must not be silently ignored.
+    const sent = Object.keys(asRecord(req.query));
+    if (sent.length > 0) throw errors.validation(`${sent.join(", ")}: unknown query parameter; this route takes none (send its fields in the JSON body)`);
   }
   if (route.body) {
     if (req.body === undefined) {
