@@ -91,6 +91,24 @@ describe("API users and their keys", () => {
     expect((await players(viewer)).status).toBe(200);
   });
 
+  it("when an admin would revoke itself, or allow its own key only elsewhere, then 409, and its key still works", async () => {
+    const self = await post("/users/revoke", { username: "ADMIN-B" });
+    expect(self.body).toEqual({
+      code: 409,
+      message: "username: 'ADMIN-B' is the API user making this request; revoke it with another admin's key, or with the command line (user revoke)",
+    });
+    const patch = (allowedAddresses: string[]) =>
+      request(t.url).patch("/api/admin/users/allowed-addresses").set("X-API-Key", admin).send({ username: "admin-b", allowedAddresses });
+    const elsewhere = await patch(["203.0.113.0/24"]);
+    expect(elsewhere.status).toBe(409);
+    expect(elsewhere.body.message).toMatch(/^allowedAddresses: none of them is .*127\.0\.0\.1.*it would lock itself out$/);
+    expect((await get("/session")).status).toBe(200);
+    // Where it calls from is fine: the test client is on loopback.
+    expect((await patch(["127.0.0.0/8", "::1"])).status).toBe(200);
+    expect((await get("/session")).status).toBe(200);
+    expect((await request(t.url).patch("/api/admin/users/allowed-addresses").set("X-API-Key", admin).send({ username: "admin-b", allowedAddresses: null })).status).toBe(200);
+  });
+
   it("when allowed addresses are set, then the key works only from there; bad entries are each named; null is anywhere again", async () => {
     const patch = (body: unknown) => request(t.url).patch("/api/admin/users/allowed-addresses").set("X-API-Key", admin).send(body as object);
     const bad = await patch({ username: "user-C", allowedAddresses: ["10.0.0.0/8", "not-an-ip", "300.1.1.1"] });

@@ -3608,7 +3608,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The user is already revoked: `API user 'website' is already revoked`. */
+            /** @description The user is already revoked (`API user 'website' is already revoked`), or is the one calling: an admin cannot revoke the key it signed in with (another admin can, or the operator's command line). */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3796,6 +3796,18 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Set on the API user making the request, the addresses would not include the one it calls from: it would lock itself out. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {

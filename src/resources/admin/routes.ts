@@ -50,6 +50,8 @@ const apiUser = z
 
 const username = usernameSchema.meta({ description: "The API user (any case)", example: "website" });
 const NOT_FOUND = { 404: "No API user has this name: `API user not found`." } as const;
+/** Usernames compare regardless of case, as the database's citext does. */
+const sameUser = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 export const adminRoutes = [
   defineRoute({
@@ -121,8 +123,16 @@ export const adminRoutes = [
     callers: ADMIN_CALLERS,
     body: z.strictObject({ username }).meta({ example: { username: "website" } }),
     response: apiUser,
-    errors: { ...NOT_FOUND, 409: "The user is already revoked: `API user 'website' is already revoked`." },
-    async handler({ body }, { users, db, source, callers, now }) {
+    errors: {
+      ...NOT_FOUND,
+      409:
+        "The user is already revoked (`API user 'website' is already revoked`), or is the one calling: an admin cannot " +
+        "revoke the key it signed in with (another admin can, or the operator's command line).",
+    },
+    async handler({ body }, { users, db, source, caller, callers, now }) {
+      if (sameUser(caller.username, body.username)) {
+        throw errors.conflict(`username: '${body.username}' is the API user making this request; revoke it with another admin's key, or with the command line (user revoke)`);
+      }
       return apiUserView(await users.revoke(body.username, source, db), callers, now());
     },
   }),
@@ -146,13 +156,21 @@ export const adminRoutes = [
       })
       .meta({ example: { username: "website", allowedAddresses: ["203.0.113.0/24"] } }),
     response: apiUser,
-    errors: NOT_FOUND,
-    async handler({ body }, { users, db, source, callers, now }) {
+    errors: {
+      ...NOT_FOUND,
+      409: "Set on the API user making the request, the addresses would not include the one it calls from: it would lock itself out.",
+    },
+    async handler({ body }, { users, db, source, caller, callers, now }) {
       let list: AddressAllowList | null = null;
       if (body.allowedAddresses !== null) {
         const parsed = AddressAllowList.parse(body.allowedAddresses.join(","));
         if (!parsed.list) throw errors.validation(`allowedAddresses: ${parsed.problems.join("; ")}`);
         list = parsed.list;
+        if (sameUser(caller.username, body.username) && !list.allows(source.clientAddress ?? undefined)) {
+          throw errors.conflict(
+            `allowedAddresses: none of them is ${source.clientAddress ?? "this request's address"}, where '${body.username}' (the API user making this request) calls from: it would lock itself out`,
+          );
+        }
       }
       return apiUserView(await users.setAllowedAddresses(body.username, list, source, db), callers, now());
     },
