@@ -200,6 +200,7 @@ describe("admin webhook routes", () => {
       [{ limit: "0" }, 400, "limit"],
       [{ limit: "501" }, 400, "limit"],
       [{ cursor: "nonsense!" }, 400, "cursor: not a cursor this API gave"],
+      [{ cursor: "1".repeat(65) }, 400, "cursor: not a cursor this API gave"],
       [{ other: "1" }, 400, "other"],
     ] as const) {
       const res = await get("/admin/webhooks/deliveries", query);

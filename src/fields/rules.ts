@@ -9,7 +9,7 @@ export const INT32_MAX = 2_147_483_647;
 
 export const id = z.int("expected an integer").min(1, "expected a positive integer").max(INT32_MAX, `expected at most ${INT32_MAX}`);
 export const count = z.int("expected an integer").min(0, "expected 0 or more").max(INT32_MAX, `expected at most ${INT32_MAX}`);
-export const int32 = z.int("expected an integer").min(-INT32_MAX - 1).max(INT32_MAX, `expected at most ${INT32_MAX}`);
+export const int32 = z.int("expected an integer").min(-INT32_MAX - 1, `expected at least ${-INT32_MAX - 1}`).max(INT32_MAX, `expected at most ${INT32_MAX}`);
 export const bool = z.boolean("expected true or false");
 
 /**

@@ -58,6 +58,7 @@ describe("GET /player/get-all-full-players-by-gradeId", () => {
     [{ gradeId: "abc" }, "gradeId: expected an integer"],
     [{ gradeId: "1.5" }, "gradeId: expected an integer"],
     [{ gradeId: "2147483648" }, "gradeId: expected at most 2147483647"],
+    [{ gradeId: "-2147483649" }, "gradeId: expected at least -2147483648"],
     [{ gradeId: "99999999999" }, "gradeId: expected an integer"],
     [{ gradeId: ["1", "2"] }, "gradeId: expected a single value, received array"],
     [{ gradeId: "1", gradeid: "1" }, "gradeid: unknown field"],

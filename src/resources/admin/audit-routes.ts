@@ -4,7 +4,7 @@ import { timestamp, TIMESTAMP_PATTERN } from "../../fields/timestamp.js";
 import { queryText } from "../../http/query-params.js";
 import { defineRoute, Page } from "../../http/route.js";
 import { ADMIN_CALLERS } from "./callers.js";
-import { DEFAULT_LIMIT, MAX_LIMIT, nextCursorField, pageQuery } from "./paging.js";
+import { DEFAULT_LIMIT, MAX_LIMIT, nextCursorField, NOT_A_CURSOR, pageQuery } from "./paging.js";
 import { decodeCursor, encodeCursor, readAuditPage } from "./audit-queries.js";
 
 
@@ -50,7 +50,7 @@ export const auditRoutes = [
       if (query.from && query.to && query.from >= query.to) throw errors.validation("to: expected a moment after from");
       const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       if (query.cursor !== undefined && after === undefined) {
-        throw errors.validation("cursor: not a cursor this API gave (take it from nextCursor or the Link header)");
+        throw errors.validation(`cursor: ${NOT_A_CURSOR}`);
       }
       const limit = query.limit ?? DEFAULT_LIMIT;
       const rows = await readAuditPage(db, query, limit + 1, after);

@@ -18,7 +18,7 @@ import {
 } from "../../webhooks/manage.js";
 import { decodeCursor, encodeCursor } from "./audit-queries.js";
 import { ADMIN_CALLERS } from "./callers.js";
-import { DEFAULT_LIMIT, MAX_LIMIT, nextCursorField, pageQuery } from "./paging.js";
+import { DEFAULT_LIMIT, MAX_LIMIT, nextCursorField, NOT_A_CURSOR, pageQuery } from "./paging.js";
 
 /**
  * The admin routes managing webhook endpoints and their deliveries: what the
@@ -167,7 +167,7 @@ export const webhookRoutes = [
     async handler({ query }, { db }) {
       const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       if (query.cursor !== undefined && before === undefined) {
-        throw errors.validation("cursor: not a cursor this API gave (take it from nextCursor or the Link header)");
+        throw errors.validation(`cursor: ${NOT_A_CURSOR}`);
       }
       const limit = query.limit ?? DEFAULT_LIMIT;
       const rows = await listDeliveries(db, { endpointId: query.endpointId, limit: limit + 1, before });
