@@ -96,6 +96,10 @@ describe.runIf(available)("the admin console in Chromium", () => {
     // The key is in this tab's memory only: not in the address, not in a cookie.
     expect(page.url()).not.toContain(adminKey);
     expect(await page.context().cookies()).toEqual([]);
+    // Its own row says so, and offers no Revoke (the service refuses it: the console would lock itself out).
+    const own = page.locator('tr[data-user="admin-b"]');
+    await expect(own.locator("th small").textContent()).resolves.toContain("you");
+    expect(await own.getByRole("button", { name: "Revoke admin-b" }).count()).toBe(0);
 
     await page.getByLabel("Username").fill("game-plugin");
     await page.getByRole("button", { name: "Create user" }).click();

@@ -17,10 +17,20 @@ export class ApiFailure extends Error {
   }
 }
 
+/** The API user the key belongs to (GET /admin/session), in this page's memory. */
+let signedInAs: string | undefined;
+
 export const session = {
   key: (): string | null => sessionStorage.getItem(STORAGE),
   set: (key: string) => sessionStorage.setItem(STORAGE, key),
-  clear: () => sessionStorage.removeItem(STORAGE),
+  clear: () => {
+    sessionStorage.removeItem(STORAGE);
+    signedInAs = undefined;
+  },
+  username: (): string | undefined => signedInAs,
+  signedInAs: (username: string) => {
+    signedInAs = username;
+  },
 };
 
 export interface Answer<T> {

@@ -54,6 +54,7 @@ function signInForm(notice?: string): void {
 }
 
 function signedIn(me: Session): void {
+  session.signedInAs(me.username);
   nav.hidden = false;
   nav.replaceChildren(h("ul", {}, ...PAGES.map((p) => h("li", {}, h("a", { href: `#${p.id}`, "data-page": p.id }, p.title)))));
   const signOut = h("button", { type: "button", class: "secondary small", onclick: () => (session.clear(), (location.hash = ""), signInForm("Signed out.")) }, "Sign out");

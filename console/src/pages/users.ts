@@ -1,4 +1,4 @@
-import { api, ApiFailure, call, type ApiUser } from "../api.js";
+import { api, ApiFailure, call, session, type ApiUser } from "../api.js";
 import { openDialog, secretBox } from "../dialog.js";
 import { announce, dataTable, field, h, message, when } from "../dom.js";
 
@@ -77,11 +77,13 @@ function usersTable(users: ApiUser[], refresh: (text?: string) => Promise<void>)
     "users",
     "API users and their keys",
     head,
-    users.map((u) =>
-      h(
+    users.map((u) => {
+      // The service refuses to revoke the key the console signed in with: no button for it.
+      const self = u.username.toLowerCase() === session.username()?.toLowerCase();
+      return h(
         "tr",
         { "data-user": u.username },
-        h("th", { scope: "row", "data-label": "User" }, u.username, h("small", {}, u.role)),
+        h("th", { scope: "row", "data-label": "User" }, u.username, h("small", {}, self ? `${u.role} · you` : u.role)),
         h("td", { "data-label": "Groups" }, u.groups.join(", ") || "none"),
         h("td", { "data-label": "Status" }, h("span", { class: `badge ${u.status}` }, u.status)),
         h("td", { "data-label": "Key" }, h("code", {}, `${u.keyHint}…`)),
@@ -100,12 +102,12 @@ function usersTable(users: ApiUser[], refresh: (text?: string) => Promise<void>)
           { "data-label": "Actions", class: "row-actions" },
           h("button", { type: "button", class: "secondary small", "aria-label": `Rotate the key of ${u.username}`, onclick: () => void rotate(u, refresh) }, "Rotate"),
           h("button", { type: "button", class: "secondary small", "aria-label": `Allowed addresses of ${u.username}`, onclick: () => void addresses(u, refresh) }, "Addresses"),
-          u.status === "active"
+          u.status === "active" && !self
             ? h("button", { type: "button", class: "danger small", "aria-label": `Revoke ${u.username}`, onclick: () => void revoke(u, refresh) }, "Revoke")
             : null,
         ),
-      ),
-    ),
+      );
+    }),
   );
 }
 
