@@ -20,9 +20,9 @@ public final class ApiException extends RuntimeException {
     UNAUTHENTICATED(401),
     /** 403: this API user may not call this route (or not from this address). */
     FORBIDDEN(403),
-    /** 404: the record (or the route) does not exist. */
+    /** 404: the record does not exist (a route the service does not have is {@link #OTHER_STATUS}: a wrong base URL). */
     NOT_FOUND(404),
-    /** 409: the write conflicts with existing data (a duplicate name, a reward already recorded). */
+    /** 409: the write conflicts with existing data (a duplicate name, a reward already recorded, a player that does not exist). */
     CONFLICT(409),
     /** 412: the record changed since the ETag given to If-Match; nothing was written. Read it again. */
     PRECONDITION_FAILED(412),
@@ -89,6 +89,11 @@ public final class ApiException extends RuntimeException {
    * your own callbacks, comes back as {@link Kind#UNEXPECTED} with it as the cause, so that logging
    * the result shows it rather than losing it.
    */
+  /** The same failure, its stack trace the calling thread's (what {@code blocking()} throws). */
+  ApiException inCallersThread() {
+    return new ApiException(kind, status, getMessage(), requestId, retryAfter, getCause());
+  }
+
   public static ApiException unwrap(Throwable failure) {
     Throwable t = failure;
     while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) t = t.getCause();

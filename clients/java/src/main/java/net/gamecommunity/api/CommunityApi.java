@@ -283,8 +283,10 @@ public final class CommunityApi implements AutoCloseable {
             : HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
     if (body != null) request.header("Content-Type", "application/json");
     headers.forEach(request::header);
+    // Decoded and completed on the client's executor: the JDK's HttpClient completes its futures on the
+    // common pool (a new thread per answer on a host of one or two cores), where callers' callbacks would run.
     return attempt(request.build(), retryable ? retryPolicy : RetryPolicy.NONE, 1)
-        .thenApply(response -> (Answer<T>) answer(route, response));
+        .thenApplyAsync(response -> (Answer<T>) answer(route, response), executor);
   }
 
   private CompletableFuture<HttpResponse<String>> attempt(HttpRequest request, RetryPolicy policy, int attempt) {
@@ -341,6 +343,10 @@ public final class CommunityApi implements AutoCloseable {
       message = error.code() == status ? error.message() : "HTTP " + status + " with an error body of code " + error.code() + ": " + error.message();
     } catch (StrictJson.DecodingException e) {
       message = "HTTP " + status + " from " + route.method + " " + route.path + " without the API's error body";
+    }
+    // Every route this client calls exists: a 404 naming no route means the base URL is not the service's /api.
+    if (status == 404 && message.startsWith("No route ")) {
+      return new ApiException(ApiException.Kind.OTHER_STATUS, status, message + " (is the base URL right? it is the service's address ending with /api)", requestId, null, null);
     }
     return new ApiException(ApiException.Kind.of(status), status, message, requestId, retryAfter(response), null);
   }
@@ -474,12 +480,15 @@ public final class CommunityApi implements AutoCloseable {
     public FreebuildWorld updateWorld(WorldUpdate update) { return await(api.updateWorld(update)); }
     public List<ParkourMap> getAllMaps() { return await(api.getAllMaps()); }
 
-    /** Waits for a future of this client; its ApiException is thrown as it is. */
+    /**
+     * Waits for a future of this client; its ApiException is thrown with the calling thread's stack
+     * trace (the original's is the client's own threads', which says nothing of where it was called).
+     */
     public static <T> T await(CompletableFuture<T> future) {
       try {
         return future.join();
       } catch (CompletionException e) {
-        throw ApiException.unwrap(e);
+        throw ApiException.unwrap(e).inCallersThread();
       }
     }
   }

@@ -6,7 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import net.gamecommunity.api.ScriptedServer.Reply;
 import org.junit.jupiter.api.Test;
 
 class ClientTest {
@@ -32,6 +36,48 @@ class ClientTest {
           .join();
       assertEquals(ApiException.Kind.UNEXPECTED, e.kind());
       assertInstanceOf(IllegalStateException.class, e.getCause());
+    }
+  }
+
+  @Test
+  void whenAnAnswerArrives_thenCallbacksRunOnTheClientsThreads_orOnTheExecutorItWasGiven() throws IOException {
+    Reply slow = new Reply(200, "[]", Map.of(), Duration.ofMillis(200));
+    try (ScriptedServer server = new ScriptedServer(); CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").build()) {
+      server.script.add(slow);
+      String thread = api.getAllMaps().thenApply(maps -> Thread.currentThread().getName()).join();
+      assertTrue(thread.startsWith("community-api-"), thread);
+    }
+    ExecutorService mine = Executors.newSingleThreadExecutor(r -> new Thread(r, "my-plugin-io"));
+    try (ScriptedServer server = new ScriptedServer(); CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").executor(mine).build()) {
+      server.script.add(slow);
+      assertEquals("my-plugin-io", api.getAllMaps().thenApply(maps -> Thread.currentThread().getName()).join());
+    } finally {
+      mine.shutdown();
+    }
+  }
+
+  @Test
+  void whenTheServiceHasNoSuchRoute_thenTheKindIsNotNotFound_andTheMessageSaysToCheckTheBaseUrl() throws IOException {
+    try (ScriptedServer server = new ScriptedServer(); CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").build()) {
+      server.script.add(Reply.of(404, "{\"code\":404,\"message\":\"No route GET /parkour/get-all-maps\"}", Map.of()));
+      server.script.add(Reply.of(404, "{\"code\":404,\"message\":\"Player not found\"}", Map.of()));
+      ApiException wrongUrl = assertThrows(ApiException.class, () -> api.blocking().getAllMaps());
+      assertEquals(ApiException.Kind.OTHER_STATUS, wrongUrl.kind());
+      assertEquals(404, wrongUrl.status());
+      assertTrue(wrongUrl.getMessage().contains("is the base URL right?"), wrongUrl.getMessage());
+      assertEquals(ApiException.Kind.NOT_FOUND, assertThrows(ApiException.class, () -> api.blocking().getPlayerByNick("nobody")).kind());
+    }
+  }
+
+  @Test
+  void whenABlockingCallFails_thenTheStackTraceLeadsToTheCallersLine() throws IOException {
+    try (ScriptedServer server = new ScriptedServer(); CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").build()) {
+      server.script.add(Reply.of(404, "{\"code\":404,\"message\":\"Player not found\"}", Map.of()));
+      ApiException e = assertThrows(ApiException.class, () -> api.blocking().getPlayerByNick("nobody"));
+      assertTrue(java.util.Arrays.stream(e.getStackTrace()).anyMatch(f -> f.getMethodName().contains("whenABlockingCallFails")),
+          java.util.Arrays.toString(e.getStackTrace()));
+      assertEquals("Player not found", e.getMessage());
+      assertEquals("req-1", e.requestId().orElseThrow());
     }
   }
 
