@@ -7,8 +7,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RateLimitKind } from "../src/http/rate-limit.js";
 import { KeyCache } from "../src/auth/key-cache.js";
 import { Metrics } from "../src/metrics.js";
-import { CounterPlace } from "../src/http/rate-limit-store.js";
-import { createLogger } from "../src/logger.js";
 import { COMMAND_TIMEOUT_MS } from "../src/redis.js";
 import { ApiUsers } from "../src/users/users.js";
 import { startTestApp, type TestApp, type TestAppOptions } from "./helpers/app.js";
@@ -283,30 +281,6 @@ describe.runIf(redisAvailable)("counters in Redis", () => {
     expect(remaining).toEqual(Array.from({ length: 24 }, (_, i) => i));
     const [dave] = await database.db.prisma.apiUser.findMany({ where: { username: "dave" }, select: { id: true } });
     expect(await redis.get(`${rateLimitPrefix}user:${dave!.id}`)).toBe("41");
-  });
-
-  it("when requests of one user reach the counters while a round trip is in flight, then they wait and go together in one, each with its own count", async () => {
-    const prefix = newPrefix();
-    const client = new Redis(REDIS_URL);
-    try {
-      const place = new CounterPlace(client, createLogger("silent"));
-      const [failures, users] = [place.store(`${prefix}auth:`), place.store(`${prefix}user:`)];
-      const monitor = await redis.monitor();
-      let scripts = 0;
-      monitor.on("monitor", (_time: string, args: string[], source: string) => {
-        if (!source.includes("lua") && args.some((a) => a.startsWith(`${prefix}user:`))) scripts++;
-      });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      // The first goes at once; the 39 others arrive while it is in flight.
-      const counted = await Promise.all(Array.from({ length: 40 }, () => place.getThenIncrement(failures, "198.51.100.1", users, "7", 10, 60_000)));
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      monitor.disconnect();
-      expect(counted.map((c) => c.counted!.totalHits)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
-      expect(scripts).toBe(2);
-      expect(await redis.get(`${prefix}user:7`)).toBe("40");
-    } finally {
-      client.disconnect();
-    }
   });
 
   it("when Redis is unreachable, then each instance counts in its own memory and the limits still answer 429, at once; when it is back, the instances share one budget again", async () => {

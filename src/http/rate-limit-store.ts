@@ -29,10 +29,9 @@ export interface AdmittedAndCounted {
 
 /**
  * rate-limit-redis's two scripts in one (its `get` on KEYS[1], then its
- * `increment` on KEYS[2], by ARGV[3] requests, unless KEYS[1] holds ARGV[1]
- * or more hits): the counters are the same keys with the same values and
- * expiry; a request costs one round trip to Redis instead of two, and
- * requests of one user from one address that arrive together share one.
+ * `increment` on KEYS[2] unless KEYS[1] holds ARGV[1] or more hits): the
+ * counters are the same keys with the same values and expiry; a request
+ * costs one round trip to Redis instead of two.
  */
 const GET_THEN_INCREMENT = `
 local failures = redis.call("GET", KEYS[1])
@@ -41,22 +40,15 @@ if failures and tonumber(failures) >= tonumber(ARGV[1]) then
   return { failures, failuresExpire }
 end
 local windowMs = tonumber(ARGV[2])
-local requests = tonumber(ARGV[3])
 local timeToExpire = redis.call("PTTL", KEYS[2])
 if timeToExpire <= 0 then
-  redis.call("SET", KEYS[2], requests, "PX", windowMs)
-  return { failures, failuresExpire, requests, windowMs }
+  redis.call("SET", KEYS[2], 1, "PX", windowMs)
+  return { failures, failuresExpire, 1, windowMs }
 end
-local totalHits = redis.call("INCRBY", KEYS[2], requests)
+local totalHits = redis.call("INCR", KEYS[2])
 return { failures, failuresExpire, totalHits, timeToExpire }`;
 
-type GetThenIncrement = (failuresKey: string, userKey: string, limit: string, windowMs: string, requests: string) => Promise<(string | number | null)[]>;
-
-/** Requests waiting for one counter pair's round trip: each learns its own count. */
-interface Lane {
-  inFlight: boolean;
-  waiting: { resolve: (counted: AdmittedAndCounted) => void; reject: (error: unknown) => void }[];
-}
+type GetThenIncrement = (failuresKey: string, userKey: string, limit: string, windowMs: string) => Promise<(string | number | null)[]>;
 
 /**
  * Where the counters are kept: in Redis while it answers, else in this
@@ -71,7 +63,6 @@ export class CounterPlace {
   private locally = false;
   private retryAt = 0;
   private readonly localStores: MemoryStore[] = [];
-  private readonly lanes = new Map<string, Lane>();
   private readonly warn: (err: unknown) => void;
 
   constructor(
@@ -105,13 +96,6 @@ export class CounterPlace {
    * `failures.get(failuresKey)`, then `users.increment(userKey)` unless the
    * failures reached `limit`: in Redis as one script (one round trip), in
    * memory while Redis is away.
-   *
-   * One round trip per counter pair at a time: the requests arriving while
-   * it is in flight wait and go together in the next, counted by INCRBY, each
-   * answered with its own place in the count (as many INCRs would have). A
-   * user's budget stays exact; under load a busy key costs Redis a fraction
-   * of a call per request. A failed call fails those waiting too, so that they
-   * count in memory at once rather than try a Redis that did not answer.
    */
   getThenIncrement(
     failures: PlacedStore,
@@ -122,41 +106,18 @@ export class CounterPlace {
     windowMs: number,
   ): Promise<AdmittedAndCounted> {
     return this.run(
-      () => {
-        const pair = [`${failures.prefix}${failuresKey}`, `${users.prefix}${userKey}`] as const;
-        const name = pair.join("\n");
-        let lane = this.lanes.get(name);
-        if (!lane) this.lanes.set(name, (lane = { inFlight: false, waiting: [] }));
-        const counted = new Promise<AdmittedAndCounted>((resolve, reject) => lane.waiting.push({ resolve, reject }));
-        if (!lane.inFlight) this.send(name, lane, pair, String(limit), String(windowMs));
-        return counted;
+      async () => {
+        const script = this.script();
+        const [hits, expire, userHits, userExpire] = await script(`${failures.prefix}${failuresKey}`, `${users.prefix}${userKey}`, String(limit), String(windowMs));
+        return {
+          failures: counterOf(hits, expire),
+          counted: userHits === undefined ? undefined : counterOf(userHits, userExpire),
+        };
       },
       async () => {
         const spent = await failures.local.get(failuresKey);
         if ((spent?.totalHits ?? 0) >= limit) return { failures: spent, counted: undefined };
         return { failures: spent, counted: await users.local.increment(userKey) };
-      },
-    );
-  }
-
-  /** Sends a lane's waiting requests as one script call, then the ones that arrived meanwhile. */
-  private send(name: string, lane: Lane, [failuresKey, userKey]: readonly [string, string], limit: string, windowMs: string): void {
-    const batch = lane.waiting.splice(0);
-    lane.inFlight = true;
-    this.script()(failuresKey, userKey, limit, windowMs, String(batch.length)).then(
-      ([hits, expire, userHits, userExpire]) => {
-        const failures = counterOf(hits, expire);
-        const last = userHits === undefined ? undefined : counterOf(userHits, userExpire);
-        batch.forEach(({ resolve }, i) => {
-          resolve({ failures, counted: last && { ...last, totalHits: last.totalHits - batch.length + i + 1 } });
-        });
-        lane.inFlight = false;
-        if (lane.waiting.length > 0) this.send(name, lane, [failuresKey, userKey], limit, windowMs);
-        else this.lanes.delete(name);
-      },
-      (error: unknown) => {
-        for (const { reject } of [...batch, ...lane.waiting.splice(0)]) reject(error);
-        this.lanes.delete(name);
       },
     );
   }
