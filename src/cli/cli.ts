@@ -19,7 +19,9 @@ import { DEFAULT_ROLE, roleSchema, usernameSchema, ApiUsers, type ApiUserSummary
 export const USAGE = `Usage: npm run --silent cli -- <command>
 
 Commands:
-  user create <username> [--role ROLE]   create an API user; prints its key alone on stdout
+  user create <username> [--role ROLE]   create an API user; prints its key alone on stdout; the
+                                         routes it may call come from the CALLERS_USER_A..D lists
+                                         naming it (environment), not from its role
   user list [--json]                     list API users (never their keys)
   user revoke <username>                 revoke the user's key at once
   user rotate <username> [--grace SECONDS]

@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -75,6 +76,20 @@ public final class WebhookVerifier {
   /** The same, for a body received as text (UTF-8). */
   public void verify(Map<String, String> headers, String body) throws VerificationException {
     verify(headers, body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Headers as servers hand them, a list of values per name (the JDK's {@code HttpExchange},
+   * Jakarta's, Netty's once copied), as {@link #verify(Map, byte[])} takes them: the first value of
+   * each name, or all of them joined by a space for webhook-signature (several signatures may come).
+   */
+  public static Map<String, String> singleValued(Map<String, ? extends List<String>> headers) {
+    Map<String, String> single = new java.util.HashMap<>();
+    headers.forEach((name, values) -> {
+      if (name == null || values == null || values.isEmpty()) return;
+      single.put(name, name.equalsIgnoreCase("webhook-signature") ? String.join(" ", values) : values.get(0));
+    });
+    return single;
   }
 
   /** Verifies the three header values and the raw body. */

@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -35,6 +36,15 @@ class WebhookVerifierTest {
   void whenTheServiceSignedTheMessage_thenItVerifies_withHeadersInAnyCase() {
     assertDoesNotThrow(() -> at(TIMESTAMP + 10).verify(headers(ID, String.valueOf(TIMESTAMP), SIGNATURE), BODY));
     assertEquals(SIGNATURE, at(TIMESTAMP).signature(ID, TIMESTAMP, BODY.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  @Test
+  void whenHeadersComeWithListsOfValues_thenSingleValuedGivesWhatVerifyTakes_keepingEverySignature() {
+    Map<String, List<String>> received = Map.of(
+        "Webhook-id", List.of(ID), "Webhook-timestamp", List.of(String.valueOf(TIMESTAMP)),
+        "Webhook-signature", List.of("v1,bm90LXRoaXMtb25l", SIGNATURE), "Content-type", List.of("application/json"));
+    assertDoesNotThrow(() -> at(TIMESTAMP).verify(WebhookVerifier.singleValued(received), BODY));
+    assertEquals("v1,bm90LXRoaXMtb25l " + SIGNATURE, WebhookVerifier.singleValued(received).get("Webhook-signature"));
   }
 
   @Test
