@@ -286,7 +286,17 @@ public final class CommunityApi implements AutoCloseable {
     // Decoded and completed on the client's executor: the JDK's HttpClient completes its futures on the
     // common pool (a new thread per answer on a host of one or two cores), where callers' callbacks would run.
     return attempt(request.build(), retryable ? retryPolicy : RetryPolicy.NONE, 1)
-        .thenApplyAsync(response -> (Answer<T>) answer(route, response), executor);
+        .thenApplyAsync(response -> (Answer<T>) answer(route, response), this::complete);
+  }
+
+  /** Runs an answer's completion on the executor; once closed, refused work fails as "closed". */
+  private void complete(Runnable task) {
+    try {
+      executor.execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      if (closed) throw new IllegalStateException("this CommunityApi is closed", e);
+      throw e;
+    }
   }
 
   private CompletableFuture<HttpResponse<String>> attempt(HttpRequest request, RetryPolicy policy, int attempt) {
@@ -295,6 +305,8 @@ public final class CommunityApi implements AutoCloseable {
           Duration wait;
           if (failure != null) {
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            // Closed while in flight: the HttpClient's executor (the client's) refuses to finish the exchange.
+            if (closed) return CompletableFuture.<HttpResponse<String>>failedFuture(new IllegalStateException("this CommunityApi is closed", cause));
             if (!(cause instanceof IOException)) return CompletableFuture.<HttpResponse<String>>failedFuture(cause);
             wait = policy.delayAfter(attempt, null);
             if (wait == null) return CompletableFuture.<HttpResponse<String>>failedFuture(network(request, attempt, cause));

@@ -57,6 +57,19 @@ class ClientTest {
   }
 
   @Test
+  void whenTheClientIsClosedWhileACallIsInFlight_thenThatCallFailsSayingSo() throws IOException {
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.script.add(new Reply(200, "[]", Map.of(), Duration.ofMillis(300)));
+      CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").build();
+      var inFlight = api.getAllMaps();
+      api.close();
+      ApiException e = assertThrows(ApiException.class, () -> CommunityApi.Blocking.await(inFlight));
+      assertEquals(ApiException.Kind.UNEXPECTED, e.kind());
+      assertEquals("java.lang.IllegalStateException: this CommunityApi is closed", e.getMessage());
+    }
+  }
+
+  @Test
   void whenTheServiceHasNoSuchRoute_thenTheKindIsNotNotFound_andTheMessageSaysToCheckTheBaseUrl() throws IOException {
     try (ScriptedServer server = new ScriptedServer(); CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").build()) {
       server.script.add(Reply.of(404, "{\"code\":404,\"message\":\"No route GET /parkour/get-all-maps\"}", Map.of()));
