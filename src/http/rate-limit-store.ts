@@ -71,6 +71,11 @@ export class CounterPlace {
     private readonly onCountingLocally: (locally: boolean) => void = () => undefined,
   ) {
     this.warn = throttledWarning(logger, "Rate-limit counters unavailable in Redis: each instance counts in its own memory until it is back");
+    // A new connection ends the pause after a failed command: the next request tries Redis at once, as the
+    // "Redis reachable again" log line (redis.ts) says (the pause kept counting in memory for up to 2 s).
+    redis.on("ready", () => {
+      this.retryAt = 0;
+    });
   }
 
   store(prefix: string): PlacedStore {
