@@ -83,17 +83,17 @@ public final class ApiException extends RuntimeException {
     return Optional.ofNullable(retryAfter);
   }
 
+  /** The same failure, its stack trace the calling thread's (what {@code blocking()} throws). */
+  ApiException inCallersThread() {
+    return new ApiException(kind, status, getMessage(), requestId, retryAfter, getCause());
+  }
+
   /**
    * The ApiException behind what a future failed with ({@link CompletionException} and
    * {@link ExecutionException} unwrapped). Any other failure, such as an exception thrown by one of
    * your own callbacks, comes back as {@link Kind#UNEXPECTED} with it as the cause, so that logging
    * the result shows it rather than losing it.
    */
-  /** The same failure, its stack trace the calling thread's (what {@code blocking()} throws). */
-  ApiException inCallersThread() {
-    return new ApiException(kind, status, getMessage(), requestId, retryAfter, getCause());
-  }
-
   public static ApiException unwrap(Throwable failure) {
     Throwable t = failure;
     while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) t = t.getCause();

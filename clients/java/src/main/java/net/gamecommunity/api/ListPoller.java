@@ -69,10 +69,10 @@ public final class ListPoller<T> {
   /** A running poll loop; close it to stop. */
   public static final class Subscription implements AutoCloseable {
     private volatile boolean closed;
-
-    /** Made by the client when polling starts; close it to stop. */
-    Subscription() {}
     private volatile ScheduledFuture<?> next;
+
+    /** Made by the client when polling starts. */
+    Subscription() {}
 
     void next(ScheduledFuture<?> future) {
       next = future;
