@@ -54,6 +54,23 @@ export function message(kind: "error" | "ok", text: string): HTMLElement {
   return h("p", { class: `msg ${kind}`, role: kind === "error" ? "alert" : "status", tabindex: "-1" }, text);
 }
 
+/** What to show of a failure: the service's message (ApiFailure is an Error), or the thrown value. */
+export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * A page's refresh: renders it again, then shows and announces `text` in its
+ * `.notices` element (each page has one, under its title).
+ */
+export function refresher(main: HTMLElement, render: (main: HTMLElement) => Promise<void>): (text?: string) => Promise<void> {
+  return async (text) => {
+    await render(main);
+    if (text) {
+      main.querySelector(".notices")!.replaceChildren(message("ok", text));
+      announce(text);
+    }
+  };
+}
+
 export function when(value: string | null): string {
   return value ? value.replace("T", " ").replace("Z", " UTC") : "—";
 }

@@ -1,5 +1,5 @@
 import { api, ApiFailure, call, session } from "./api.js";
-import { announce, field, h, message } from "./dom.js";
+import { announce, errorText, field, h, message } from "./dom.js";
 import { PAGES } from "./nav.js";
 
 interface Session {
@@ -19,7 +19,7 @@ export function signInRefusal(error: unknown): string {
     return "This key works, but its API user is not in caller group A or B: the admin console is for groups A and B only.";
   }
   if (error instanceof ApiFailure && error.status === 429) return "Too many attempts from this address: wait a minute and try again.";
-  return error instanceof Error ? error.message : String(error);
+  return errorText(error);
 }
 
 function signInForm(notice?: string): void {
@@ -80,7 +80,7 @@ async function show(): Promise<void> {
       signInForm(signInRefusal(error));
       return;
     }
-    main.replaceChildren(message("error", error instanceof Error ? error.message : String(error)));
+    main.replaceChildren(message("error", errorText(error)));
   }
   main.focus();
   announce(`${page.title} page`);

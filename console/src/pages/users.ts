@@ -1,6 +1,6 @@
-import { api, ApiFailure, call, session, type ApiUser } from "../api.js";
+import { api, call, session, type ApiUser } from "../api.js";
 import { openDialog, secretBox } from "../dialog.js";
-import { announce, dataTable, field, h, message, when } from "../dom.js";
+import { dataTable, errorText, field, h, message, refresher, when } from "../dom.js";
 
 const GRACE_CHOICES: [string, number][] = [
   ["24 hours (default)", 86_400],
@@ -9,20 +9,11 @@ const GRACE_CHOICES: [string, number][] = [
   ["None: the old key stops at once", 0],
 ];
 
-const failure = (error: unknown) => (error instanceof ApiFailure ? error.message : String(error));
-
 /** API users: create (key shown once), rotate with a grace period, revoke, allowed addresses. */
 export async function usersPage(main: HTMLElement): Promise<void> {
   const { body } = await call<{ users: ApiUser[] }>("GET", api("admin/users"));
   const notice = h("div", { class: "notices" });
-  const refresh = async (text?: string) => {
-    await usersPage(main);
-    if (text) {
-      const shown = message("ok", text);
-      main.querySelector(".notices")!.replaceChildren(shown);
-      announce(text);
-    }
-  };
+  const refresh = refresher(main, usersPage);
   main.replaceChildren(
     h("h1", {}, "API users"),
     notice,
@@ -63,7 +54,7 @@ function createForm(refresh: (text?: string) => Promise<void>): HTMLElement {
       });
       await refresh(`Created ${created.username}.`);
     } catch (error) {
-      const shown = message("error", failure(error));
+      const shown = message("error", errorText(error));
       problem.replaceChildren(shown);
       shown.focus();
     }
@@ -128,7 +119,7 @@ async function rotate(user: ApiUser, refresh: (text?: string) => Promise<void>):
         issued = (await call<{ apiKey: string; user: ApiUser }>("POST", api("admin/users/rotate-key"), { username: user.username, graceSeconds: Number(grace.value) })).body;
         return true;
       } catch (error) {
-        problem.replaceChildren(message("error", failure(error)));
+        problem.replaceChildren(message("error", errorText(error)));
         return false;
       }
     },
@@ -163,7 +154,7 @@ async function revoke(user: ApiUser, refresh: (text?: string) => Promise<void>):
         await call("POST", api("admin/users/revoke"), { username: user.username });
         return true;
       } catch (error) {
-        problem.replaceChildren(message("error", failure(error)));
+        problem.replaceChildren(message("error", errorText(error)));
         return false;
       }
     },
@@ -184,7 +175,7 @@ async function addresses(user: ApiUser, refresh: (text?: string) => Promise<void
         await call("PATCH", api("admin/users/allowed-addresses"), { username: user.username, allowedAddresses: entries.length ? entries : null });
         return true;
       } catch (error) {
-        problem.replaceChildren(message("error", failure(error)));
+        problem.replaceChildren(message("error", errorText(error)));
         return false;
       }
     },

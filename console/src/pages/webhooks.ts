@@ -1,21 +1,14 @@
-import { api, ApiFailure, call, type WebhookDelivery, type WebhookEndpoint } from "../api.js";
+import { api, call, type WebhookDelivery, type WebhookEndpoint } from "../api.js";
 import { openDialog, secretBox } from "../dialog.js";
-import { announce, dataTable, field, h, message, when } from "../dom.js";
+import { announce, dataTable, errorText, field, h, message, refresher, when } from "../dom.js";
 
 const PAGE_SIZE = 25;
-const failure = (error: unknown) => (error instanceof ApiFailure ? error.message : String(error));
 
 /** Webhooks: endpoints (add → secret shown once, remove), their deliveries (paged, filtered by endpoint), redeliver. */
 export async function webhooksPage(main: HTMLElement): Promise<void> {
   const { body } = await call<{ endpoints: WebhookEndpoint[] }>("GET", api("admin/webhooks"));
   const notice = h("div", { class: "notices" });
-  const refresh = async (text?: string) => {
-    await webhooksPage(main);
-    if (text) {
-      main.querySelector(".notices")!.replaceChildren(message("ok", text));
-      announce(text);
-    }
-  };
+  const refresh = refresher(main, webhooksPage);
   const deliveries = deliveriesSection(body.endpoints, refresh);
   main.replaceChildren(
     h("h1", {}, "Webhooks"),
@@ -64,7 +57,7 @@ function addForm(refresh: (text?: string) => Promise<void>): HTMLElement {
       });
       await refresh(`Added webhook ${body.endpoint.id}.`);
     } catch (error) {
-      const shown = message("error", failure(error));
+      const shown = message("error", errorText(error));
       problem.replaceChildren(shown);
       shown.focus();
     }
@@ -112,7 +105,7 @@ async function remove(endpoint: WebhookEndpoint, refresh: (text?: string) => Pro
         await call("POST", api("admin/webhooks/remove"), { endpointId: endpoint.id });
         return true;
       } catch (error) {
-        problem.replaceChildren(message("error", failure(error)));
+        problem.replaceChildren(message("error", errorText(error)));
         return false;
       }
     },
@@ -148,7 +141,7 @@ function deliveriesSection(endpoints: WebhookEndpoint[], refresh: (text?: string
       announce(text);
       await load(current);
     } catch (error) {
-      const shown = message("error", failure(error));
+      const shown = message("error", errorText(error));
       notice.replaceChildren(shown);
       shown.focus();
     }
