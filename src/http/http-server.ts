@@ -27,6 +27,10 @@ export function createHttpServer(app: RequestListener, config: Config, logger: L
     },
     app,
   );
+  // The client's address read at connection: Node asks the socket for it only when first read, and once a
+  // client has reset its connection there is none left to ask, so a request it sent and hung up on would
+  // have no req.ip (its failed authentication counted under no address, its audit entry without one).
+  server.on("connection", (socket: Socket) => void socket.remoteAddress);
   server.on("clientError", answerClientError);
   server.on("connect", answerConnect(app));
   server.setTimeout(config.sendTimeoutMs, (socket: Socket) => onInactive(socket, config.sendTimeoutMs, logger));
