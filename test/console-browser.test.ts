@@ -109,6 +109,18 @@ describe.runIf(available)("the admin console in Chromium", () => {
     const row = page.locator('tr[data-user="game-plugin"]');
     await row.waitFor();
 
+    // A refused change is shown in its dialog, which stays open for another try.
+    const problemsBefore = problems.length;
+    await page.getByRole("button", { name: "Allowed addresses of game-plugin" }).click();
+    await page.getByRole("dialog").getByRole("textbox").fill("not-an-ip");
+    await page.getByRole("dialog").getByRole("button", { name: "Save" }).click();
+    await expect(page.getByRole("dialog").getByRole("alert").textContent()).resolves.toMatch(/^allowedAddresses: .*not-an-ip/);
+    await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+    expect(await players(first)).toBe(200);
+    // The browser logs the 400 it was answered; nothing else went wrong.
+    expect(problems.splice(problemsBefore)).toEqual(["Failed to load resource: the server responded with a status of 400 (Bad Request)"]);
+
     await page.getByRole("button", { name: "Rotate the key of game-plugin" }).click();
     await expect(page.getByLabel("Old key keeps working for").inputValue()).resolves.toBe("86400");
     await page.getByRole("button", { name: "Rotate key" }).click();

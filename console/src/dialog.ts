@@ -1,10 +1,11 @@
-import { h } from "./dom.js";
+import { errorText, h, message } from "./dom.js";
 
 /**
  * A modal <dialog>: the browser keeps focus inside it, Escape closes it, and
  * focus returns to what opened it. Resolves to the button chosen ("" when
- * dismissed). `content` may hold form fields; `onConfirm` may refuse to close
- * by returning false (a validation message is then shown by it).
+ * dismissed). `content` may hold form fields; `onConfirm` keeps the dialog
+ * open by returning false, or by throwing: its error is then shown in the
+ * dialog, above the buttons, for another try.
  */
 export function openDialog(options: {
   title: string;
@@ -17,7 +18,8 @@ export function openDialog(options: {
   const opener = document.activeElement as HTMLElement | null;
   const titleId = `dlg-${Date.now()}`;
   const buttons = h("div", { class: "actions" });
-  const form = h("form", { method: "dialog" }, h("h2", { id: titleId }, options.title), ...options.content, buttons);
+  const problem = h("div");
+  const form = h("form", { method: "dialog" }, h("h2", { id: titleId }, options.title), ...options.content, problem, buttons);
   const dialog = h("dialog", { "aria-labelledby": titleId }, form);
   return new Promise((resolve) => {
     let confirmed = false;
@@ -30,10 +32,13 @@ export function openDialog(options: {
       event.preventDefault();
       const button = form.querySelector<HTMLButtonElement>("button[type=submit]");
       if (button) button.disabled = true;
+      problem.replaceChildren();
       try {
         if (options.onConfirm && !(await options.onConfirm())) return;
         confirmed = true;
         dialog.close();
+      } catch (error) {
+        problem.replaceChildren(message("error", errorText(error)));
       } finally {
         if (button) button.disabled = false;
       }

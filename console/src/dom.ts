@@ -58,6 +58,24 @@ export function message(kind: "error" | "ok", text: string): HTMLElement {
 export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
+ * A form's submit: runs `action`; what it throws is shown in `problem`, and
+ * focused, so that keyboard and screen-reader users meet it.
+ */
+export function onSubmit(form: HTMLElement, problem: HTMLElement, action: () => Promise<void>): void {
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    problem.replaceChildren();
+    try {
+      await action();
+    } catch (error) {
+      const shown = message("error", errorText(error));
+      problem.replaceChildren(shown);
+      shown.focus();
+    }
+  });
+}
+
+/**
  * A page's refresh: renders it again, then shows and announces `text` in its
  * `.notices` element (each page has one, under its title).
  */

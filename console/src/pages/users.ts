@@ -1,6 +1,6 @@
 import { api, call, session, type ApiUser } from "../api.js";
 import { openDialog, secretBox } from "../dialog.js";
-import { dataTable, errorText, field, h, message, refresher, when } from "../dom.js";
+import { dataTable, field, h, onSubmit, refresher, when } from "../dom.js";
 
 const GRACE_CHOICES: [string, number][] = [
   ["24 hours (default)", 86_400],
@@ -35,29 +35,21 @@ function createForm(refresh: (text?: string) => Promise<void>): HTMLElement {
     problem,
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Create user")),
   );
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    problem.replaceChildren();
-    try {
-      const body: Record<string, string> = { username: username.value.trim() };
-      if (role.value.trim()) body.role = role.value.trim();
-      const { body: created } = await call<{ username: string; apiKey: string }>("POST", api("inscription"), body);
-      await openDialog({
-        title: `Key of ${created.username}`,
-        content: [
-          h("p", {}, "This key is shown only now: only its hash is stored. Copy it to where the client will use it."),
-          h("p", {}, "The user can call routes once an operator adds it to a caller group (CALLERS_USER_A..D)."),
-          secretBox("New API key", created.apiKey),
-        ],
-        cancel: "",
-        confirm: "I have copied it",
-      });
-      await refresh(`Created ${created.username}.`);
-    } catch (error) {
-      const shown = message("error", errorText(error));
-      problem.replaceChildren(shown);
-      shown.focus();
-    }
+  onSubmit(form, problem, async () => {
+    const body: Record<string, string> = { username: username.value.trim() };
+    if (role.value.trim()) body.role = role.value.trim();
+    const { body: created } = await call<{ username: string; apiKey: string }>("POST", api("inscription"), body);
+    await openDialog({
+      title: `Key of ${created.username}`,
+      content: [
+        h("p", {}, "This key is shown only now: only its hash is stored. Copy it to where the client will use it."),
+        h("p", {}, "The user can call routes once an operator adds it to a caller group (CALLERS_USER_A..D)."),
+        secretBox("New API key", created.apiKey),
+      ],
+      cancel: "",
+      confirm: "I have copied it",
+    });
+    await refresh(`Created ${created.username}.`);
   });
   return form;
 }
@@ -104,24 +96,17 @@ function usersTable(users: ApiUser[], refresh: (text?: string) => Promise<void>)
 
 async function rotate(user: ApiUser, refresh: (text?: string) => Promise<void>): Promise<void> {
   const grace = h("select", { name: "grace" }, ...GRACE_CHOICES.map(([label, seconds]) => h("option", { value: String(seconds) }, label)));
-  const problem = h("div");
   let issued: { apiKey: string; user: ApiUser } | undefined;
   const ok = await openDialog({
     title: `Rotate the key of ${user.username}`,
     content: [
       h("p", {}, "A new key is issued and shown once. The current key keeps working for the grace period, so that its holder can switch without downtime."),
       field("Old key keeps working for", grace),
-      problem,
     ],
     confirm: "Rotate key",
     onConfirm: async () => {
-      try {
-        issued = (await call<{ apiKey: string; user: ApiUser }>("POST", api("admin/users/rotate-key"), { username: user.username, graceSeconds: Number(grace.value) })).body;
-        return true;
-      } catch (error) {
-        problem.replaceChildren(message("error", errorText(error)));
-        return false;
-      }
+      issued = (await call<{ apiKey: string; user: ApiUser }>("POST", api("admin/users/rotate-key"), { username: user.username, graceSeconds: Number(grace.value) })).body;
+      return true;
     },
   });
   if (!ok || !issued) return;
@@ -140,23 +125,16 @@ async function rotate(user: ApiUser, refresh: (text?: string) => Promise<void>):
 }
 
 async function revoke(user: ApiUser, refresh: (text?: string) => Promise<void>): Promise<void> {
-  const problem = h("div");
   const ok = await openDialog({
     title: `Revoke ${user.username}?`,
     content: [
       h("p", {}, `Every key of ${user.username}${user.pendingRotation ? ", the previous one in its grace period too," : ""} stops working at once, on every instance. Rotating its key later reinstates it.`),
-      problem,
     ],
     confirm: "Revoke",
     danger: true,
     onConfirm: async () => {
-      try {
-        await call("POST", api("admin/users/revoke"), { username: user.username });
-        return true;
-      } catch (error) {
-        problem.replaceChildren(message("error", errorText(error)));
-        return false;
-      }
+      await call("POST", api("admin/users/revoke"), { username: user.username });
+      return true;
     },
   });
   if (ok) await refresh(`Revoked ${user.username}.`);
@@ -164,20 +142,14 @@ async function revoke(user: ApiUser, refresh: (text?: string) => Promise<void>):
 
 async function addresses(user: ApiUser, refresh: (text?: string) => Promise<void>): Promise<void> {
   const list = h("input", { name: "addresses", value: user.allowedAddresses?.join(", ") ?? "", autocomplete: "off", placeholder: "203.0.113.0/24, 2001:db8::/32" });
-  const problem = h("div");
   const ok = await openDialog({
     title: `Where ${user.username}'s keys may be used from`,
-    content: [field("Addresses or CIDR blocks, comma-separated", list, "Empty: from anywhere"), problem],
+    content: [field("Addresses or CIDR blocks, comma-separated", list, "Empty: from anywhere")],
     confirm: "Save",
     onConfirm: async () => {
       const entries = list.value.split(",").map((s) => s.trim()).filter(Boolean);
-      try {
-        await call("PATCH", api("admin/users/allowed-addresses"), { username: user.username, allowedAddresses: entries.length ? entries : null });
-        return true;
-      } catch (error) {
-        problem.replaceChildren(message("error", errorText(error)));
-        return false;
-      }
+      await call("PATCH", api("admin/users/allowed-addresses"), { username: user.username, allowedAddresses: entries.length ? entries : null });
+      return true;
     },
   });
   if (ok) await refresh(`Saved the allowed addresses of ${user.username}.`);

@@ -1,6 +1,6 @@
 import { api, call, type WebhookDelivery, type WebhookEndpoint } from "../api.js";
 import { openDialog, secretBox } from "../dialog.js";
-import { announce, dataTable, errorText, field, h, message, refresher, when } from "../dom.js";
+import { announce, dataTable, errorText, field, h, message, onSubmit, refresher, when } from "../dom.js";
 
 const PAGE_SIZE = 25;
 
@@ -40,27 +40,19 @@ function addForm(refresh: (text?: string) => Promise<void>): HTMLElement {
     problem,
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Add endpoint")),
   );
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    problem.replaceChildren();
-    try {
-      const chosen = events.value.split(",").map((e) => e.trim()).filter(Boolean);
-      const { body } = await call<{ endpoint: WebhookEndpoint; secret: string }>("POST", api("admin/webhooks/add"), { url: url.value.trim(), events: chosen });
-      await openDialog({
-        title: `Signing secret of webhook ${body.endpoint.id}`,
-        content: [
-          h("p", {}, "The receiver verifies each delivery's signature with this secret. It is shown only now: copy it to the receiver's configuration."),
-          secretBox("Signing secret", body.secret, "Copy secret"),
-        ],
-        cancel: "",
-        confirm: "I have copied it",
-      });
-      await refresh(`Added webhook ${body.endpoint.id}.`);
-    } catch (error) {
-      const shown = message("error", errorText(error));
-      problem.replaceChildren(shown);
-      shown.focus();
-    }
+  onSubmit(form, problem, async () => {
+    const chosen = events.value.split(",").map((e) => e.trim()).filter(Boolean);
+    const { body } = await call<{ endpoint: WebhookEndpoint; secret: string }>("POST", api("admin/webhooks/add"), { url: url.value.trim(), events: chosen });
+    await openDialog({
+      title: `Signing secret of webhook ${body.endpoint.id}`,
+      content: [
+        h("p", {}, "The receiver verifies each delivery's signature with this secret. It is shown only now: copy it to the receiver's configuration."),
+        secretBox("Signing secret", body.secret, "Copy secret"),
+      ],
+      cancel: "",
+      confirm: "I have copied it",
+    });
+    await refresh(`Added webhook ${body.endpoint.id}.`);
   });
   return form;
 }
@@ -94,20 +86,14 @@ function endpointsTable(endpoints: WebhookEndpoint[], refresh: (text?: string) =
 }
 
 async function remove(endpoint: WebhookEndpoint, refresh: (text?: string) => Promise<void>): Promise<void> {
-  const problem = h("div");
   const ok = await openDialog({
     title: `Remove webhook ${endpoint.id}?`,
-    content: [h("p", {}, `Nothing more is sent to ${endpoint.url}; its deliveries, ${endpoint.pending} pending, are deleted with it.`), problem],
+    content: [h("p", {}, `Nothing more is sent to ${endpoint.url}; its deliveries, ${endpoint.pending} pending, are deleted with it.`)],
     confirm: "Remove",
     danger: true,
     onConfirm: async () => {
-      try {
-        await call("POST", api("admin/webhooks/remove"), { endpointId: endpoint.id });
-        return true;
-      } catch (error) {
-        problem.replaceChildren(message("error", errorText(error)));
-        return false;
-      }
+      await call("POST", api("admin/webhooks/remove"), { endpointId: endpoint.id });
+      return true;
     },
   });
   if (ok) await refresh(`Removed webhook ${endpoint.id}.`);
