@@ -95,9 +95,10 @@ export const ERROR_CATALOGUE = {
   SYNC_TOKEN_EXPIRED: {
     status: 410,
     meaning:
-      "The list's `since` token can no longer be answered: rows of the list were deleted after it was given (an operator's " +
-      "hand), or it is not from this database (restored, or another deployment's). Answered by the list routes only.",
-    action: "Take the full list again (without since), replace the cache with it, and keep its new Sync-Token.",
+      "The list's `since` token (or a page's `cursor`) can no longer be answered: rows of the list were deleted after it was " +
+      "given (an operator's hand), it is not from this database (another deployment's, or this database restored from a " +
+      "backup since), or it was given before tokens were bound to their database (2026-11-25). Answered by the list routes only.",
+    action: "Take the full list again (without since or cursor), replace the cache with it, and keep its new Sync-Token.",
   },
   DATABASE_UNAVAILABLE: {
     status: 503,
@@ -171,5 +172,6 @@ export const errors = {
   listsBusy: (retryAfterSeconds: number) =>
     new ApiError("LISTS_BUSY", `Too many full lists in progress on this instance: retry in ${retryAfterSeconds} s`),
   syncTokenExpired: (reason: string) => new ApiError("SYNC_TOKEN_EXPIRED", `since: ${reason}; take the full list again, without since`),
+  cursorExpired: (reason: string) => new ApiError("SYNC_TOKEN_EXPIRED", `cursor: ${reason}; walk the list again from its first page, without cursor`),
   shuttingDown: () => new ApiError("SHUTTING_DOWN", "Not ready: this instance is shutting down"),
 };

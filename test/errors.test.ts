@@ -215,11 +215,11 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
     }
   },
   SYNC_TOKEN_EXPIRED: async () => {
-    // A token no transaction of this database reached yet: from another database, or before a restore.
+    // A token of the format given before tokens were bound to their database.
     const since = `s1.${Buffer.from("999999999999:0:0:").toString("base64url")}`;
     return {
       res: await api().get(`/api/parkour/get-all-maps?since=${since}`).set("X-API-Key", key),
-      message: "since: this token is not from this database; take the full list again, without since",
+      message: "since: this token was given before tokens were bound to their database; take the full list again, without since",
     };
   },
   SHUTTING_DOWN: async () => {

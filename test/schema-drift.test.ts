@@ -47,7 +47,9 @@ function expectedType(f: DmmfField): string {
   const [native, args = []] = f.nativeType ?? [];
   switch (f.type) {
     case "Int":
-      return "int4";
+      return native === "SmallInt" ? "int2" : "int4";
+    case "Bytes":
+      return "bytea";
     case "BigInt":
       return "int8";
     case "Float":

@@ -1,7 +1,8 @@
 import { formatTimestamp } from "../fields/timestamp.js";
 import type { UniqueConstraint } from "../fields/entity.js";
 import { ENTITIES } from "../resources/entities.js";
-import type { ConstraintViolation } from "./prisma-errors.js";
+import { Prisma } from "../generated/prisma/client.js";
+import { uniqueViolation, type ConstraintViolation } from "./prisma-errors.js";
 
 /**
  * The unique constraints of the schema, by name: what they protect, so that
@@ -39,3 +40,35 @@ export function conflictMessage(violation: ConstraintViolation, input?: Record<s
   const on = fields.length > 0 ? ` on ${fields.join(", ")}` : "";
   return `Conflict with existing data${on} (${constraint})`;
 }
+
+/** The primary keys the database hands out (an id sequence): `<table>_pkey` → the table and its key column. */
+const GENERATED_KEYS = new Map(
+  ENTITIES.filter((e) => e.generatedKey).map((e) => [`${e.table}_pkey`, { table: e.table, key: e.primaryKey }]),
+);
+
+/**
+ * A unique violation on a key the sequence handed out: the id was already
+ * taken by a row written past the sequence (by hand, or by an insert that
+ * drew its id before an import moved the sequence on). Not the client's
+ * conflict: the write is retried with a fresh id (http/write.ts), never
+ * answered 409 ("already recorded" would make a client drop a write that was
+ * never stored).
+ */
+export function generatedKeyCollision(error: unknown): { table: string; key: string } | undefined {
+  const violation = uniqueViolation(error);
+  return violation?.constraint === undefined ? undefined : GENERATED_KEYS.get(violation.constraint);
+}
+
+/**
+ * Moves a table's id sequence to `atLeast` when it is behind, never back:
+ * ids the sequence handed out to inserts not yet committed (invisible to any
+ * MAX(id)) stay behind it. setval is not transactional: it holds even if the
+ * caller's transaction rolls back (a gap in the ids, nothing more).
+ */
+export function advanceIdSequence(table: string, key: string, atLeast: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`SELECT setval(x.s, x.m) FROM (SELECT pg_get_serial_sequence(${`"${table}"`}, ${key})::regclass AS s, (${atLeast})::bigint AS m) x
+     WHERE x.m IS NOT NULL AND x.m > coalesce(pg_sequence_last_value(x.s), 0)`;
+}
+
+/** The largest id a table holds (committed, or written by the caller's own transaction). */
+export const largestId = (table: string, key: string) => Prisma.sql`SELECT max(${Prisma.raw(`"${key}"`)}) FROM ${Prisma.raw(`"${table}"`)}`;

@@ -37,6 +37,12 @@ export interface SnapshotFacts {
   running: string[];
   /** How many statements had deleted rows of the table (data_versions."deletions"). */
   deletions: string;
+  /**
+   * The database's sync key, hex (sync_key(), migration 20261125100000_sync_identity): a secret made
+   * with the schema, bound to the server, the database and the identity table's own oid, so that a
+   * copy, another database or a restore has another. Tokens and cursors are sealed under it.
+   */
+  key: string;
 }
 
 export interface BatchQuery {
@@ -64,7 +70,7 @@ export async function readBatch(db: ReadClient, query: BatchQuery, snapshot = fa
   const facts = snapshot
     ? Prisma.sql`, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, pg_snapshot_xmax(pg_current_snapshot())::text AS xmax,
                  (SELECT coalesce(string_agg(x::text, ',' ORDER BY x), '') FROM pg_snapshot_xip(pg_current_snapshot()) x) AS running,
-                 (SELECT deletions::text FROM data_versions WHERE name = ${source.table}) AS deletions`
+                 (SELECT deletions::text FROM data_versions WHERE name = ${source.table}) AS deletions, sync_key() AS key`
     : Prisma.empty;
   const [batch] = await db.$queryRaw<(Omit<Batch, "more"> & { read: number; running?: string } & Partial<Omit<SnapshotFacts, "running">>)[]>(Prisma.sql`
     SELECT coalesce(string_agg(x.j, ',' ORDER BY x.k) FILTER (WHERE x.n <= ${rows}), '') AS json,

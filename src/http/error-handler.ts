@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler } from "express";
-import { conflictMessage } from "../db/constraints.js";
+import { conflictMessage, generatedKeyCollision } from "../db/constraints.js";
 import { isDatabaseUnavailable, isRecordNotFound, uniqueViolation } from "../db/prisma-errors.js";
 import { ApiError, errors } from "../errors.js";
 import type { Logger } from "../logger.js";
@@ -46,7 +46,8 @@ function toApiError(error: unknown, requestId: string): ApiError {
   if (parserError) return parserError;
   if (isRecordNotFound(error)) return errors.notFound("Record");
   const violation = uniqueViolation(error);
-  if (violation) return errors.conflict(conflictMessage(violation));
+  // A generated id still taken after the retries (http/write.ts) is the service's failure, not a duplicate of the client's.
+  if (violation && !generatedKeyCollision(error)) return errors.conflict(conflictMessage(violation));
   if (isDatabaseUnavailable(error)) return errors.databaseUnavailable();
   return errors.internal(requestId, error);
 }

@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { INT32_MAX } from "../fields/rules.js";
 import { queryInt } from "./query-params.js";
@@ -6,8 +7,10 @@ import { queryInt } from "./query-params.js";
  * The query parameters every list route takes (docs/CALLING.md, "Large
  * lists"), and the two opaque values it hands out: the sync token (the
  * Sync-Token header, sent back as `since`) and the page cursor (in the Link
- * header's next URL). Both are versioned (`s1.`, `c1.`) and base64url inside,
- * so that their content can change without breaking a client that keeps them.
+ * header's next URL). Both are versioned (`s2.`, `c2.`) and base64url inside,
+ * so that their content can change without breaking a client that keeps them,
+ * and sealed under the database's sync key (Seal): a token of another
+ * database, or of this one before a restore, is told apart from one altered.
  */
 
 export const MAX_PAGE_ROWS = 1000;
@@ -38,11 +41,39 @@ export interface Cursor {
   start: SyncPoint;
 }
 
+/**
+ * What binds a token or cursor to the database that gave it: the database's
+ * tag, and a MAC over the whole text, both under the database's sync key
+ * (db/list-query.ts, migration 20261125100000_sync_identity). Checked once
+ * that key is read, with the list's first batch (http/list.ts): a tag of
+ * another database is a 410, a MAC that does not match a 400.
+ */
+export interface Seal {
+  database: string;
+  mac: string;
+  /** The text the MAC covers: the token or cursor but its MAC. */
+  signed: string;
+}
+
+/** A token or cursor as sent: what it says, and its seal. */
+export interface Sealed<T> {
+  value: T;
+  seal: Seal;
+}
+
+/** A token or cursor of the format given before tokens were sealed (`s1.`, `c1.`): answered 410 once, then the client holds a sealed one. */
+export interface Superseded {
+  superseded: true;
+}
+
 export interface ListQuery {
   limit?: number;
-  cursor?: Cursor;
-  since?: SyncPoint;
+  cursor?: Sealed<Cursor> | Superseded;
+  since?: Sealed<SyncPoint> | Superseded;
 }
+
+export const isSuperseded = (value: Sealed<unknown> | Superseded | undefined): value is Superseded =>
+  value !== undefined && "superseded" in value;
 
 const INT64_MAX = 2n ** 63n - 1n;
 /** A transaction id or a count: decimal, and within PostgreSQL's bigint (a larger one would fail the query, not the token). */
@@ -53,10 +84,33 @@ const INT = /^\d{1,10}$/;
 const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64url");
 const unb64 = (text: string) => (/^[A-Za-z0-9_-]{1,2000}$/.test(text) ? Buffer.from(text, "base64url").toString("utf8") : "");
 
+/**
+ * The database's sync key (32 bytes, read as hex from the database) and what
+ * it gives: the database's tag (8 bytes) and a token's MAC (16 bytes), both
+ * HMAC-SHA256, base64url.
+ */
+const hmac = (key: Buffer, text: string, bytes: number) => createHmac("sha256", key).update(text).digest().subarray(0, bytes).toString("base64url");
+const DATABASE_TAG = /^[A-Za-z0-9_-]{11}$/;
+const MAC = /^[A-Za-z0-9_-]{22}$/;
+export const databaseTag = (key: Buffer) => hmac(key, "sync-database", 8);
+
+function seal(prefix: string, body: string, key: Buffer): string {
+  const signed = `${prefix}${b64(`${databaseTag(key)}:${body}`)}`;
+  return `${signed}.${hmac(key, signed, 16)}`;
+}
+
+/** Whether the seal is this database's (tag) and intact (MAC, compared in constant time). */
+export function checkSeal(s: Seal, key: Buffer): "valid" | "other-database" | "altered" {
+  if (s.database !== databaseTag(key)) return "other-database";
+  const expected = Buffer.from(hmac(key, s.signed, 16));
+  const sent = Buffer.from(s.mac);
+  return sent.length === expected.length && timingSafeEqual(sent, expected) ? "valid" : "altered";
+}
+
 /** `from:deletions:at:running`, each running transaction as its distance below `from` (a few digits). */
 const syncPoint = (p: SyncPoint) => `${p.from}:${p.deletions}:${p.at}:${p.running.map((id) => (BigInt(p.from) - BigInt(id)).toString()).join(",")}`;
-export const encodeSyncToken = (p: SyncPoint) => `s1.${b64(syncPoint(p))}`;
-export const encodeCursor = (c: Cursor) => `c1.${b64(`${c.after}:${syncPoint(c.start)}`)}`;
+export const encodeSyncToken = (p: SyncPoint, key: Buffer) => seal("s2.", syncPoint(p), key);
+export const encodeCursor = (c: Cursor, key: Buffer) => seal("c2.", `${c.after}:${syncPoint(c.start)}`, key);
 
 /** The sync point's four parts, as split from a token or a cursor. */
 function readSyncPoint([from, deletions, at, running, ...rest]: string[]): SyncPoint | undefined {
@@ -66,21 +120,45 @@ function readSyncPoint([from, deletions, at, running, ...rest]: string[]): SyncP
   return { from: from!, running: below.map((n) => (BigInt(from!) - BigInt(n)).toString()), deletions: deletions!, at: Number(at) };
 }
 
-function decodeSyncToken(token: string): SyncPoint | undefined {
-  return token.startsWith("s1.") ? readSyncPoint(unb64(token.slice(3)).split(":")) : undefined;
+/** A sealed text's parts after the database tag, and its seal; undefined when it is not one. */
+function unseal(text: string, prefix: string): { parts: string[]; seal: Seal } | undefined {
+  const dot = text.lastIndexOf(".");
+  if (!text.startsWith(prefix) || dot <= prefix.length) return undefined;
+  const mac = text.slice(dot + 1);
+  const [database, ...parts] = unb64(text.slice(prefix.length, dot)).split(":");
+  if (!MAC.test(mac) || !DATABASE_TAG.test(database ?? "")) return undefined;
+  return { parts, seal: { database: database!, mac, signed: text.slice(0, dot) } };
 }
 
-function decodeCursor(cursor: string): Cursor | undefined {
-  if (!cursor.startsWith("c1.")) return undefined;
-  const [after, ...start] = unb64(cursor.slice(3)).split(":");
+function readCursor([after, ...start]: string[]): Cursor | undefined {
   const point = readSyncPoint(start);
   if (point === undefined || !INT.test(after ?? "") || Number(after) > INT32_MAX) return undefined;
   return { after: Number(after), start: point };
 }
 
-/** What a token and a cursor look like, for the OpenAPI document. */
-export const EXAMPLE_SYNC_TOKEN = encodeSyncToken({ from: "754", running: [], deletions: "0", at: 1764000000000 });
-export const EXAMPLE_CURSOR = encodeCursor({ after: 100, start: { from: "754", running: [], deletions: "0", at: 1764000000000 } });
+function decodeSyncToken(token: string): Sealed<SyncPoint> | Superseded | undefined {
+  if (token.startsWith("s1.")) return readSyncPoint(unb64(token.slice(3)).split(":")) ? { superseded: true } : undefined;
+  const sealed = unseal(token, "s2.");
+  const value = sealed && readSyncPoint(sealed.parts);
+  return value && { value, seal: sealed.seal };
+}
+
+function decodeCursor(cursor: string): Sealed<Cursor> | Superseded | undefined {
+  if (cursor.startsWith("c1.")) return readCursor(unb64(cursor.slice(3)).split(":")) ? { superseded: true } : undefined;
+  const sealed = unseal(cursor, "c2.");
+  const value = sealed && readCursor(sealed.parts);
+  return value && { value, seal: sealed.seal };
+}
+
+/** What a token and a cursor look like, for the OpenAPI document (under a key of zeros). */
+const EXAMPLE_KEY = Buffer.alloc(32);
+const EXAMPLE_POINT: SyncPoint = { from: "754", running: [], deletions: "0", at: 1764000000000 };
+export const EXAMPLE_SYNC_TOKEN = encodeSyncToken(EXAMPLE_POINT, EXAMPLE_KEY);
+export const EXAMPLE_CURSOR = encodeCursor({ after: 100, start: EXAMPLE_POINT }, EXAMPLE_KEY);
+
+/** What a token or cursor the service did not give is told (a 400), whether garbled or altered. */
+export const NOT_A_CURSOR = "not a cursor of this list: send the one from the Link header's next URL unchanged";
+export const NOT_A_SYNC_TOKEN = "not a sync token: send the Sync-Token header of an earlier answer of this list unchanged";
 
 const opaque = <T>(decode: (text: string) => T | undefined, message: string) =>
   z
@@ -103,7 +181,7 @@ export const LIST_QUERY = {
         'Link header whose rel="next" URL asks for the next page. Without it the whole list.',
       example: 100,
     }),
-  cursor: opaque(decodeCursor, "not a cursor of this list: send the one from the Link header's next URL unchanged")
+  cursor: opaque(decodeCursor, NOT_A_CURSOR)
     .optional()
     .meta({
       description:
@@ -111,7 +189,7 @@ export const LIST_QUERY = {
         "parameters). Pages never skip nor repeat a row, even while rows are added.",
       example: EXAMPLE_CURSOR,
     }),
-  since: opaque(decodeSyncToken, "not a sync token: send the Sync-Token header of an earlier answer of this list unchanged")
+  since: opaque(decodeSyncToken, NOT_A_SYNC_TOKEN)
     .optional()
     .meta({
       description:

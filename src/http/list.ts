@@ -4,7 +4,7 @@ import { ALL_ROWS, readBatch, writtenSince, type BatchQuery } from "../db/list-q
 import type { AppDeps } from "../deps.js";
 import { errors } from "../errors.js";
 import { Prisma } from "../generated/prisma/client.js";
-import { encodeCursor, encodeSyncToken, MAX_RUNNING, type ListQuery, type SyncPoint } from "./list-params.js";
+import { checkSeal, encodeCursor, encodeSyncToken, isSuperseded, MAX_RUNNING, NOT_A_CURSOR, NOT_A_SYNC_TOKEN, type ListQuery, type Seal, type SyncPoint } from "./list-params.js";
 import type { RouteInput, StreamedList } from "./route.js";
 
 /**
@@ -50,19 +50,31 @@ export const isPage = (input: RouteInput): boolean => (input.query as ListQuery 
  */
 export async function sendList(answer: StreamedList, etag: string | undefined, req: Request, res: Response, deps: AppDeps): Promise<void> {
   const { list, input, ctx } = answer;
-  const { limit, cursor, since } = input.query;
+  const query0 = input.query;
+  // A token or cursor of the unsealed format (before 2026-11-25): told once to start again, and the answer carries a sealed one.
+  if (isSuperseded(query0.since)) throw errors.syncTokenExpired("this token was given before tokens were bound to their database");
+  if (isSuperseded(query0.cursor)) throw errors.cursorExpired("this cursor was given before cursors were bound to their database");
+  const { limit } = query0;
+  const since = query0.since?.value;
+  const cursor = query0.cursor?.value;
   const now = ctx.now();
   const where = since
     ? Prisma.sql`${writtenSince(since.from, since.running)}${list.joinedSince ? Prisma.sql` OR (${list.joinedSince(new Date(since.at), now)})` : Prisma.empty}`
     : (list.where?.(input, ctx) ?? ALL_ROWS);
   const query: BatchQuery = { source: list.source, where, after: cursor?.after ?? null, rows: limit ?? LIST_BATCH_ROWS };
   const first = await readBatch(ctx.db, query, true);
-  if (since) answerable(since, first);
+  const key = syncKey(first.key);
+  // Judged under the key read with the batch, before anything is sent: nothing of the batch leaves for a token refused.
+  if (query0.cursor) unsealed(query0.cursor.seal, key, "cursor");
+  if (query0.since) {
+    unsealed(query0.since.seal, key, "since");
+    answerable(query0.since.value, first);
+  }
   const start: SyncPoint = cursor?.start ?? { ...resumeAfter(first), deletions: first.deletions, at: now.getTime() };
   if (etag !== undefined) res.setHeader("ETag", etag);
-  res.setHeader("Sync-Token", encodeSyncToken(start));
+  res.setHeader("Sync-Token", encodeSyncToken(start, key));
   res.type("application/json; charset=utf-8").status(200);
-  if (limit !== undefined && first.more) res.setHeader("Link", nextLink(req, nextPageQuery(req, encodeCursor({ after: first.last!, start }))));
+  if (limit !== undefined && first.more) res.setHeader("Link", nextLink(req, nextPageQuery(req, encodeCursor({ after: first.last!, start }, key))));
   if (limit !== undefined || !first.more) {
     res.send(`[${first.json}]`);
     return;
@@ -70,6 +82,26 @@ export async function sendList(answer: StreamedList, etag: string | undefined, r
   await stream(res, `[${first.json}`, { ...query, after: first.last, rows: nextBatchRows(first.json, query.rows) }, (q) => readBatch(ctx.db, q), (error) =>
     deps.logger.error({ err: error, method: req.method, path: req.path }, "list failed after its first byte: connection cut, the client sees a broken body"),
   );
+}
+
+function syncKey(hex: string | null): Buffer {
+  // The migration stores one identity row; without it no token can be sealed or judged.
+  if (!hex) throw new Error("sync_identity holds no row: the database's sync key is missing (re-run the migrations)");
+  return Buffer.from(hex, "hex");
+}
+
+/**
+ * A token or cursor sealed by another database (or by this one before it was
+ * restored: the key is bound to the identity table's oid, which a restore
+ * renews) is a 410: the client's cache is not this database's. One whose MAC
+ * does not match was altered: a 400, as for any text the service did not give.
+ */
+function unsealed(seal: Seal, key: Buffer, parameter: "since" | "cursor"): void {
+  const verdict = checkSeal(seal, key);
+  if (verdict === "valid") return;
+  if (verdict === "altered") throw errors.validation(`${parameter}: ${parameter === "since" ? NOT_A_SYNC_TOKEN : NOT_A_CURSOR}`);
+  const reason = "this token is not from this database (another database, or this one restored from a backup since)";
+  throw parameter === "since" ? errors.syncTokenExpired(reason) : errors.cursorExpired(reason.replace("token", "cursor"));
 }
 
 /**
@@ -81,7 +113,11 @@ function resumeAfter(snapshot: { xmin: string; xmax: string; running: string[] }
   return snapshot.running.length <= MAX_RUNNING ? { from: snapshot.xmax, running: snapshot.running } : { from: snapshot.xmin, running: [] };
 }
 
-/** 410 for a token from before a deletion (its client may hold a row that is gone), or not from this database. */
+/**
+ * 410 for a token from before a deletion (its client may hold a row that is
+ * gone), or naming transactions this database has not reached (a physical
+ * backup restored: its sealing key is the same, its transaction ids went back).
+ */
 function answerable(since: SyncPoint, snapshot: { xmax: string; deletions: string }): void {
   const deletions = BigInt(snapshot.deletions);
   if (BigInt(since.from) > BigInt(snapshot.xmax) || BigInt(since.deletions) > deletions) throw errors.syncTokenExpired("this token is not from this database");

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response, Router } from "express";
 import type { z } from "zod";
 import { authenticate, authorize, type AuthenticationGuards } from "../auth/authenticate.js";
-import { conflictMessage } from "../db/constraints.js";
+import { conflictMessage, generatedKeyCollision } from "../db/constraints.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
 import type { AppDeps } from "../deps.js";
 import { errors } from "../errors.js";
@@ -74,7 +74,8 @@ async function conflictsNamed<T>(handled: Promise<T>, input: RouteInput): Promis
     return await handled;
   } catch (error) {
     const violation = uniqueViolation(error);
-    if (violation) throw errors.conflict(conflictMessage(violation, { ...asRecord(input.query), ...asRecord(input.body) }));
+    // An id the sequence drew that was already taken is no conflict of the client's: the write is retried (http/write.ts).
+    if (violation && !generatedKeyCollision(error)) throw errors.conflict(conflictMessage(violation, { ...asRecord(input.query), ...asRecord(input.body) }));
     throw error;
   }
 }

@@ -2,6 +2,7 @@ import type { Request, Response } from "express";
 import { auditedWrite, recordAudit, type AuditSource } from "../audit/audit.js";
 import type { Config } from "../config.js";
 import type { DbClient } from "../db/client.js";
+import { advanceIdSequence, generatedKeyCollision, largestId } from "../db/constraints.js";
 import type { AppDeps } from "../deps.js";
 import { claimKey, fingerprint, idempotencyKey, purgeExpiredKeys, REPLAYED_HEADER, runOnce, type Answer, type Written } from "./idempotency.js";
 import { Versioned, type RouteSpec, type TransactionContext } from "./route.js";
@@ -46,14 +47,11 @@ export async function runWrite(
   };
   const sent = ({ body, etag }: Written): Answer => ({ status: success, text: JSON.stringify(body), etag });
 
-  let answer: Answer;
-  if (key === undefined && route.oneStatement) {
+  const attempt = async (): Promise<Answer> => {
     // One statement, the write and its audit entry: atomic on its own.
-    answer = sent(await run(deps.db.prisma, deps.db.writeQueries));
-  } else if (key === undefined) {
+    if (key === undefined && route.oneStatement) return sent(await run(deps.db.prisma, deps.db.writeQueries));
     // Serialised inside the transaction: a body that cannot be sent rolls the write back.
-    answer = await deps.db.prisma.$transaction(async (tx) => sent(await run(tx)), transactionOptions(deps.config));
-  } else {
+    if (key === undefined) return deps.db.prisma.$transaction(async (tx) => sent(await run(tx)), transactionOptions(deps.config));
     const now = deps.now();
     await purgeExpiredKeys(deps.db.prisma, now);
     const request = {
@@ -63,15 +61,39 @@ export async function runWrite(
       fingerprint: fingerprint(route, req.body),
       now,
     };
-    answer = await deps.db.prisma.$transaction(async (tx) => {
+    return deps.db.prisma.$transaction(async (tx) => {
       const stored = await claimKey(tx, request);
       if (stored) return { ...stored, replayed: true };
       return runOnce(tx, request, route, success, () => run(tx));
     }, transactionOptions(deps.config));
-  }
+  };
+  const answer = await withFreshIdOnCollision(deps, attempt);
   if (answer.replayed) res.setHeader(REPLAYED_HEADER, "true");
   if (answer.etag) res.setHeader("ETag", answer.etag);
   sendJsonText(res, answer.status, answer.text);
+}
+
+/** Attempts of a write whose new id collides with a row written past the id sequence (db/constraints.ts). */
+const ID_ATTEMPTS = 3;
+
+/**
+ * Runs the write again, whole, when the id its insert drew was already taken
+ * (rows imported or written by hand past the sequence, with an insert in
+ * flight across the import): the sequence is moved past the table's ids and
+ * the write gets a fresh one. Nothing of the failed attempt was kept: its
+ * statement, or its transaction, failed as a whole.
+ */
+async function withFreshIdOnCollision(deps: AppDeps, attempt: () => Promise<Answer>): Promise<Answer> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const collision = generatedKeyCollision(error);
+      if (collision === undefined || n === ID_ATTEMPTS) throw error;
+      deps.logger.warn({ table: collision.table }, "a new id was already taken (rows written past the id sequence): sequence moved past them, write retried");
+      await deps.db.prisma.$queryRaw(advanceIdSequence(collision.table, collision.key, largestId(collision.table, collision.key)));
+    }
+  }
 }
 
 /**

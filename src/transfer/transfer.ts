@@ -1,4 +1,5 @@
 import { recordAudit, type AuditSource } from "../audit/audit.js";
+import { advanceIdSequence, largestId } from "../db/constraints.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
 import { formatTimestamp } from "../fields/timestamp.js";
 import { issueMessages, PARSE_OPTIONS } from "../http/validation.js";
@@ -13,7 +14,9 @@ import { TRANSFER_RESOURCES, type TransferResource } from "./resources.js";
  * Import is all or nothing: the whole file is validated first (every error
  * names its array, index and field), then every record is upserted by id in
  * one transaction, and the id sequences are moved past the imported ids so
- * that records created later through the API do not collide with them.
+ * that records created later through the API do not collide with them. A
+ * sequence only moves forward: an id it handed out to an insert still in
+ * flight (no MAX(id) can see it) stays behind it.
  */
 export class ImportError extends Error {
   constructor(readonly problems: string[]) {
@@ -113,12 +116,9 @@ export async function importData(prisma: PrismaClient, data: unknown, by?: Audit
         if (rows.length === 0) continue;
         await checkReferences(tx, r, rows);
         await checkUniqueAgainstDatabase(tx, r, rows);
+        // Before the rows go in: inserts through the API meanwhile draw ids past the imported ones.
+        if (r.entity.generatedKey) await moveSequencePast(tx, r, rows);
         await upsert(tx, r, rows);
-        if (r.entity.generatedKey) {
-          await tx.$executeRawUnsafe(
-            `SELECT setval(pg_get_serial_sequence('${r.entity.table}', '${r.entity.primaryKey}'), (SELECT MAX(${q(r.entity.primaryKey)}) FROM ${q(r.entity.table)}))`,
-          );
-        }
         summary[r.key] = rows.length;
       }
       if (by) await recordAudit(tx, { ...by, action: "data.import", target: "import", changes: { ...summary } });
@@ -126,6 +126,12 @@ export async function importData(prisma: PrismaClient, data: unknown, by?: Audit
     { timeout: 10 * 60_000, maxWait: 60_000 },
   );
   return summary;
+}
+
+async function moveSequencePast(tx: Tx, r: TransferResource, rows: Record<string, unknown>[]): Promise<void> {
+  const { table, primaryKey } = r.entity;
+  const imported = rows.reduce((max, row) => Math.max(max, Number(row[primaryKey])), 0);
+  await tx.$queryRaw(advanceIdSequence(table, primaryKey, Prisma.sql`SELECT GREATEST(${imported}::bigint, (${largestId(table, primaryKey)}))`));
 }
 
 async function upsert(tx: Tx, r: TransferResource, rows: Record<string, unknown>[]): Promise<void> {

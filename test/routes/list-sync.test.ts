@@ -1,3 +1,7 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
@@ -25,7 +29,7 @@ async function list(path: string, since?: string): Promise<{ rows: Row[]; token:
   const res = await fetch(url, { headers: { "X-API-Key": key } });
   expect(res.status).toBe(200);
   const token = res.headers.get("sync-token");
-  expect(token).toMatch(/^s1\./);
+  expect(token).toMatch(/^s2\./);
   return { rows: (await res.json()) as Row[], token: token! };
 }
 
@@ -116,13 +120,109 @@ describe("sync by change", () => {
     },
   );
 
-  it("when a token claims more deletions than the list has seen, then 410: it is not from this database", async () => {
+});
+
+describe("tokens and cursors bound to their database", () => {
+  const get = (path: string, apiKey = key, base = t.url) => fetch(`${base}/api${path}`, { headers: { "X-API-Key": apiKey } });
+  const message = async (res: Response) => ((await res.json()) as { message: string }).message;
+  /** The token with one part of its sync point changed (from, deletions, at, running), its seal kept. */
+  function altered(token: string, part: number, change: (value: string) => string): string {
+    const dot = token.lastIndexOf(".");
+    const [database, ...point] = Buffer.from(token.slice(3, dot), "base64url").toString().split(":");
+    point[part] = change(point[part]!);
+    return `${token.slice(0, 3)}${Buffer.from([database, ...point].join(":")).toString("base64url")}${token.slice(dot)}`;
+  }
+
+  it("when a token's transaction id is lowered, then 400: the service did not give it", async () => {
+    await makePlayer(prisma());
+    const { token } = await list("/player/get-all-players");
+    const forged = altered(token, 0, (from) => String(BigInt(from) - 50n));
+    const res = await get(`/player/get-all-players?since=${forged}`);
+    expect(res.status).toBe(400);
+    expect(await message(res)).toBe("since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged");
+  });
+
+  it("when a token claims more deletions, or a cursor another row, then 400", async () => {
     const { token } = await list("/parkour/get-all-maps");
-    const [from, deletions, ...rest] = Buffer.from(token.slice(3), "base64url").toString().split(":");
-    const forged = `s1.${Buffer.from([from, BigInt(deletions!) + 1n, ...rest].join(":")).toString("base64url")}`;
-    const res = await fetch(`${t.url}/api/parkour/get-all-maps?since=${forged}`, { headers: { "X-API-Key": key } });
+    const more = await get(`/parkour/get-all-maps?since=${altered(token, 1, (n) => String(BigInt(n) + 1n))}`);
+    expect(more.status).toBe(400);
+    const page = await get("/player/get-all-players?limit=2");
+    const next = new URL(/<([^>]+)>/.exec(page.headers.get("link")!)![1]!, `${t.url}/api/player/`);
+    const cursor = next.searchParams.get("cursor")!;
+    const dot = cursor.lastIndexOf(".");
+    const [database, after, ...point] = Buffer.from(cursor.slice(3, dot), "base64url").toString().split(":");
+    const moved = `c2.${Buffer.from([database, Number(after) + 5, ...point].join(":")).toString("base64url")}${cursor.slice(dot)}`;
+    const res = await get(`/player/get-all-players?limit=2&cursor=${moved}`);
+    expect(res.status).toBe(400);
+    expect(await message(res)).toBe("cursor: not a cursor of this list: send the one from the Link header's next URL unchanged");
+    // The cursor as given still works.
+    expect((await get(`/player/get-all-players?limit=2&cursor=${cursor}`)).status).toBe(200);
+  });
+
+  it("when a token or cursor comes from another database, then 410 both ways, and its own database still answers it", async () => {
+    const other = await startTestApp();
+    try {
+      const otherKey = await other.key("user-A");
+      const mine = await list("/player/get-all-players");
+      const theirs = (await get("/player/get-all-players", otherKey, other.url)).headers.get("sync-token")!;
+      const here = await get(`/player/get-all-players?since=${theirs}`);
+      expect(here.status).toBe(410);
+      expect(await message(here)).toBe(
+        "since: this token is not from this database (another database, or this one restored from a backup since); take the full list again, without since",
+      );
+      expect((await get(`/player/get-all-players?since=${mine.token}`, otherKey, other.url)).status).toBe(410);
+      const theirPage = await get("/player/get-all-players?limit=1", otherKey, other.url);
+      await makePlayer(other.database.db.prisma);
+      await makePlayer(other.database.db.prisma);
+      const link = (await get("/player/get-all-players?limit=1", otherKey, other.url)).headers.get("link")!;
+      const cursor = new URL(/<([^>]+)>/.exec(link)![1]!, "http://x/api/player/").searchParams.get("cursor")!;
+      expect(theirPage.status).toBe(200);
+      const page = await get(`/player/get-all-players?limit=1&cursor=${cursor}`);
+      expect(page.status).toBe(410);
+      expect(await message(page)).toMatch(/^cursor: this cursor is not from this database .*; walk the list again from its first page, without cursor$/);
+      expect((await list("/player/get-all-players", mine.token)).rows).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("when a token of the unsealed format (s1., before 2026-11-25) comes, then 410 once, and the list's new token works", async () => {
+    const old = `s1.${Buffer.from("754:0:1764000000000:").toString("base64url")}`;
+    const res = await get(`/player/get-all-players?since=${old}`);
     expect(res.status).toBe(410);
-    expect(((await res.json()) as { message: string }).message).toBe("since: this token is not from this database; take the full list again, without since");
+    expect(await message(res)).toBe("since: this token was given before tokens were bound to their database; take the full list again, without since");
+    const { token } = await list("/player/get-all-players");
+    expect((await list("/player/get-all-players", token)).rows).toEqual([]);
+    const oldCursor = `c1.${Buffer.from("5:754:0:1764000000000:").toString("base64url")}`;
+    expect((await get(`/player/get-all-players?limit=2&cursor=${oldCursor}`)).status).toBe(410);
+  });
+
+  it("when the database is restored from a backup (pg_dump, pg_restore --clean: its identity table made anew, secret and all), then tokens given before are 410", async () => {
+    const { token } = await list("/parkour/get-all-maps");
+    if (onPostgres) {
+      // OPERATIONS.md's backup and restore, as written there.
+      const file = path.join(mkdtempSync(path.join(tmpdir(), "restore-")), "community.dump");
+      for (const [command, args] of [
+        ["pg_dump", ["--format=custom", `--file=${file}`, t.database.url!]],
+        ["pg_restore", ["--clean", "--if-exists", "--no-owner", `--dbname=${t.database.url!}`, file]],
+      ] as const) {
+        const run = spawnSync(command, args, { encoding: "utf8" });
+        expect(run.status, `${command}: ${run.stderr}`).toBe(0);
+      }
+    } else {
+      // What pg_restore --clean does to the table: drops it and creates it again with the dumped row (a new oid).
+      await prisma().$transaction([
+        prisma().$executeRawUnsafe(`CREATE TEMP TABLE kept AS SELECT * FROM sync_identity`),
+        prisma().$executeRawUnsafe(`DROP TABLE sync_identity CASCADE`),
+        prisma().$executeRawUnsafe(`CREATE TABLE sync_identity (id SMALLINT NOT NULL DEFAULT 1 PRIMARY KEY, secret BYTEA NOT NULL)`),
+        prisma().$executeRawUnsafe(`INSERT INTO sync_identity SELECT * FROM kept`),
+        prisma().$executeRawUnsafe(`DROP TABLE kept`),
+      ]);
+    }
+    const res = await get(`/parkour/get-all-maps?since=${token}`);
+    expect(res.status).toBe(410);
+    const fresh = await list("/parkour/get-all-maps");
+    expect((await list("/parkour/get-all-maps", fresh.token)).rows).toEqual([]);
   });
 });
 

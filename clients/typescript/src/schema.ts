@@ -1201,7 +1201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The list's `since` token can no longer be answered: rows of the list were deleted after it was given (an operator's hand), or it is not from this database (restored, or another deployment's). Answered by the list routes only. */
+            /** @description The list's `since` token (or a page's `cursor`) can no longer be answered: rows of the list were deleted after it was given (an operator's hand), it is not from this database (another deployment's, or this database restored from a backup since), or it was given before tokens were bound to their database (2026-11-25). Answered by the list routes only. */
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1355,7 +1355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The list's `since` token can no longer be answered: rows of the list were deleted after it was given (an operator's hand), or it is not from this database (restored, or another deployment's). Answered by the list routes only. */
+            /** @description The list's `since` token (or a page's `cursor`) can no longer be answered: rows of the list were deleted after it was given (an operator's hand), it is not from this database (another deployment's, or this database restored from a backup since), or it was given before tokens were bound to their database (2026-11-25). Answered by the list routes only. */
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2165,7 +2165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The list's `since` token can no longer be answered: rows of the list were deleted after it was given (an operator's hand), or it is not from this database (restored, or another deployment's). Answered by the list routes only. */
+            /** @description The list's `since` token (or a page's `cursor`) can no longer be answered: rows of the list were deleted after it was given (an operator's hand), it is not from this database (another deployment's, or this database restored from a backup since), or it was given before tokens were bound to their database (2026-11-25). Answered by the list routes only. */
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2319,7 +2319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The list's `since` token can no longer be answered: rows of the list were deleted after it was given (an operator's hand), or it is not from this database (restored, or another deployment's). Answered by the list routes only. */
+            /** @description The list's `since` token (or a page's `cursor`) can no longer be answered: rows of the list were deleted after it was given (an operator's hand), it is not from this database (another deployment's, or this database restored from a backup since), or it was given before tokens were bound to their database (2026-11-25). Answered by the list routes only. */
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3019,7 +3019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The list's `since` token can no longer be answered: rows of the list were deleted after it was given (an operator's hand), or it is not from this database (restored, or another deployment's). Answered by the list routes only. */
+            /** @description The list's `since` token (or a page's `cursor`) can no longer be answered: rows of the list were deleted after it was given (an operator's hand), it is not from this database (another deployment's, or this database restored from a backup since), or it was given before tokens were bound to their database (2026-11-25). Answered by the list routes only. */
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -1,4 +1,4 @@
-import { conflictMessage } from "../../db/constraints.js";
+import { conflictMessage, generatedKeyCollision } from "../../db/constraints.js";
 import { foreignKeyViolation, uniqueViolation } from "../../db/prisma-errors.js";
 import { insertColumns } from "../../db/sql.js";
 import { errors } from "../../errors.js";
@@ -44,8 +44,10 @@ export const rewardLogRoutes = [
         // An unknown player is a 409 on this route, where the other routes answer 400.
         const unknown = foreignKeyViolation(error);
         if (unknown) throw errors.conflict(rewardLog.unknownReference(values, unknown.constraint));
+        // A 409 here means "already recorded" to clients (CALLING.md): only the reward's own uniqueness says so. An id
+        // already taken (rows written past the sequence) is retried with a fresh one (http/write.ts).
         const violation = uniqueViolation(error);
-        if (violation) throw errors.conflict(conflictMessage(violation, values));
+        if (violation && !generatedKeyCollision(error)) throw errors.conflict(conflictMessage(violation, values));
         throw error;
       }
     },
