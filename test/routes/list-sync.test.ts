@@ -231,8 +231,7 @@ describe("tokens and cursors bound to their database", () => {
  * assigns it, as a write to any table would), then waits a random while (on PostgreSQL, on connections of
  * its own) before writing players and committing, so a transaction begun earlier often commits after later
  * ones were already read by a sync. (Writes to players queue on the table's version row from their first
- * write to their commit, so the gap is between taking the id and writing; one row update per transaction,
- * as a second one could deadlock against that queue.) On PGlite,
+ * statement to their commit, so the gap is between taking the id and writing.) On PGlite,
  * with its one connection, the transactions run one after another (a sync waits for the one open):
  * the loop then checks that syncs interleaved between writes lose nothing.
  */
