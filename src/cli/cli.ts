@@ -42,6 +42,8 @@ ${WEBHOOK_USAGE}
   migrate                                apply pending database migrations
   help                                   this text
 
+A username beginning with '-' (refused for new users) goes after --: user revoke -- -name.
+
 The CLI uses the same database as the server (DATABASE_URL, or the embedded
 database in DATA_DIR, which only one process may open at a time).`;
 

@@ -2583,8 +2583,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 3 to 32 letters, digits, '_', '-', '.'; unique regardless of case */
-                    username: string;
+                    /** @description 3 to 32 letters, digits, '_', '-', '.', not beginning with '-'; unique regardless of case */
+                    username: string & (unknown & unknown);
                     /**
                      * @description 1 to 32 capitals and '_'; stored, grants nothing by itself
                      * @default USER
