@@ -1,5 +1,6 @@
 import { ServerResponse } from "node:http";
 import express, { type Express } from "express";
+import { ipAddressOrNothing } from "./auth/address-allow-list.js";
 import { CallerDirectory } from "./auth/callers.js";
 import { Bulkhead } from "./http/bulkhead.js";
 import type { KeyCache } from "./auth/key-cache.js";
@@ -98,6 +99,15 @@ export function createApp(options: AppOptions): Express {
   // Which X-Forwarded-For hops name the client (req.ip), for the per-address limit and the
   // per-user address allow-lists: only the configured proxies.
   app.set("trust proxy", config.trustProxy);
+  // Behind a trusted proxy req.ip is the client's own X-Forwarded-For text: anything but an IP address
+  // is no address (undefined), everywhere it goes (audit entries, allow-lists, per-address limits).
+  const forwardedIp = Object.getOwnPropertyDescriptor(express.request, "ip")!.get!;
+  Object.defineProperty(app.request, "ip", {
+    configurable: true,
+    get(this: express.Request) {
+      return ipAddressOrNothing(forwardedIp.call(this) as string | undefined);
+    },
+  });
   // No body-hash ETag on every response: conditional requests come from a cheap version, per route.
   app.set("etag", false);
   app.set("query parser", parseQueryString);

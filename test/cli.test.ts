@@ -183,6 +183,21 @@ describe("user list, revoke, rotate", () => {
     expect((await t.database.db.prisma.apiUser.findUniqueOrThrow({ where: { username: "grace-check" } })).rotatedAt).toBeNull();
   });
 
+  it("when a name begins with '-', then user create refuses it; a user already so named is addressed after --", async () => {
+    const refused = await cli(["user", "create", "--", "--json"]);
+    expect(refused).toMatchObject({ code: 1, stdout: "" });
+    expect(refused.stderr).toContain("Invalid username '--json': must not begin with '-'");
+    // Created before the rule: revoke, rotate and allow-ip reach it after --, like any user.
+    const old = (await cli(["user", "create", "dash-later"])).stdout.trim();
+    await t.database.db.prisma.apiUser.update({ where: { username: "dash-later" }, data: { username: "--json" } });
+    expect((await cli(["user", "revoke", "--json"])).code).toBe(2);
+    const rotated = await cli(["user", "rotate", "--grace", "0", "--", "--json"]);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect((await getPlayers(old)).status).toBe(401);
+    expect(await cli(["user", "allow-ip", "--", "--json", "127.0.0.1"])).toMatchObject({ code: 0 });
+    expect(await cli(["user", "revoke", "--", "--json"])).toMatchObject({ code: 0, stdout: "Revoked '--json': its key no longer works.\n" });
+  });
+
   it("when the user does not exist, or the command is unknown, then a non-zero exit", async () => {
     expect(await cli(["user", "revoke", "ghost"])).toMatchObject({ code: 1, stderr: "API user not found\n" });
     expect(await cli(["user", "rotate", "ghost"])).toMatchObject({ code: 1, stderr: "API user not found\n" });

@@ -33,8 +33,22 @@ describe.runIf(available)("the docs page in Chromium", () => {
       if (!req.url().startsWith(origin)) outside.push(req.url());
     });
     page.on("pageerror", (error) => pageErrors.push(error.message));
+    // What the Content-Security-Policy refuses is reported on the console.
+    const refused: string[] = [];
+    page.on("console", (msg) => {
+      if (/Content Security Policy/i.test(msg.text())) refused.push(msg.text());
+    });
     await page.goto(`${origin}/api/docs`);
     await page.waitForSelector(".opblock", { timeout: 30_000 });
+    // An operation opened: its example values, schemas and responses (highlighted code) render too.
+    await page.locator(".opblock-summary", { hasText: "/cosmetic/update-cosmetic" }).first().click();
+    await page.waitForSelector(".opblock.is-open .highlight-code", { timeout: 10_000 });
+    await page.locator('.opblock.is-open button[data-name="model"]').first().click();
+    await page.waitForSelector(".opblock.is-open .model-box", { timeout: 10_000 });
+    // The highlighted examples are coloured though the policy admits no inline style (set through the DOM).
+    expect(await page.locator(".opblock.is-open .highlight-code span[style*='color']").count()).toBeGreaterThan(0);
+    const coloured = page.locator(".opblock.is-open .highlight-code span[style*='color']").first();
+    expect(await coloured.evaluate((e) => getComputedStyle(e).color)).toBe(/color: ([^;]+)/.exec((await coloured.getAttribute("style"))!)![1]);
     const operations = (await page.locator(".opblock .opblock-summary-path").allTextContents()).map((text) =>
       text.replace(/\u200b/g, "").trim(),
     );
@@ -48,8 +62,12 @@ describe.runIf(available)("the docs page in Chromium", () => {
       ].sort(),
     );
     await expect(page.locator(".info .title").first().textContent()).resolves.toContain("Game community API");
+    await page.locator(".btn.authorize").first().click();
+    await page.waitForSelector(".modal-ux .auth-container", { timeout: 10_000 });
+    await page.locator(".modal-ux .close-modal").first().click();
     expect(outside).toEqual([]);
     expect(pageErrors).toEqual([]);
+    expect(refused).toEqual([]);
     mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: false });
     expect(existsSync(SCREENSHOT)).toBe(true);

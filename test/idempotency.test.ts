@@ -231,6 +231,19 @@ describe("Idempotency-Key on the POST routes", () => {
     expect((await patch()).headers["idempotent-replayed"]).toBeUndefined();
   });
 
+  it("when the key holds an API key (the caller's own, or one inside other text), then 400 naming the header, nothing is written and no row keeps it", async () => {
+    const player = await makePlayer(prisma());
+    for (const k of [key, `retry-${otherKey}`, `${key.slice(0, 12)}-attempt-1`]) {
+      const refused = await post("/website/create-reward-log", { playerId: player.id, rewardId: 5 }, k);
+      expect(refused.status, k).toBe(400);
+      expect(refused.body.message).toMatch(/^Idempotency-Key: /);
+      expect(refused.text).not.toContain(k);
+    }
+    expect(await rewardLogs(player.id)).toBe(0);
+    const kept = await prisma().$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM idempotency_keys WHERE key ILIKE '%gsk%'`;
+    expect(kept[0]!.n).toBe(0);
+  });
+
   it("when 255 printable characters are sent, then the key is accepted", async () => {
     const player = await makePlayer(prisma());
     const k = `${randomUUID()} ~!"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}`.padEnd(255, "z");

@@ -58,6 +58,8 @@ describe("POST /inscription", () => {
     [{ username: "a".repeat(33) }, "username: expected 3 to 32 characters"],
     [{ username: "with space" }, "username: expected only letters, digits, '_', '-' and '.'"],
     [{ username: "émile" }, "username: expected only letters, digits, '_', '-' and '.'"],
+    [{ username: "--json" }, "username: must not begin with '-' (a command line would read it as an option)"],
+    [{ username: "-rf" }, "username: must not begin with '-' (a command line would read it as an option)"],
     [{ username: null }, "username: expected string, received null"],
     [{ username: ["abc"] }, "username: expected string, received array"],
     [{ username: "valid-name", role: "admin" }, "role: expected only capital letters and '_'"],

@@ -39,6 +39,21 @@ describe("rotation with a grace period", () => {
     expect((await users.authenticate(fresh))?.username).toBe("graceful");
   });
 
+  it("when rotated with a grace period, then its end is stored to the millisecond: the rotation's moment plus the grace, exactly", async () => {
+    const users = new ApiUsers(prisma());
+    await users.create("exact-grace");
+    for (let i = 0; i < 3; i++) {
+      const before = Date.now();
+      const { user } = await users.rotate("exact-grace", undefined, 2);
+      const after = Date.now();
+      // Stored as computed, not rounded to a second (which made a 2 s grace last 1.5 to 2.5 s).
+      const stored = (await row("exact-grace")).previousKeyExpiresAt!.getTime();
+      expect(stored).toBe(user.previousKeyExpiresAt!.getTime());
+      expect(stored).toBeGreaterThanOrEqual(before + 2_000);
+      expect(stored).toBeLessThanOrEqual(after + 2_000);
+    }
+  });
+
   it("when rotated again during a grace period, then the key before stops at once: at most two keys work", async () => {
     const users = new ApiUsers(prisma(), new KeyCache());
     const first = (await users.create("twice-rotated")).apiKey;

@@ -9,7 +9,7 @@ import { createLogger } from "../src/logger.js";
 import { exportData, importData, ImportError } from "../src/transfer/transfer.js";
 import { webhookMetrics } from "../src/webhooks/metrics.js";
 import { isPrivateAddress } from "../src/webhooks/address-guard.js";
-import { backoffMs, DeliveryWorker, type Outcome } from "../src/webhooks/worker.js";
+import { backoffMs, DeliveryWorker, UNRECORDABLE_ANSWER, type Outcome } from "../src/webhooks/worker.js";
 import { LogCapture, startTestApp, type TestApp } from "./helpers/app.js";
 import { makeCosmetic, makePlayer, makeWorld, unique } from "./helpers/fixtures.js";
 import { startReceiver, type Receiver } from "./helpers/receiver.js";
@@ -241,6 +241,81 @@ describe("webhooks", () => {
     await receiver.waitFor("the redelivery", () => receiver.delivered().size === 1);
     await waitUntil(async () => (await prisma.webhookDelivery.findUnique({ where: { id: delivery.id } }))?.status === "delivered");
     expect((await cli(["webhook", "redeliver", "999999"])).stderr).toMatch(/not found/);
+  });
+
+  it("when a receiver answers with a NUL byte and bytes that are not UTF-8, then the delivery is delivered once, its answer stored without them", async () => {
+    receiver = await startReceiver();
+    receiver.answer = (r, res) => {
+      res.writeHead(200);
+      res.end(Buffer.concat([Buffer.from("ok\u0000tail "), Buffer.from([0xff, 0xfe, 0xed, 0xa0, 0x80]), Buffer.from(" end")]));
+      receiver.received.push({ ...r, status: 200 });
+      return "handled";
+    };
+    const { id } = await addWebhook(receiver.url, "reward_log.created");
+    startWorker();
+    const player = await makePlayer(t.database.db.prisma);
+    await api().post("/website/create-reward-log", { playerId: player.id, rewardId: 5 }).expect(201);
+    const prisma = t.database.db.prisma;
+    await waitUntil(async () => (await prisma.webhookDelivery.findFirst({ where: { endpointId: id } }))?.status === "delivered", 10_000);
+    const delivery = (await prisma.webhookDelivery.findFirst({ where: { endpointId: id } }))!;
+    expect(delivery).toMatchObject({ attempts: 1, lastStatus: 200 });
+    expect(delivery.lastResponse).toMatch(/^ok\uFFFDtail \uFFFD+ end$/);
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it("when the outcome of an attempt cannot be recorded, then it is recorded without the answer, and the delivery backs off and fails as any other", async () => {
+    const prisma = t.database.db.prisma;
+    // A database that refuses this answer (as PostgreSQL refused a NUL byte): a trigger, on this test's database.
+    await prisma.$executeRawUnsafe(`CREATE FUNCTION refuse_unrecordable() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW."lastResponse" LIKE '%unrecordable%' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$`);
+    await prisma.$executeRawUnsafe(`CREATE TRIGGER refuse_unrecordable BEFORE UPDATE ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION refuse_unrecordable()`);
+    try {
+      receiver = await startReceiver();
+      receiver.answer = (r, res) => {
+        res.writeHead(500).end("unrecordable");
+        receiver.received.push({ ...r, status: 500 });
+        return "handled";
+      };
+      const { id } = await addWebhook(receiver.url, "reward_log.created");
+      // A lease of 6 s (timeout + 5 s): the retries, 50 to 200 ms apart, must not wait for it.
+      startWorker({ WEBHOOKS_RETRY_FOR_MS: "1500" });
+      const player = await makePlayer(prisma);
+      await api().post("/website/create-reward-log", { playerId: player.id, rewardId: 6 }).expect(201);
+      await waitUntil(async () => (await prisma.webhookDelivery.findFirst({ where: { endpointId: id } }))?.status === "failed", 5_000);
+      const delivery = (await prisma.webhookDelivery.findFirst({ where: { endpointId: id } }))!;
+      expect(delivery.lastStatus).toBe(500);
+      expect(delivery.lastResponse).toBe(UNRECORDABLE_ANSWER);
+      expect(delivery.attempts).toBeGreaterThan(2);
+      expect(receiver.received).toHaveLength(delivery.attempts);
+    } finally {
+      await prisma.$executeRawUnsafe("DROP TRIGGER refuse_unrecordable ON webhook_deliveries");
+      await prisma.$executeRawUnsafe("DROP FUNCTION refuse_unrecordable()");
+    }
+  });
+
+  it("when a receiver answers with terminal controls, then webhook deliveries shows them escaped, in the table and in --json", async () => {
+    receiver = await startReceiver();
+    const hostile = "\u001b[2J\u001b]0;pwned\u0007\u001b[31mred\u009b31m\u202egnp.exe\u007f\u2066x";
+    receiver.answer = (r, res) => {
+      res.writeHead(500).end(hostile);
+      receiver.received.push({ ...r, status: 500 });
+      return "handled";
+    };
+    const { id } = await addWebhook(receiver.url, "reward_log.created");
+    startWorker({ WEBHOOKS_RETRY_FOR_MS: "1000" });
+    const player = await makePlayer(t.database.db.prisma);
+    await api().post("/website/create-reward-log", { playerId: player.id, rewardId: 7 }).expect(201);
+    const prisma = t.database.db.prisma;
+    await waitUntil(async () => (await prisma.webhookDelivery.findFirst({ where: { endpointId: id } }))?.status === "failed");
+    // Stored as it came: the CLI escapes what it prints.
+    expect((await prisma.webhookDelivery.findFirst({ where: { endpointId: id } }))!.lastResponse).toBe(hostile);
+    const controls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+    const shown = await cli(["webhook", "deliveries", String(id)]);
+    expect(shown.stdout).not.toMatch(controls);
+    expect(shown.stdout).toContain("500 \\x1b[2J\\x1b]0;pwned\\x07\\x1b[31mred\\x9b31m\\u202egnp.exe\\x7f\\u2066x");
+    const json = await cli(["webhook", "deliveries", String(id), "--json"]);
+    expect(json.stdout).not.toMatch(controls);
+    expect((JSON.parse(json.stdout) as { lastResponse: string }).lastResponse).toBe(hostile);
   });
 
   it("when a receiver answers a redirect, then it is not followed and the delivery is retried", async () => {

@@ -128,6 +128,17 @@ function bigIntToIpv6(n: bigint): string {
   return `${hex.slice(0, best.start).join(":")}::${hex.slice(best.start + best.length).join(":")}`;
 }
 
+/**
+ * The text when it is an IP address (with at most an interface name as its IPv6 zone), else
+ * undefined: what X-Forwarded-For said is the client's own text, of any length and content.
+ */
+export function ipAddressOrNothing(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const zone = text.indexOf("%");
+  if (zone >= 0 && !/^[A-Za-z0-9_.-]{1,15}$/.test(text.slice(zone + 1))) return undefined;
+  return isIP(text) === 0 ? undefined : text;
+}
+
 function clientAddress(raw: string): { address: string; family: "ipv4" | "ipv6" } | undefined {
   const address = raw.replace(/%.*$/, "");
   const mapped = MAPPED_IPV4.exec(address);

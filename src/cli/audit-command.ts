@@ -2,7 +2,7 @@ import { readAudit, type AuditRecord } from "../audit/audit.js";
 import type { DbClient } from "../db/client.js";
 import { ApiError } from "../errors.js";
 import { formatTimestamp, parseTimestamp } from "../fields/timestamp.js";
-import { parse, table, UsageError } from "./args.js";
+import { parse, table, terminalJson, UsageError } from "./args.js";
 
 const DURATION = /^(\d{1,6})(m|h|d)$/;
 const DURATION_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -42,7 +42,7 @@ export async function auditCommand(
     throw new ApiError("VALIDATION", `Invalid --limit '${limitText}': expected a whole number from 1 to 100000`);
   }
   const entries = await readAudit(db, { since, user: values.user || undefined, limit });
-  if (values.json) io.stdout(entries.map((e) => `${JSON.stringify({ ...e, at: e.at.toISOString() })}\n`).join(""));
+  if (values.json) io.stdout(entries.map((e) => `${terminalJson({ ...e, at: e.at.toISOString() })}\n`).join(""));
   else io.stdout(entries.length === 0 ? "No audit entries.\n" : table(entries.map(auditRow)));
   if (entries.length === limit) io.stderr(`Showing the newest ${limit} entries; use --limit or --since for others.\n`);
   return 0;

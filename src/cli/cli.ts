@@ -8,7 +8,7 @@ import { AddressAllowList } from "../auth/address-allow-list.js";
 import { formatTimestamp } from "../fields/timestamp.js";
 import { ApiError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import { parse, table, UsageError } from "./args.js";
+import { parse, table, terminalJson, UsageError } from "./args.js";
 import { auditCommand } from "./audit-command.js";
 import { WEBHOOK_USAGE, webhookCommand } from "./webhook-command.js";
 import { loadSample } from "../transfer/sample.js";
@@ -41,6 +41,8 @@ Commands:
 ${WEBHOOK_USAGE}
   migrate                                apply pending database migrations
   help                                   this text
+
+A username beginning with '-' (refused for new users) goes after --: user revoke -- -name.
 
 The CLI uses the same database as the server (DATABASE_URL, or the embedded
 database in DATA_DIR, which only one process may open at a time).`;
@@ -181,7 +183,7 @@ async function userCommand(args: string[], users: ApiUsers, deps: CliDeps, io: C
         revoked: formatDate(u.revokedAt),
         "allowed ips": u.allowedIps ?? "any",
       }));
-      io.stdout(values.json ? `${JSON.stringify(rows, null, 2)}\n` : table(rows));
+      io.stdout(values.json ? `${terminalJson(rows, 2)}\n` : table(rows));
       return 0;
     }
     case "revoke": {

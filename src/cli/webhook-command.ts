@@ -5,7 +5,7 @@ import { INT32_MAX } from "../fields/rules.js";
 import { formatTimestamp } from "../fields/timestamp.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { addEndpoint, listDeliveries, listEndpoints, redeliver, removeEndpoint, type DeliverySummary } from "../webhooks/manage.js";
-import { parse, table, UsageError } from "./args.js";
+import { parse, table, terminalJson, UsageError } from "./args.js";
 
 export const WEBHOOK_USAGE = `  webhook add <url> [--events TYPE,…]   send events to this URL (every type unless --events); prints
                                          its id, then its signing secret, shown only once
@@ -64,7 +64,7 @@ export async function webhookCommand(
       const { values, positionals } = parse(rest, { json: { type: "boolean" } });
       if (positionals.length > 0) throw new UsageError("webhook list takes no argument");
       const list = await listEndpoints(prisma);
-      if (values.json) io.stdout(`${JSON.stringify(list, null, 2)}\n`);
+      if (values.json) io.stdout(`${terminalJson(list, 2)}\n`);
       else if (list.length === 0) io.stdout("No webhooks.\n");
       else {
         io.stdout(
@@ -96,7 +96,7 @@ export async function webhookCommand(
       const endpointId = positionals[0] === undefined ? undefined : whole("webhook id", positionals[0]);
       const limit = whole("--limit", values.limit ?? "50", 100_000);
       const list = await listDeliveries(prisma, { endpointId, limit });
-      if (values.json) io.stdout(list.map((d) => `${JSON.stringify(d)}\n`).join(""));
+      if (values.json) io.stdout(list.map((d) => `${terminalJson(d)}\n`).join(""));
       else io.stdout(list.length === 0 ? "No deliveries.\n" : table(list.map(deliveryRow)));
       return 0;
     }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Request } from "express";
 import type { DbClient } from "../db/client.js";
+import { maskKeys } from "../auth/api-keys.js";
 import { ApiError, errors } from "../errors.js";
 import type { RouteSpec } from "./route.js";
 
@@ -55,6 +56,10 @@ export function idempotencyKey(req: Request): string | undefined {
   const value = values[0]!;
   if (!IDEMPOTENCY_KEY_PATTERN.test(value)) {
     throw errors.validation(`${IDEMPOTENCY_HEADER}: expected 1 to 255 printable ASCII characters`);
+  }
+  // Kept in clear for 24 hours, and an API key is never kept in clear (as for X-Request-Id): refused.
+  if (maskKeys(value) !== value) {
+    throw errors.validation(`${IDEMPOTENCY_HEADER}: holds an API key (gsk_…); send a random value such as a UUID, and rotate the key it holds`);
   }
   return value;
 }

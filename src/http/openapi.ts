@@ -36,7 +36,7 @@ const idempotencyHeader = z.object({
           "again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. " +
           "Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); " +
           "neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII " +
-          "characters; a UUID per logical request is a good choice.",
+          "characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.",
         example: "5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41",
       },
     }),

@@ -13,12 +13,19 @@ import { DEFAULT_GRACE_SECONDS } from "./grace.js";
 import type { KeyUsage } from "./key-usage.js";
 import { recordEvent } from "../webhooks/events.js";
 
-/** The username and role rules, shared by POST /inscription and the operator CLI. */
-export const usernameSchema = z
+/** A username as it may exist: what the routes that address a user take. */
+export const existingUsernameSchema = z
   .string()
   .min(3, "expected 3 to 32 characters")
   .max(32, "expected 3 to 32 characters")
   .regex(/^[A-Za-z0-9_.-]+$/, "expected only letters, digits, '_', '-' and '.'");
+
+/**
+ * The rule for a new username, shared by POST /inscription and the operator CLI (user create): a
+ * leading '-' is refused, as a command line would read the name as an option (users created before
+ * the rule are still addressed, by existingUsernameSchema, and in the CLI after `--`).
+ */
+export const usernameSchema = existingUsernameSchema.regex(/^[^-]/, "must not begin with '-' (a command line would read it as an option)");
 
 export const roleSchema = z
   .string()

@@ -9,6 +9,14 @@ export const EXCERPT_CHARS = 200;
 /** Bytes of the answer read at most (for the excerpt); the rest is discarded. */
 const READ_BYTES = 4_096;
 
+/**
+ * Text PostgreSQL can store: it refuses U+0000 in text (22021), and a lone surrogate (an excerpt cut
+ * inside a pair) is no UTF-8; both become U+FFFD, as bytes that are not UTF-8 already do when decoded.
+ */
+export function storableText(text: string): string {
+  return text.replaceAll("\u0000", "\uFFFD").toWellFormed();
+}
+
 export interface Message {
   /** The webhook-id header: the event's, the same on every attempt and for every endpoint. */
   messageId: string;
@@ -61,7 +69,7 @@ export function attempt(url: string, secret: string, message: Message, options: 
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve(result);
+      resolve({ ...result, excerpt: storableText(result.excerpt) });
     };
     const request = client.request(
       target,

@@ -7,6 +7,8 @@ import { openSecret, SecretUnavailable } from "./secrets.js";
 
 /** How often the outbox is looked at without a notification (retries that came due, expired leases, a lost LISTEN). */
 export const POLL_MS = 500;
+/** What a delivery shows for an answer the database refused to store (the warning logged then says why). */
+export const UNRECORDABLE_ANSWER = "(the answer could not be recorded: see the service's log)";
 /** Added to the attempt's timeout to make its lease: past it, another instance may take the delivery over. */
 const LEASE_MARGIN_MS = 5_000;
 /** How often an instance prunes the outbox of finished events (several instances pruning at once is harmless). */
@@ -173,13 +175,22 @@ export class DeliveryWorker {
     const wait = backoffMs(d.attempts, this.config);
     const outcome: Outcome = result.ok ? "delivered" : Date.now() + wait > retryUntil ? "failed" : "retrying";
     // Only while the lease is ours (attempts unchanged): a delivery taken over after a stall is the other instance's.
-    await this.db.prisma.$executeRaw`
+    const record = (answer: string) => this.db.prisma.$executeRaw`
       UPDATE webhook_deliveries
          SET status = ${outcome === "retrying" ? "pending" : outcome},
              "nextAttemptAt" = CASE WHEN ${outcome === "retrying"} THEN now() + ${wait} * interval '1 millisecond' ELSE "nextAttemptAt" END,
-             "lastStatus" = ${result.status}, "lastResponse" = ${result.excerpt},
+             "lastStatus" = ${result.status}, "lastResponse" = ${answer},
              "deliveredAt" = CASE WHEN ${result.ok} THEN now() ELSE NULL END
        WHERE id = ${d.id} AND attempts = ${d.attempts} AND status = 'pending'`;
+    try {
+      await record(result.excerpt);
+    } catch (error) {
+      // An answer the database refuses must not leave the delivery due again at every lease's end
+      // (never delivered, failed or pruned): the outcome is recorded without it. If that fails too,
+      // the database itself is failing, and the lease's end retries the delivery.
+      this.logger.warn({ err: error, delivery: String(d.id) }, "webhooks: the receiver's answer could not be recorded; the outcome is recorded without it");
+      await record(UNRECORDABLE_ANSWER);
+    }
     this.onOutcome(outcome);
     if (!result.ok) {
       // Never the secret, nor the body: which delivery, where (without the URL's query), and what came back.

@@ -1900,7 +1900,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice.
+                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -2386,7 +2386,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice.
+                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -2572,7 +2572,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice.
+                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -2583,8 +2583,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 3 to 32 letters, digits, '_', '-', '.'; unique regardless of case */
-                    username: string;
+                    /** @description 3 to 32 letters, digits, '_', '-', '.', not beginning with '-'; unique regardless of case */
+                    username: string & (unknown & unknown);
                     /**
                      * @description 1 to 32 capitals and '_'; stored, grants nothing by itself
                      * @default USER
@@ -3318,7 +3318,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice.
+                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -3518,7 +3518,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice.
+                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -4143,7 +4143,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice.
+                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -4327,7 +4327,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice.
+                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -4648,7 +4648,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters; a UUID per logical request is a good choice.
+                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;

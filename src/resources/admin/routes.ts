@@ -6,7 +6,7 @@ import { errors } from "../../errors.js";
 import { TIMESTAMP_PATTERN } from "../../fields/timestamp.js";
 import { defineRoute } from "../../http/route.js";
 import { DEFAULT_GRACE_SECONDS, graceSecondsSchema, MAX_GRACE_SECONDS } from "../../users/grace.js";
-import { usernameSchema } from "../../users/users.js";
+import { existingUsernameSchema } from "../../users/users.js";
 import { auditRoutes } from "./audit-routes.js";
 import { ADMIN_CALLERS } from "./callers.js";
 import { apiUserView, listApiUsers } from "./users-queries.js";
@@ -48,7 +48,7 @@ const apiUser = z
   })
   .meta({ id: "ApiUser" });
 
-const username = usernameSchema.meta({ description: "The API user (any case)", example: "website" });
+const username = existingUsernameSchema.meta({ description: "The API user (any case)", example: "website" });
 const NOT_FOUND = { 404: "No API user has this name: `API user not found`." } as const;
 /** Usernames compare regardless of case, as the database's citext does. */
 const sameUser = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();

@@ -6,7 +6,7 @@ import { DEFAULT_ROLE, roleSchema, usernameSchema } from "../../users/users.js";
 
 const inscriptionBody = z
   .strictObject({
-    username: usernameSchema.meta({ description: "3 to 32 letters, digits, '_', '-', '.'; unique regardless of case" }),
+    username: usernameSchema.meta({ description: "3 to 32 letters, digits, '_', '-', '.', not beginning with '-'; unique regardless of case" }),
     role: roleSchema.default(DEFAULT_ROLE).meta({ description: "1 to 32 capitals and '_'; stored, grants nothing by itself" }),
   })
   .meta({ example: { username: "website" } });

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.time.Clock;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
@@ -101,7 +102,13 @@ public final class WebhookVerifier {
     } catch (NumberFormatException e) {
       throw new VerificationException("webhook-timestamp is not a number of seconds");
     }
-    Instant at = Instant.ofEpochSecond(seconds);
+    Instant at;
+    try {
+      at = Instant.ofEpochSecond(seconds);
+    } catch (DateTimeException e) {
+      // Beyond the years an Instant holds (±1e9): outside any tolerance.
+      throw new VerificationException(seconds < 0 ? "webhook-timestamp is too old" : "webhook-timestamp is too far in the future");
+    }
     Instant now = clock.instant();
     if (at.isBefore(now.minus(tolerance))) throw new VerificationException("webhook-timestamp is too old");
     if (at.isAfter(now.plus(tolerance))) throw new VerificationException("webhook-timestamp is too far in the future");

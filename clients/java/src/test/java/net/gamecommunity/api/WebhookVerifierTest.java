@@ -77,6 +77,16 @@ class WebhookVerifierTest {
   }
 
   @Test
+  void whenTheTimestampIsBeyondWhatAnInstantHolds_thenItIsRefused_notADateTimeException() {
+    WebhookVerifier.VerificationException future =
+        assertThrows(WebhookVerifier.VerificationException.class, () -> at(TIMESTAMP).verify(headers(ID, "99999999999999999", SIGNATURE), BODY));
+    assertEquals("webhook-timestamp is too far in the future", future.getMessage());
+    WebhookVerifier.VerificationException past =
+        assertThrows(WebhookVerifier.VerificationException.class, () -> at(TIMESTAMP).verify(headers(ID, "-99999999999999999", SIGNATURE), BODY));
+    assertEquals("webhook-timestamp is too old", past.getMessage());
+  }
+
+  @Test
   void whenPrinted_thenTheSecretIsNotShown() {
     assertFalse(at(TIMESTAMP).toString().contains("YSB0"));
   }
