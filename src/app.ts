@@ -101,11 +101,11 @@ export function createApp(options: AppOptions): Express {
   app.set("trust proxy", config.trustProxy);
   // Behind a trusted proxy req.ip is the client's own X-Forwarded-For text: anything but an IP address
   // is no address (undefined), everywhere it goes (audit entries, allow-lists, per-address limits).
-  const forwardedIp = Object.getOwnPropertyDescriptor(express.request, "ip")!.get!;
   Object.defineProperty(app.request, "ip", {
     configurable: true,
     get(this: express.Request) {
-      return ipAddressOrNothing(forwardedIp.call(this) as string | undefined);
+      const forwarded: unknown = Reflect.get(express.request, "ip", this);
+      return typeof forwarded === "string" ? ipAddressOrNothing(forwarded) : undefined;
     },
   });
   // No body-hash ETag on every response: conditional requests come from a cheap version, per route.

@@ -48,7 +48,7 @@ describe.runIf(available)("the docs page in Chromium", () => {
     // The highlighted examples are coloured though the policy admits no inline style (set through the DOM).
     expect(await page.locator(".opblock.is-open .highlight-code span[style*='color']").count()).toBeGreaterThan(0);
     const coloured = page.locator(".opblock.is-open .highlight-code span[style*='color']").first();
-    expect(await coloured.evaluate((e) => getComputedStyle(e).color)).toBe(/color: ([^;]+)/.exec((await coloured.getAttribute("style"))!)![1]);
+    expect(await coloured.evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(e).color)).toBe(/color: ([^;]+)/.exec((await coloured.getAttribute("style"))!)![1]);
     const operations = (await page.locator(".opblock .opblock-summary-path").allTextContents()).map((text) =>
       text.replace(/\u200b/g, "").trim(),
     );

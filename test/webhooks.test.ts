@@ -309,6 +309,7 @@ describe("webhooks", () => {
     await waitUntil(async () => (await prisma.webhookDelivery.findFirst({ where: { endpointId: id } }))?.status === "failed");
     // Stored as it came: the CLI escapes what it prints.
     expect((await prisma.webhookDelivery.findFirst({ where: { endpointId: id } }))!.lastResponse).toBe(hostile);
+    // eslint-disable-next-line no-control-regex
     const controls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
     const shown = await cli(["webhook", "deliveries", String(id)]);
     expect(shown.stdout).not.toMatch(controls);

@@ -132,8 +132,7 @@ function bigIntToIpv6(n: bigint): string {
  * The text when it is an IP address (with at most an interface name as its IPv6 zone), else
  * undefined: what X-Forwarded-For said is the client's own text, of any length and content.
  */
-export function ipAddressOrNothing(text: string | undefined): string | undefined {
-  if (text === undefined) return undefined;
+export function ipAddressOrNothing(text: string): string | undefined {
   const zone = text.indexOf("%");
   if (zone >= 0 && !/^[A-Za-z0-9_.-]{1,15}$/.test(text.slice(zone + 1))) return undefined;
   return isIP(text) === 0 ? undefined : text;

@@ -25,7 +25,7 @@ export const existingUsernameSchema = z
  * leading '-' is refused, as a command line would read the name as an option (users created before
  * the rule are still addressed, by existingUsernameSchema, and in the CLI after `--`).
  */
-export const usernameSchema = existingUsernameSchema.regex(/^[^-]/, "must not begin with '-' (a command line would read it as an option)");
+export const usernameSchema = existingUsernameSchema.refine((name) => !name.startsWith("-"), "must not begin with '-' (a command line would read it as an option)");
 
 export const roleSchema = z
   .string()

@@ -2584,7 +2584,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description 3 to 32 letters, digits, '_', '-', '.', not beginning with '-'; unique regardless of case */
-                    username: string & (unknown & unknown);
+                    username: string;
                     /**
                      * @description 1 to 32 capitals and '_'; stored, grants nothing by itself
                      * @default USER
