@@ -1,5 +1,6 @@
 /**
- * npm run bench [-- --players 10000 --rounds 3 --duration 8 --runtimes 24,20 --production --only nick,reward --lists --out bench/results.md]
+ * npm run bench [-- --players 10000 --rounds 3 --duration 8 --runtimes 24,20 --production --only nick,reward --lists --out bench/results.md
+ *                  --load wrk|autocannon --servers service-production,express]
  *
  * Creates a database on the PostgreSQL server of DATABASE_URL (default: the
  * local one) and loads a synthetic community through the operators' import
@@ -52,6 +53,7 @@ const { values: args } = parseArgs({
     lists: { type: "boolean", default: false },
     out: { type: "string", default: "bench/results.md" },
     load: { type: "string" },
+    servers: { type: "string" },
   },
 });
 const PLAYERS = Number(args.players);
@@ -190,7 +192,10 @@ const perSecond = (rps: number) => rps.toFixed(rps < 10 ? 2 : 0);
 
 async function main() {
   const found = runtimes();
-  const kinds: Kind[] = (Object.keys(KINDS) as Kind[]).filter((k) => args.production || !["service-production", "service-production-unlogged", "service-limits"].includes(k));
+  const kinds: Kind[] = (Object.keys(KINDS) as Kind[])
+    .filter((k) => args.production || !["service-production", "service-production-unlogged", "service-limits"].includes(k))
+    // --servers service,service-limits: those alone (a quicker A/B), with the two the ratios are taken against.
+    .filter((k) => !args.servers || k === "plain" || k === "express" || args.servers.split(",").includes(k));
   const targets: Target[] = found.flatMap((runtime) => kinds.map((kind) => ({ id: `${kind}@${runtime.major}`, kind, runtime })));
   const suffix = randomBytes(4).toString("hex");
   const redisPrefix = `bench_${suffix}:`;
