@@ -1,5 +1,6 @@
 /**
- * npm run bench [-- --players 10000 --rounds 3 --duration 8 --runtimes 24,20 --production --only nick,reward --lists --out bench/results.md]
+ * npm run bench [-- --players 10000 --rounds 3 --duration 8 --runtimes 24,20 --production --only nick,reward --lists --out bench/results.md
+ *                  --load wrk|autocannon --servers service-production,express]
  *
  * Creates a database on the PostgreSQL server of DATABASE_URL (default: the
  * local one) and loads a synthetic community through the operators' import
@@ -39,6 +40,7 @@ import { importData } from "../src/transfer/transfer.js";
 import { ApiUsers } from "../src/users/users.js";
 import { community } from "./community.js";
 import { measureLists, type ListServer } from "./lists.js";
+import { availableTool, drive } from "./load.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -50,6 +52,8 @@ const { values: args } = parseArgs({
     production: { type: "boolean", default: false },
     lists: { type: "boolean", default: false },
     out: { type: "string", default: "bench/results.md" },
+    load: { type: "string" },
+    servers: { type: "string" },
   },
 });
 const PLAYERS = Number(args.players);
@@ -57,6 +61,7 @@ const ROUNDS = Number(args.rounds);
 const DURATION = Number(args.duration);
 const SERVER_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+const LOAD = availableTool(args.load);
 const SERVICE_NODE_OPTIONS = /node (--[^ ]+(?: --[^ ]+)*) dist\/main\.js/.exec(
   (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } }).scripts.start,
 )?.[1] ?? "";
@@ -67,9 +72,11 @@ const SECTION_END = "<!-- npm run bench: end of the generated section -->";
 
 /** The servers compared, in the order of the tables. */
 const KINDS = {
-  service: { label: "service", script: "dist/main.js" },
-  "service-limits": { label: "service, rate limits in Redis", script: "dist/main.js" },
+  // What operators run first (with --production), then what each part of it costs.
   "service-production": { label: "service, production settings", script: "dist/main.js" },
+  "service-production-unlogged": { label: "service, production settings but no request log", script: "dist/main.js" },
+  "service-limits": { label: "service, lean + rate limits in Redis", script: "dist/main.js" },
+  service: { label: "service, lean", script: "dist/main.js" },
   express: { label: "Express 5 + pg", script: "bench/baseline/express.mjs" },
   fastify: { label: "Fastify 5 + pg", script: "bench/baseline/fastify.mjs" },
   plain: { label: "node:http + pg", script: "bench/baseline/server.mjs" },
@@ -172,6 +179,8 @@ interface Scenario {
   kind: "point" | "list" | "write" | "conditional";
   connections: number;
   request: () => autocannon.Request[];
+  /** For wrk, a Lua `request` function instead of requests written out (see load.ts). */
+  wrkRequest?: () => string;
   headers?: (url: string) => Promise<Record<string, string>>;
   expect: number;
 }
@@ -183,7 +192,10 @@ const perSecond = (rps: number) => rps.toFixed(rps < 10 ? 2 : 0);
 
 async function main() {
   const found = runtimes();
-  const kinds: Kind[] = (Object.keys(KINDS) as Kind[]).filter((k) => args.production || (k !== "service-production" && k !== "service-limits"));
+  const kinds: Kind[] = (Object.keys(KINDS) as Kind[])
+    .filter((k) => args.production || !["service-production", "service-production-unlogged", "service-limits"].includes(k))
+    // --servers service,service-limits: those alone (a quicker A/B), with the two the ratios are taken against.
+    .filter((k) => !args.servers || k === "plain" || k === "express" || args.servers.split(",").includes(k));
   const targets: Target[] = found.flatMap((runtime) => kinds.map((kind) => ({ id: `${kind}@${runtime.major}`, kind, runtime })));
   const suffix = randomBytes(4).toString("hex");
   const redisPrefix = `bench_${suffix}:`;
@@ -231,9 +243,10 @@ async function main() {
         return { ...service, ...lean, RATE_LIMIT_PER_MINUTE: "10000000", AUTH_FAILURES_PER_MINUTE: "10000000", REDIS_URL, REDIS_KEY_PREFIX: redisPrefix };
       }
       // Production: every request logged, metrics served, limits counted in Redis, high enough never to refuse.
-      if (kind === "service-production") {
+      // The same without the request log line (LOG_LEVEL warn): what that line costs.
+      if (kind === "service-production" || kind === "service-production-unlogged") {
         return {
-          ...service, LOG_LEVEL: "info", METRICS_PORT: "0", RATE_LIMIT_PER_MINUTE: "10000000", AUTH_FAILURES_PER_MINUTE: "10000000",
+          ...service, LOG_LEVEL: kind === "service-production" ? "info" : "warn", METRICS_PORT: "0", RATE_LIMIT_PER_MINUTE: "10000000", AUTH_FAILURES_PER_MINUTE: "10000000",
           REDIS_URL, REDIS_KEY_PREFIX: redisPrefix,
         };
       }
@@ -246,6 +259,7 @@ async function main() {
     const worldIds = data.worlds.map((w) => w.id);
     // Every request built takes the next number: reward ids never repeat, whichever server gets them.
     let counter = 0;
+    let wrkRuns = 0;
     const pick = <T,>(xs: T[]) => xs[counter++ % xs.length]!;
     const get = (path: string, query?: () => string): autocannon.Request[] => [
       { method: "GET", path, setupRequest: (req) => ({ ...req, path: query ? `${path}?${query()}` : path }) },
@@ -266,6 +280,17 @@ async function main() {
           method: "POST", path: "/api/website/create-reward-log",
           setupRequest: (req) => json(req, { playerId: 1 + (counter % PLAYERS), rewardId: 1_000_000 + counter++ }),
         }],
+        // Reward ids never repeat: each run of wrk takes ten million of its own.
+        wrkRequest: () => {
+          const base = 100_000_000 + 10_000_000 * wrkRuns++;
+          return [
+            'headers["content-type"] = "application/json"',
+            "request = function()",
+            "  n = n + 1",
+            `  return wrk.format("POST", "/api/website/create-reward-log", headers, string.format('{"playerId":%d,"rewardId":%d}', 1 + n % ${PLAYERS}, ${base} + n))`,
+            "end",
+          ].join("\n");
+        },
       },
       {
         name: "update-world", kind: "write", connections: 16, expect: 200,
@@ -350,17 +375,18 @@ async function main() {
             const cpuBefore = cpuMicros(pid);
             // A whole list of a large community can take longer than autocannon's 10 s: it is not a failure.
             const timeout = s.kind === "list" || s.kind === "conditional" ? Math.max(120, 2 * DURATION) : 10;
-            const result = await autocannon({ url: urls.get(t.id)!, connections: s.connections, duration: DURATION, timeout, headers, requests: s.request() });
-            const cpu = (cpuMicros(pid) - cpuBefore) / Math.max(1, result.requests.total);
-            const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
-            const bad = Object.entries(stats).filter(([code]) => Number(code) !== expect).reduce((n, [, v]) => n + v.count, 0) + result.errors + result.timeouts;
+            const result = await drive(LOAD, {
+              url: urls.get(t.id)!, connections: s.connections, duration: DURATION, timeout, headers, requests: s.request(), wrkRequest: s.wrkRequest?.(), expect,
+            });
+            const cpu = (cpuMicros(pid) - cpuBefore) / Math.max(1, result.total);
+            const bad = result.bad;
             const sampleKey = `${s.name}|${t.id}`;
             // Requests completed over the run: a list of a large community takes seconds, so a per-second mean would round to 0.
-            const rps = result.requests.total / result.duration;
-            samples.set(sampleKey, [...(samples.get(sampleKey) ?? []), { rps, p50: result.latency.p50, p99: result.latency.p99, cpu, bad }]);
+            const rps = result.total / result.seconds;
+            samples.set(sampleKey, [...(samples.get(sampleKey) ?? []), { rps, p50: result.p50, p99: result.p99, cpu, bad }]);
             console.log(
               `round ${round} ${s.name} ${KINDS[t.kind].label} on Node ${t.runtime.major}: ${perSecond(rps)} req/s, ` +
-              `p99 ${result.latency.p99} ms, ${cpu.toFixed(0)} µs CPU/request, unexpected ${bad}, RSS ${rssMb(pid, "VmRSS").toFixed(0)} MB`,
+              `p99 ${result.p99} ms, ${cpu.toFixed(0)} µs CPU/request, unexpected ${bad}, RSS ${rssMb(pid, "VmRSS").toFixed(0)} MB`,
             );
           }
         }
@@ -398,10 +424,10 @@ async function main() {
       `Run of ${new Date().toISOString().slice(0, 16)}Z (\`npm run bench -- ${process.argv.slice(2).join(" ")}\`): ${PLAYERS} players, ` +
         (ROUNDS > 0 ? `${ROUNDS} rounds of ${DURATION} s per route and server, medians of the rounds.` : "no autocannon rounds."),
       `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${loadAtStart} at the start ` +
-        `and ${loadAverage()} at the end (other work shares the machine); PostgreSQL and autocannon on the same machine.`,
+        `and ${loadAverage()} at the end (other work shares the machine); PostgreSQL and ${LOAD} (the load) on the same machine.`,
       `Runtimes: ${found.map((r) => `Node ${r.version}`).join(", ")}. Service settings: lean = log level warn, no metrics listener, rate limits off` +
         (args.production
-          ? "; rate limits in Redis = lean with both limits counted in Redis; production = request log at info, metrics served, rate limits on in Redis (limits never reached)."
+          ? "; production = request log at info, metrics served, both rate limits counted in Redis (never reached); the same without the request log line (log level warn); lean + rate limits in Redis = lean with both limits counted in Redis."
           : "."),
       "CPU = the server process's own user + system time per request served. ×plain, ×Express = against node:http + pg, " +
         "Express 5 + pg on the same runtime (req/s: higher is better; CPU: lower is better).",

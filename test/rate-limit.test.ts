@@ -240,15 +240,15 @@ describe.runIf(redisAvailable)("counters in Redis", () => {
     expect(createHash("sha256").update(BAD_KEY).digest("hex")).not.toContain(fingerprint);
   });
 
-  it("when both limits are counted in Redis, then a request with a key the instance knows costs one command to Redis, not two", async () => {
+  it("when an instance holds a slice of a user's window, then that user's requests with a key it knows cost no command to Redis", async () => {
     const rateLimitPrefix = newPrefix();
-    // Keys held in memory, as the server holds them (server.ts).
+    // Keys held in memory, as the server holds them (server.ts). A slice is 1 % of the limit: 100 requests.
     const t = await app(
-      { REDIS_URL, RATE_LIMIT_PER_MINUTE: "100", AUTH_FAILURES_PER_MINUTE: "10", REDIS_KEY_PREFIX: rateLimitPrefix },
+      { REDIS_URL, RATE_LIMIT_PER_MINUTE: "10000", AUTH_FAILURES_PER_MINUTE: "10", REDIS_KEY_PREFIX: rateLimitPrefix },
       { keyCache: new KeyCache() },
     );
-    // The first request checks the key in the database (and loads the script); the next ones know it.
-    expect((await get(t, keys.alice!)).status).toBe(200);
+    // The first request checks the key in the database and takes a slice; the second reads the address's failures once.
+    for (let i = 0; i < 2; i++) expect((await get(t, keys.alice!)).status).toBe(200);
     const monitor = await redis.monitor();
     const sent: string[][] = [];
     // Commands a script runs come from "lua"; the client's own from its address.
@@ -259,14 +259,14 @@ describe.runIf(redisAvailable)("counters in Redis", () => {
     for (let i = 0; i < 3; i++) {
       const res = await get(t, keys.alice!);
       expect(res.status).toBe(200);
-      expect(res.headers.ratelimit).toMatch(new RegExp(`^"user"; r=${100 - 2 - i}; t=\\d+$`));
+      expect(res.headers.ratelimit).toMatch(new RegExp(`^"user"; r=${10000 - 3 - i}; t=\\d+$`));
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
     monitor.disconnect();
-    expect(sent).toHaveLength(3);
+    expect(sent).toEqual([]);
   });
 
-  it("when 40 requests of one user arrive at once, then exactly the budget passes, each with its own remaining count, and all are counted", async () => {
+  it("when 40 requests of one user arrive at once, then exactly the budget passes, each with its own remaining count, and Redis holds the budget spent", async () => {
     const rateLimitPrefix = newPrefix();
     const t = await app(
       { REDIS_URL, RATE_LIMIT_PER_MINUTE: "25", AUTH_FAILURES_PER_MINUTE: "10", REDIS_KEY_PREFIX: rateLimitPrefix },
@@ -280,7 +280,47 @@ describe.runIf(redisAvailable)("counters in Redis", () => {
     const remaining = passed.map((r) => Number(/r=(\d+)/.exec(r.headers.get("ratelimit")!)![1])).sort((a, b) => a - b);
     expect(remaining).toEqual(Array.from({ length: 24 }, (_, i) => i));
     const [dave] = await database.db.prisma.apiUser.findMany({ where: { username: "dave" }, select: { id: true } });
-    expect(await redis.get(`${rateLimitPrefix}user:${dave!.id}`)).toBe("41");
+    expect(await redis.get(`${rateLimitPrefix}user:${dave!.id}`)).toBe("25");
+  });
+
+  it("when one user's requests pour into two instances at once, then together they never pass more than the limit, and what one held unused goes back to the other", async () => {
+    const rateLimitPrefix = newPrefix();
+    // A slice is 5 requests: each instance takes them from Redis 5 at a time, and holds up to 7 ahead.
+    const limit = 500;
+    const env = { REDIS_URL, RATE_LIMIT_PER_MINUTE: String(limit), AUTH_FAILURES_PER_MINUTE: "10", REDIS_KEY_PREFIX: rateLimitPrefix };
+    const one = await app(env, { keyCache: new KeyCache() });
+    const two = await app(env, { keyCache: new KeyCache() });
+    const [carol] = await database.db.prisma.apiUser.findMany({ where: { username: "carol" }, select: { id: true } });
+    const counter = `${rateLimitPrefix}user:${carol!.id}`;
+    // 16 at a time on each instance; instance one stops after 200 requests, two goes on until it is refused.
+    const pour = async (t: TestApp, count: number, untilRefused: boolean) => {
+      const statuses: number[] = [];
+      while (statuses.length < count) {
+        const batch = await Promise.all(Array.from({ length: 16 }, () => fetch(`${t.url}${MAPS}`, { headers: { "X-API-Key": keys.carol! } })));
+        for (const res of batch) {
+          await res.arrayBuffer();
+          statuses.push(res.status);
+        }
+        if (untilRefused && statuses.includes(429)) break;
+      }
+      return statuses;
+    };
+    const [fromOne, fromTwo] = await Promise.all([pour(one, 200, false), pour(two, 1_000, true)]);
+    const passed = [...fromOne, ...fromTwo].filter((s) => s === 200).length;
+    expect([...fromOne, ...fromTwo].every((s) => s === 200 || s === 429)).toBe(true);
+    // Never more than the limit. Fewer only by what instance one still holds: at most one and a half slices.
+    expect(passed).toBeLessThanOrEqual(limit);
+    expect(passed).toBeGreaterThanOrEqual(limit - 8);
+    expect(Number(await redis.get(counter))).toBeLessThanOrEqual(limit);
+    // Idle for a second, instance one gives back what it held: instance two lets exactly that many more through.
+    const deadline = Date.now() + 10_000;
+    while (Number(await redis.get(counter)) !== passed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(Number(await redis.get(counter))).toBe(passed);
+    // Instance two was told the budget was spent: it asks Redis again after a second.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const after = await pour(two, 16, false);
+    expect(after.filter((s) => s === 200)).toHaveLength(limit - passed);
+    expect(await redis.get(counter)).toBe(String(limit));
   });
 
   it("when Redis is unreachable, then each instance counts in its own memory and the limits still answer 429, at once; when it is back, the instances share one budget again", async () => {

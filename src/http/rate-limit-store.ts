@@ -3,6 +3,7 @@ import { RedisStore, type RedisReply } from "rate-limit-redis";
 import type { Logger } from "../logger.js";
 import type { Redis } from "../redis.js";
 import { throttledWarning } from "../throttled-warning.js";
+import { LeasedCounter, type Place } from "./rate-limit-lease.js";
 
 /**
  * After a Redis command failed while connected (it timed out: Redis accepts
@@ -13,44 +14,6 @@ import { throttledWarning } from "../throttled-warning.js";
 const REDIS_RETRY_MS = 2_000;
 
 /**
- * A store of CounterPlace: its key prefix and the memory it falls back to
- * are known, so that two of its stores can be consulted in one round trip.
- */
-export interface PlacedStore extends Store {
-  readonly prefix: string;
-  readonly local: MemoryStore;
-}
-
-/** The address's failures so far and, when they are under the limit, the user's requests with this one counted. */
-export interface AdmittedAndCounted {
-  failures: ClientRateLimitInfo | undefined;
-  counted: ClientRateLimitInfo | undefined;
-}
-
-/**
- * rate-limit-redis's two scripts in one (its `get` on KEYS[1], then its
- * `increment` on KEYS[2] unless KEYS[1] holds ARGV[1] or more hits): the
- * counters are the same keys with the same values and expiry; a request
- * costs one round trip to Redis instead of two.
- */
-const GET_THEN_INCREMENT = `
-local failures = redis.call("GET", KEYS[1])
-local failuresExpire = redis.call("PTTL", KEYS[1])
-if failures and tonumber(failures) >= tonumber(ARGV[1]) then
-  return { failures, failuresExpire }
-end
-local windowMs = tonumber(ARGV[2])
-local timeToExpire = redis.call("PTTL", KEYS[2])
-if timeToExpire <= 0 then
-  redis.call("SET", KEYS[2], 1, "PX", windowMs)
-  return { failures, failuresExpire, 1, windowMs }
-end
-local totalHits = redis.call("INCR", KEYS[2])
-return { failures, failuresExpire, totalHits, timeToExpire }`;
-
-type GetThenIncrement = (failuresKey: string, userKey: string, limit: string, windowMs: string) => Promise<(string | number | null)[]>;
-
-/**
  * Where the counters are kept: in Redis while it answers, else in this
  * process's memory. No request waits for Redis to come back: while the
  * client is not connected nothing is sent to it (the client reconnects on
@@ -59,10 +22,11 @@ type GetThenIncrement = (failuresKey: string, userKey: string, limit: string, wi
  * is left alone for REDIS_RETRY_MS. The counts made in memory during an
  * outage are dropped when Redis is back: the shared counters take over.
  */
-export class CounterPlace {
+export class CounterPlace implements Place {
   private locally = false;
   private retryAt = 0;
   private readonly localStores: MemoryStore[] = [];
+  private readonly leased: LeasedCounter[] = [];
   private readonly warn: (err: unknown) => void;
 
   constructor(
@@ -78,14 +42,12 @@ export class CounterPlace {
     });
   }
 
-  store(prefix: string): PlacedStore {
+  store(prefix: string): Store {
     const local = new MemoryStore();
     this.localStores.push(local);
     const shared = new RecoveringRedisStore({ sendCommand: redisCommand(this.redis), prefix });
     return {
       localKeys: false,
-      prefix,
-      local,
       init(options: Options) {
         local.init(options);
         void shared.init(options);
@@ -97,52 +59,32 @@ export class CounterPlace {
     };
   }
 
-  /**
-   * `failures.get(failuresKey)`, then `users.increment(userKey)` unless the
-   * failures reached `limit`: in Redis as one script (one round trip), in
-   * memory while Redis is away.
-   */
-  getThenIncrement(
-    failures: PlacedStore,
-    failuresKey: string,
-    users: PlacedStore,
-    userKey: string,
-    limit: number,
-    windowMs: number,
-  ): Promise<AdmittedAndCounted> {
-    return this.run(
-      async () => {
-        const script = this.script();
-        const [hits, expire, userHits, userExpire] = await script(`${failures.prefix}${failuresKey}`, `${users.prefix}${userKey}`, String(limit), String(windowMs));
-        return {
-          failures: counterOf(hits, expire),
-          counted: userHits === undefined ? undefined : counterOf(userHits, userExpire),
-        };
-      },
-      async () => {
-        const spent = await failures.local.get(failuresKey);
-        if ((spent?.totalHits ?? 0) >= limit) return { failures: spent, counted: undefined };
-        return { failures: spent, counted: await users.local.increment(userKey) };
-      },
-    );
+  /** A per-user counter: slices of each user's window taken from Redis, spent without a round trip (rate-limit-lease.ts). */
+  leasedStore(prefix: string, limit: number, windowMs: number): LeasedCounter {
+    const local = new MemoryStore();
+    this.localStores.push(local);
+    const counter = new LeasedCounter(this.redis, this, prefix, limit, windowMs, local);
+    this.leased.push(counter);
+    return counter;
   }
 
-  private script(): GetThenIncrement {
-    const redis = this.redis as Redis & { rateLimitGetThenIncrement?: GetThenIncrement };
-    // ioredis sends it by its SHA, and loads it again where Redis does not know it (a restart).
-    if (!redis.rateLimitGetThenIncrement) redis.defineCommand("rateLimitGetThenIncrement", { numberOfKeys: 2, lua: GET_THEN_INCREMENT });
-    return redis.rateLimitGetThenIncrement!.bind(redis);
+  sharedNow(): boolean {
+    return !this.locally && this.redis.status === "ready" && Date.now() >= this.retryAt;
   }
 
-  private async run<T>(shared: () => Promise<T>, local: () => Promise<T>): Promise<T> {
+  failed(error: unknown): void {
+    this.retryAt = Date.now() + REDIS_RETRY_MS;
+    this.toLocal(error);
+  }
+
+  async run<T>(shared: () => Promise<T>, local: () => Promise<T> | T): Promise<T> {
     if (this.redis.status === "ready" && Date.now() >= this.retryAt) {
       try {
         const result = await shared();
         if (this.locally) this.backToShared();
         return result;
       } catch (error) {
-        this.retryAt = Date.now() + REDIS_RETRY_MS;
-        this.toLocal(error);
+        this.failed(error);
       }
     } else if (!this.locally) {
       this.toLocal(new Error(`Redis connection ${this.redis.status}`));
@@ -154,6 +96,7 @@ export class CounterPlace {
     this.warn(error);
     if (this.locally) return;
     this.locally = true;
+    for (const counter of this.leased) counter.forget();
     this.onCountingLocally(true);
   }
 
@@ -211,12 +154,6 @@ class RecoveringRedisStore extends RedisStore {
       throw error;
     }
   }
-}
-
-/** As rate-limit-redis reads its scripts' replies (a key Redis does not hold: NaN hits). */
-function counterOf(hits: string | number | null | undefined, expire: string | number | null | undefined): ClientRateLimitInfo {
-  const totalHits = typeof hits === "number" ? hits : Number.parseInt(String(hits ?? ""), 10);
-  return { totalHits, resetTime: new Date(Date.now() + Number(expire)) };
 }
 
 function redisCommand(redis: Redis): (...args: string[]) => Promise<RedisReply> {

@@ -5,7 +5,8 @@ import { errors, type ApiError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Redis } from "../redis.js";
 import type { Admission, AuthenticationGuards, FailedAuthentications } from "../auth/authenticate.js";
-import { CounterPlace, type AdmittedAndCounted, type PlacedStore } from "./rate-limit-store.js";
+import type { LeasedCounter } from "./rate-limit-lease.js";
+import { CounterPlace } from "./rate-limit-store.js";
 
 /** Which limit refused a request: the API user's budget, or the client address's failed keys. */
 export type RateLimitKind = "user" | "address";
@@ -44,7 +45,7 @@ export function createRateLimits({
   onCountingLocally,
 }: RateLimitOptions): AuthenticationGuards {
   const counters = redis ? new CounterPlace(redis, logger, onCountingLocally) : undefined;
-  const store = (name: string): PlacedStore | MemoryStore => (counters ? counters.store(`${config.redisKeyPrefix}${name}:`) : new MemoryStore());
+  const store = (name: string): Store => (counters ? counters.store(`${config.redisKeyPrefix}${name}:`) : new MemoryStore());
   const limited = onLimited ?? (() => undefined);
   if (config.trustProxy === true && config.authFailuresPerMinute > 0) {
     logger.warn(
@@ -52,37 +53,22 @@ export function createRateLimits({
         "Name the proxies instead (a number of hops, or their addresses).",
     );
   }
-  const users = config.rateLimitPerMinute > 0 ? store("user") : undefined;
+  const limit = config.rateLimitPerMinute;
+  const users = limit > 0 ? (counters ? counters.leasedStore(`${config.redisKeyPrefix}user:`, limit, WINDOW_MS) : new MemoryStore()) : undefined;
   const failures = config.authFailuresPerMinute > 0 ? store("auth") : undefined;
-  const precounted: Precounted = new WeakMap();
-  // Both limits on: a known key's request is counted in the same round trip that reads its address's failures.
-  const countUser =
-    users && failures
-      ? (failuresKey: string, userKey: string): Promise<AdmittedAndCounted> =>
-          counters
-            ? counters.getThenIncrement(failures as PlacedStore, failuresKey, users as PlacedStore, userKey, config.authFailuresPerMinute, WINDOW_MS)
-            : getThenIncrement(failures, failuresKey, users, userKey, config.authFailuresPerMinute)
-      : undefined;
   return {
-    failures: failures ? failedAuthentications(failures, config.authFailuresPerMinute, limited, countUser, precounted) : undefined,
-    after: users ? [perUser(users, config.rateLimitPerMinute, logger, limited, precounted)] : [],
+    failures: failures ? failedAuthentications(failures, config.authFailuresPerMinute, limited, counters !== undefined) : undefined,
+    after: users ? [perUser(users, limit, logger, limited)] : [],
   };
 }
 
-/** Requests whose user was already counted (with the address's failures), and the count. */
-type Precounted = WeakMap<Request, { userId: number; info: ClientRateLimitInfo }>;
-
-/** In memory, CounterPlace.getThenIncrement's two steps. */
-async function getThenIncrement(failures: Store, failuresKey: string, users: Store, userKey: string, limit: number): Promise<AdmittedAndCounted> {
-  const spent = await failures.get!(failuresKey);
-  if ((spent?.totalHits ?? 0) >= limit) return { failures: spent, counted: undefined };
-  return { failures: spent, counted: await users.increment(userKey) };
-}
+/** The per-user counter: in memory, or slices of the user's window taken from Redis. */
+type UserCounter = MemoryStore | LeasedCounter;
 
 /**
  * A fixed window per API user, keyed by the caller's id (not the key: a
- * rotated key keeps its user's budget), counted in the store of
- * express-rate-limit (its memory store, or rate-limit-redis's counters).
+ * rotated key keeps its user's budget), counted in express-rate-limit's
+ * memory store, or in Redis by a LeasedCounter.
  * Headers: RateLimit and RateLimit-Policy of draft 8 of the IETF's RateLimit
  * header fields (named policies, so a second one can be added without
  * changing clients), plus Retry-After on a 429. No partition key (`pk`,
@@ -90,26 +76,24 @@ async function getThenIncrement(failures: Store, failuresKey: string, users: Sto
  * counting ids could read it back; the draft makes it optional, and a client
  * has one key, so one partition). No X-RateLimit-* headers. Written here
  * rather than through express-rate-limit's middleware, whose per-request
- * machinery the benchmark measured, and so that the count can come with the
- * failed-authentication check's round trip to Redis.
+ * machinery the benchmark measured. With Redis, counted in slices of the
+ * user's window that this instance takes from Redis (LeasedCounter): no
+ * round trip per request, and never more than the limit across instances.
  */
-function perUser(store: Store, limit: number, logger: Logger, onLimited: (kind: RateLimitKind) => void, precounted: Precounted): RequestHandler {
-  void store.init?.({ windowMs: WINDOW_MS } as Options);
+function perUser(store: UserCounter, limit: number, logger: Logger, onLimited: (kind: RateLimitKind) => void): RequestHandler {
+  if (store instanceof MemoryStore) store.init({ windowMs: WINDOW_MS } as Options);
   return async (req, res, next) => {
     const caller = req.caller!;
-    const pre = precounted.get(req);
     let info: ClientRateLimitInfo;
-    if (pre?.userId === caller.id) {
-      info = pre.info;
-    } else {
-      try {
-        info = await store.increment(String(caller.id));
-      } catch (error) {
-        // The stores here fall back to memory rather than fail; should one fail, the request passes.
-        logger.warn({ err: error }, "express-rate-limit: error from store, allowing request without rate-limiting.");
-        next();
-        return;
-      }
+    try {
+      // Most often known at once (a slice this instance holds): no round trip, and no promise to wait for.
+      const counted = store.increment(String(caller.id));
+      info = counted instanceof Promise ? await counted : counted;
+    } catch (error) {
+      // The stores here fall back to memory rather than fail; should one fail, the request passes.
+      logger.warn({ err: error }, "express-rate-limit: error from store, allowing request without rate-limiting.");
+      next();
+      return;
     }
     const seconds = policyHeaders(res, { limit, remaining: Math.max(limit - info.totalHits, 0), resetTime: info.resetTime });
     if (info.totalHits > limit) {
@@ -151,16 +135,20 @@ function policyHeaders(res: Response, info: Pick<RateLimitInfo, "limit" | "remai
  * in progress when it failed. Requests already under way when the budget
  * runs out may still be answered 401, so an address can overshoot by what it
  * sends at once.
+ * With shared counters, a key this instance already knows (and may be used
+ * from the address) does not read the address's failures from Redis on
+ * every request: an address found under the limit is taken as such for
+ * UNDER_LIMIT_FOR_MS, or until this instance counts a failure for it. Only
+ * known keys from an allowed address skip the read, and such a key passes
+ * whatever the address's failures (unless that very key failed from it), so
+ * what the shortcut can let through is a known key whose own 403s, counted
+ * by other instances in that second, reached the limit.
  */
-function failedAuthentications(
-  store: Store,
-  limit: number,
-  onLimited: (kind: RateLimitKind) => void,
-  countUser: ((failuresKey: string, userKey: string) => Promise<AdmittedAndCounted>) | undefined,
-  precounted: Precounted,
-): FailedAuthentications {
+function failedAuthentications(store: Store, limit: number, onLimited: (kind: RateLimitKind) => void, shared: boolean): FailedAuthentications {
   void store.init?.({ windowMs: WINDOW_MS } as Options);
   const counted = new WeakSet<Request>();
+  // Address → when it was read under the limit; in the order read, so the oldest are dropped first.
+  const underLimit = new Map<string, number>();
   const failures = (address: string) => address;
   const failuresOfKey = (address: string, fingerprint: string) => `key:${address}:${fingerprint}`;
   const keysTried = (address: string) => `keys:${address}`;
@@ -169,15 +157,22 @@ function failedAuthentications(
   return {
     async admit(req, fingerprint, known) {
       const address = addressOf(req);
-      let spent: ClientRateLimitInfo | undefined;
-      if (known && countUser) {
-        const both = await countUser(failures(address), String(known.id));
-        spent = both.failures;
-        if (both.counted) precounted.set(req, { userId: known.id, info: both.counted });
-      } else {
-        spent = await store.get!(failures(address));
+      if (known && shared) {
+        const now = Date.now();
+        for (const [oldest, readAt] of underLimit) {
+          if (now - readAt < UNDER_LIMIT_FOR_MS) break;
+          underLimit.delete(oldest);
+        }
+        if (underLimit.has(address)) return UNDER;
       }
-      if (!reached(spent, limit)) return { over: false, check: "database" };
+      const spent = await store.get!(failures(address));
+      if (!reached(spent, limit)) {
+        if (known && shared) {
+          underLimit.delete(address);
+          underLimit.set(address, Date.now());
+        }
+        return UNDER;
+      }
       const retryAfter = secondsUntil(spent!.resetTime);
       const [ofKey, tried] = await Promise.all([store.get!(failuresOfKey(address, fingerprint())), store.get!(keysTried(address))]);
       if (reached(ofKey, 1)) return { over: true, retryAfter, check: "none" };
@@ -187,6 +182,7 @@ function failedAuthentications(
       if (counted.has(req)) return;
       counted.add(req);
       const address = addressOf(req);
+      underLimit.delete(address);
       void store.increment(failures(address));
       void Promise.resolve(store.increment(failuresOfKey(address, fingerprint()))).then((ofKey) => {
         if (ofKey.totalHits === 1) void store.increment(keysTried(address));
@@ -200,6 +196,10 @@ function failedAuthentications(
     },
   };
 }
+
+/** With shared counters, how long an address read under its failure limit is taken as such, for keys this instance knows. */
+const UNDER_LIMIT_FOR_MS = 1_000;
+const UNDER: Admission = { over: false, check: "database" };
 
 /** IPv6 clients usually hold a whole /56: counted as one address, as express-rate-limit does. */
 function addressOf(req: Request): string {
