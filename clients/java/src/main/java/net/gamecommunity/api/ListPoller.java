@@ -56,12 +56,12 @@ public final class ListPoller<T> {
   private void pollAndReschedule(Subscription s, Duration every, Consumer<List<T>> onChange, Consumer<ApiException> onError) {
     if (s.closed) return;
     poll().whenComplete((changed, failure) -> {
-      if (s.closed) return;
+      if (s.closed || api.transport.isClosed()) return;
       try {
         if (failure != null) onError.accept(ApiException.unwrap(failure));
         else changed.ifPresent(onChange);
       } finally {
-        api.schedule(() -> pollAndReschedule(s, every, onChange, onError), every, s);
+        api.schedule(() -> pollAndReschedule(s, every, onChange, onError), api.nextDelay(every, failure), s);
       }
     });
   }

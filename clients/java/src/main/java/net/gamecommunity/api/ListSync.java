@@ -127,12 +127,12 @@ public final class ListSync<K, T> {
   private void syncAndReschedule(ListPoller.Subscription s, Duration every, Consumer<Result<T>> onSync, Consumer<ApiException> onError) {
     if (s.isClosed()) return;
     sync().whenComplete((result, failure) -> {
-      if (s.isClosed()) return;
+      if (s.isClosed() || api.transport.isClosed()) return;
       try {
         if (failure != null) onError.accept(ApiException.unwrap(failure));
         else onSync.accept(result);
       } finally {
-        api.schedule(() -> syncAndReschedule(s, every, onSync, onError), every, s);
+        api.schedule(() -> syncAndReschedule(s, every, onSync, onError), api.nextDelay(every, failure), s);
       }
     });
   }
@@ -162,7 +162,7 @@ public final class ListSync<K, T> {
       if (next != null) return pages(since, next, received);
       if (answer.syncToken() == null) {
         return CompletableFuture.failedFuture(new ApiException(ApiException.Kind.INVALID_RESPONSE, answer.status(),
-            route.method + " " + route.path + " answered without a Sync-Token", null, null, null));
+            route.method + " " + route.path + " answered without a Sync-Token", null, null, null, null));
       }
       return CompletableFuture.completedFuture(new Walk<>(received, answer.syncToken()));
     });
