@@ -74,7 +74,7 @@ async function conflictsNamed<T>(handled: Promise<T>, input: RouteInput): Promis
     return await handled;
   } catch (error) {
     const violation = uniqueViolation(error);
-    if (violation) throw errors.conflict(conflictMessage(violation, { ...asRecord(input.query), ...asRecord(input.body) }));
+    if (violation) throw errors.duplicate(conflictMessage(violation, { ...asRecord(input.query), ...asRecord(input.body) }));
     throw error;
   }
 }

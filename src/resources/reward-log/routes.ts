@@ -43,9 +43,9 @@ export const rewardLogRoutes = [
       } catch (error) {
         // An unknown player is a 409 on this route, where the other routes answer 400.
         const unknown = foreignKeyViolation(error);
-        if (unknown) throw errors.conflict(rewardLog.unknownReference(values, unknown.constraint));
+        if (unknown) throw errors.referenceNotFound(rewardLog.unknownReference(values, unknown.constraint));
         const violation = uniqueViolation(error);
-        if (violation) throw errors.conflict(conflictMessage(violation, values));
+        if (violation) throw errors.duplicate(conflictMessage(violation, values));
         throw error;
       }
     },
