@@ -127,7 +127,7 @@ try {
   step("servers ready");
 
   const classpath = [
-    "build/test-classes", "build/game-community-api-client.jar", GSON, "src/test/resources",
+    "build/test-classes", "build/client.jar", GSON, "src/test/resources",
   ].join(":");
   const junit = spawnSync("java", [
     "-jar", path.join(JUNIT, "junit-platform-console-standalone.jar"),

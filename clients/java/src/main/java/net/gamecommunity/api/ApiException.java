@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 public final class ApiException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /** What kind of failure a call met: an error status of the service, or a failure of no status. */
   public enum Kind {
     /** 400: a parameter or field is missing or invalid; the message names it. Do not retry unchanged. */
     BAD_REQUEST(400),
@@ -64,10 +65,15 @@ public final class ApiException extends RuntimeException {
     }
   }
 
+  /** What kind of failure this is. */
   private final Kind kind;
+  /** The HTTP status, 0 without an answer. */
   private final int status;
+  /** The service's X-Request-Id, or null. */
   private final String requestId;
+  /** The service's Retry-After, or null. */
   private final Duration retryAfter;
+  /** The service's Error-Name, or null. */
   private final String error;
 
   ApiException(Kind kind, int status, String message, String requestId, Duration retryAfter, String error, Throwable cause) {
@@ -84,12 +90,12 @@ public final class ApiException extends RuntimeException {
     return kind;
   }
 
-  /** The HTTP status (the error body's {@code code}), or 0 when no answer came. */
+  /** @return the HTTP status (the error body's {@code code}), or 0 when no answer came */
   public int status() {
     return status;
   }
 
-  /** The service's X-Request-Id of the failed request, when an answer came. */
+  /** @return the service's X-Request-Id of the failed request, when an answer came: quote it when reporting a problem */
   public Optional<String> requestId() {
     return Optional.ofNullable(requestId);
   }
@@ -121,6 +127,9 @@ public final class ApiException extends RuntimeException {
    * {@link ExecutionException} unwrapped). Any other failure, such as an exception thrown by one of
    * your own callbacks, comes back as {@link Kind#UNEXPECTED} with it as the cause, so that logging
    * the result shows it rather than losing it.
+   *
+   * @param failure what a future failed with
+   * @return the ApiException it is, or wraps
    */
   public static ApiException unwrap(Throwable failure) {
     Throwable t = failure;

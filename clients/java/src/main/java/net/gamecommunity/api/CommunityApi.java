@@ -46,40 +46,86 @@ public final class CommunityApi implements AutoCloseable {
     this.callbacks = callbacks;
   }
 
-  /** @param baseUrl the API's address, with its {@code /api} prefix: {@code https://api.example.org/api} */
+  /**
+   * @param baseUrl the API's address, with its {@code /api} prefix: {@code https://api.example.org/api}
+   * @param apiKey the API user's key ({@code gsk_…}): keep it in the plugin's configuration, never in code
+   * @return a builder; only the base URL and the key are required
+   * @throws IllegalArgumentException when the URL is not http(s) or the key is blank
+   */
   public static Builder builder(String baseUrl, String apiKey) {
     return new Builder(baseUrl, apiKey);
   }
 
   // ---- players
 
-  /** Every player of a grade, in full (token, ip and connection times included). */
+  /**
+   * Every player of a grade, in full (token, ip and connection times included).
+   *
+   * @param gradeId the grade's id
+   * @return the grade's players, in full
+   */
   public CompletableFuture<List<FullPlayer>> getAllFullPlayersByGradeId(int gradeId) {
     return body(send(Route.FULL_PLAYERS_BY_GRADE, gradeQuery(gradeId), null, Map.of(), true));
   }
 
+  /** @return every player, without the sensitive fields; for a big community, prefer {@link #allPlayersSync()} */
   public CompletableFuture<List<PlayerSummary>> getAllPlayers() {
     return body(send(Route.ALL_PLAYERS, Map.of(), null, Map.of(), true));
   }
 
-  /** The player whose pseudo, else nickname, is {@code nick}, regardless of case; {@link ApiException.Kind#NOT_FOUND} if none. */
+  /**
+   * The player whose pseudo, else nickname, is {@code nick}, regardless of case.
+   *
+   * @param nick a pseudo or a nickname
+   * @return the player; failed with {@link ApiException.Kind#NOT_FOUND} if none (see {@link #findPlayerByNick})
+   */
   public CompletableFuture<PlayerSummary> getPlayerByNick(String nick) {
     return call(() -> body(send(Route.PLAYER_BY_NICK, Map.of("nick", required(nick, "nick")), null, Map.of(), true)));
   }
 
+  /**
+   * The same lookup, for the join path where "no such player" is an answer, not a failure: a player
+   * without a community account is an empty Optional; only real failures fail the future.
+   *
+   * <pre>{@code
+   * api.findPlayerByNick(player.getName()).thenAccept(found -> found.ifPresentOrElse(this::greet, () -> invite(player)));
+   * }</pre>
+   *
+   * @param nick a pseudo or a nickname
+   * @return the player, or empty if none has that pseudo or nickname
+   */
+  public CompletableFuture<Optional<PlayerSummary>> findPlayerByNick(String nick) {
+    return optional(getPlayerByNick(nick));
+  }
+
   // ---- cosmetics
 
+  /**
+   * @param id the cosmetic's id
+   * @return the cosmetic; failed with {@link ApiException.Kind#NOT_FOUND} if none has that id
+   */
   public CompletableFuture<Cosmetic> getCosmetic(int id) {
     return getCosmeticTagged(id).thenApply(Tagged::value);
   }
 
-  /** The cosmetic with its ETag, for a safe update ({@link CosmeticUpdate.Builder#ifMatch}). */
+  /**
+   * The cosmetic with its ETag, for a safe update ({@link CosmeticUpdate.Builder#ifMatch}).
+   *
+   * @param id the cosmetic's id
+   * @return the cosmetic and its ETag; failed with {@link ApiException.Kind#NOT_FOUND} if none has that id
+   */
   public CompletableFuture<Tagged<Cosmetic>> getCosmeticTagged(int id) {
     return this.<Cosmetic>send(Route.GET_COSMETIC, Map.of("id", Integer.toString(id)), null, Map.of(), true)
         .thenApply(a -> new Tagged<>(a.body(), a.etag()));
   }
 
-  /** Applies the change and returns the whole cosmetic after it, with its new ETag. */
+  /**
+   * Applies the change and returns the whole cosmetic after it, with its new ETag.
+   *
+   * @param update the change, from {@link CosmeticUpdate#of}
+   * @return the cosmetic after the change; failed with {@link ApiException.Kind#PRECONDITION_FAILED}
+   *     when its {@code ifMatch} ETag is stale, {@link ApiException.Kind#CONFLICT} ({@code DUPLICATE}) on a name taken
+   */
   public CompletableFuture<Tagged<Cosmetic>> updateCosmetic(CosmeticUpdate update) {
     return call(() -> {
       Map<String, String> headers = required(update, "update").ifMatch == null ? Map.of() : Map.of(IF_MATCH, update.ifMatch);
@@ -90,97 +136,157 @@ public final class CommunityApi implements AutoCloseable {
 
   // ---- writes that create
 
+  /**
+   * Records a form answer, with a new Idempotency-Key (the same on each retry of this call).
+   *
+   * @param answer the form answer, from {@link NewFormAnswer#builder}
+   * @return what was recorded
+   */
   public CompletableFuture<Created<FormAnswer>> createForm(NewFormAnswer answer) {
     return createForm(answer, newIdempotencyKey());
   }
 
   /**
    * With your own Idempotency-Key: keep it (e.g. in the plugin's storage) to resend the same request
-   * after a restart; the service records it once within 24 hours.
+   * after a restart; the service records it once within 24 hours. {@link DurableWrites} does that for you.
+   *
+   * @param answer the form answer
+   * @param idempotencyKey 1 to 255 printable ASCII characters, unique per request (a UUID)
+   * @return what was recorded (or, on a resend, what the first request recorded: {@link Created#replayed()})
    */
   public CompletableFuture<Created<FormAnswer>> createForm(NewFormAnswer answer, String idempotencyKey) {
     return create(Route.CREATE_FORM, answer, idempotencyKey);
   }
 
+  /**
+   * Records a reward, with a new Idempotency-Key (the same on each retry of this call).
+   *
+   * @param log the reward
+   * @return what was recorded; failed with {@link ApiException.Kind#CONFLICT}: {@code DUPLICATE} when
+   *     the same reward is recorded for that player at that second, {@code REFERENCE_NOT_FOUND} when the player does not exist
+   */
   public CompletableFuture<Created<RewardLog>> createRewardLog(NewRewardLog log) {
     return createRewardLog(log, newIdempotencyKey());
   }
 
+  /**
+   * With your own Idempotency-Key, as {@link #createForm(NewFormAnswer, String)}.
+   *
+   * @param log the reward
+   * @param idempotencyKey 1 to 255 printable ASCII characters, unique per request (a UUID)
+   * @return what was recorded
+   */
   public CompletableFuture<Created<RewardLog>> createRewardLog(NewRewardLog log, String idempotencyKey) {
     return create(Route.CREATE_REWARD_LOG, log, idempotencyKey);
   }
 
   /**
    * Registers an API user and returns its key, shown only this once. A replay of this request (a retry
-   * whose first attempt got through) is a {@link ApiException.Kind#CONFLICT}: the key is not kept.
+   * whose first attempt got through) is a {@link ApiException.Kind#CONFLICT} ({@code SECRET_NOT_REPLAYED}):
+   * the key is not kept.
+   *
+   * @param user the user to register
+   * @return the user and its key
    */
   public CompletableFuture<Created<RegisteredUser>> register(NewApiUser user) {
     return register(user, newIdempotencyKey());
   }
 
+  /**
+   * With your own Idempotency-Key, as {@link #register(NewApiUser)}.
+   *
+   * @param user the user to register
+   * @param idempotencyKey 1 to 255 printable ASCII characters, unique per request
+   * @return the user and its key
+   */
   public CompletableFuture<Created<RegisteredUser>> register(NewApiUser user, String idempotencyKey) {
     return create(Route.INSCRIPTION, user, idempotencyKey);
   }
 
   // ---- other resources
 
+  /** @return the Infected v2 statistics of every player */
   public CompletableFuture<List<InfectedStats>> getAllInfectedStats() {
     return body(send(Route.ALL_INFECTED_STATS, Map.of(), null, Map.of(), true));
   }
 
-  /** Items active now ({@code startDate <= now < endDate}). */
+  /** @return the items active now ({@code startDate <= now < endDate}) */
   public CompletableFuture<List<TemporaryItem>> getActiveItems() {
     return body(send(Route.ACTIVE_ITEMS, Map.of(), null, Map.of(), true));
   }
 
+  /**
+   * Applies the change and returns the whole world after it.
+   *
+   * @param update the change, from {@link WorldUpdate#of}
+   * @return the world after the change; failed with {@link ApiException.Kind#NOT_FOUND} if none has that id
+   */
   public CompletableFuture<FreebuildWorld> updateWorld(WorldUpdate update) {
     return call(() -> body(send(Route.UPDATE_WORLD, Map.of(), required(update, "update").body, Map.of(), update.retry)));
   }
 
+  /** @return every parkour map */
   public CompletableFuture<List<ParkourMap>> getAllMaps() {
     return body(send(Route.ALL_MAPS, Map.of(), null, Map.of(), true));
   }
 
   // ---- conditional polling
 
+  /**
+   * @param gradeId the grade's id
+   * @return a poller of the grade's players, in full
+   */
   public ListPoller<FullPlayer> fullPlayersByGradeIdPoller(int gradeId) {
     return new ListPoller<>(this, Route.FULL_PLAYERS_BY_GRADE, gradeQuery(gradeId));
   }
 
+  /** @return a poller of every player */
   public ListPoller<PlayerSummary> allPlayersPoller() {
     return new ListPoller<>(this, Route.ALL_PLAYERS, Map.of());
   }
 
+  /** @return a poller of the Infected v2 statistics */
   public ListPoller<InfectedStats> infectedStatsPoller() {
     return new ListPoller<>(this, Route.ALL_INFECTED_STATS, Map.of());
   }
 
+  /** @return a poller of the items active now */
   public ListPoller<TemporaryItem> activeItemsPoller() {
     return new ListPoller<>(this, Route.ACTIVE_ITEMS, Map.of());
   }
 
+  /** @return a poller of the parkour maps */
   public ListPoller<ParkourMap> mapsPoller() {
     return new ListPoller<>(this, Route.ALL_MAPS, Map.of());
   }
 
   // ---- caches kept in sync by change
 
-  /** The players, by id. */
+  /** @return a cache of the players, by id */
   public ListSync<Integer, PlayerSummary> allPlayersSync() {
     return new ListSync<>(this, Route.ALL_PLAYERS, Map.of(), PlayerSummary::id, null);
   }
 
-  /** A grade's players in full, by id; a player whose grade changed leaves the cache. */
+  /**
+   * A grade's players in full, by id; a player whose grade changed leaves the cache.
+   *
+   * @param gradeId the grade's id
+   * @return a cache of the grade's players, by id
+   */
   public ListSync<Integer, FullPlayer> fullPlayersByGradeIdSync(int gradeId) {
     return new ListSync<>(this, Route.FULL_PLAYERS_BY_GRADE, gradeQuery(gradeId), FullPlayer::id, p -> p.gradeId() == gradeId);
   }
 
-  /** The infected statistics, by player id. */
+  /** @return a cache of the infected statistics, by player id */
   public ListSync<Integer, InfectedStats> infectedStatsSync() {
     return new ListSync<>(this, Route.ALL_INFECTED_STATS, Map.of(), InfectedStats::playerId, null);
   }
 
-  /** The active items, by id; an item leaves the cache at its end (checked on each sync, on this machine's clock). */
+  /**
+   * The active items, by id; an item leaves the cache at its end (checked on each sync, on this machine's clock).
+   *
+   * @return a cache of the active items, by id
+   */
   public ListSync<String, TemporaryItem> activeItemsSync() {
     return new ListSync<>(this, Route.ACTIVE_ITEMS, Map.of(), TemporaryItem::id, item -> {
       Instant now = Instant.now();
@@ -188,7 +294,7 @@ public final class CommunityApi implements AutoCloseable {
     });
   }
 
-  /** The parkour maps, by id. */
+  /** @return a cache of the parkour maps, by id */
   public ListSync<Integer, ParkourMap> mapsSync() {
     return new ListSync<>(this, Route.ALL_MAPS, Map.of(), ParkourMap::id, null);
   }
@@ -281,6 +387,15 @@ public final class CommunityApi implements AutoCloseable {
     }
   }
 
+  /** A lookup whose not-found is an empty Optional; every other failure stays a failure. */
+  private static <T> CompletableFuture<Optional<T>> optional(CompletableFuture<T> lookup) {
+    return lookup.handle((value, failure) -> {
+      if (failure == null) return CompletableFuture.completedFuture(Optional.of(value));
+      ApiException e = ApiException.unwrap(failure);
+      return e.kind() == ApiException.Kind.NOT_FOUND ? CompletableFuture.completedFuture(Optional.<T>empty()) : CompletableFuture.<Optional<T>>failedFuture(e);
+    }).thenCompose(f -> f);
+  }
+
   private static <T> T required(T value, String name) {
     return Objects.requireNonNull(value, () -> name + ": null where a value is required");
   }
@@ -332,18 +447,28 @@ public final class CommunityApi implements AutoCloseable {
       this.apiKey = apiKey;
     }
 
-    /** Longest wait to open a connection (5 s by default). */
+    /**
+     * @param timeout the longest wait to open a connection (5 s by default)
+     * @return this builder
+     */
     public Builder connectTimeout(Duration timeout) {
       this.connectTimeout = positive(timeout, "connectTimeout");
       return this;
     }
 
-    /** Longest wait for each attempt's answer (15 s by default); retries get a fresh one. */
+    /**
+     * @param timeout the longest wait for each attempt's answer (15 s by default); retries get a fresh one
+     * @return this builder
+     */
     public Builder requestTimeout(Duration timeout) {
       this.requestTimeout = positive(timeout, "requestTimeout");
       return this;
     }
 
+    /**
+     * @param policy when and how long to wait before sending a request again ({@link RetryPolicy#DEFAULT} by default)
+     * @return this builder
+     */
     public Builder retryPolicy(RetryPolicy policy) {
       this.retryPolicy = Objects.requireNonNull(policy, "policy");
       return this;
@@ -405,7 +530,10 @@ public final class CommunityApi implements AutoCloseable {
       return this;
     }
 
-    /** Your plugin's name and version, e.g. {@code "MyPlugin/2.1"}, sent before the client's own in User-Agent. */
+    /**
+     * @param userAgent your plugin's name and version, e.g. {@code "MyPlugin/2.1"}, sent before the client's own in User-Agent
+     * @return this builder
+     */
     public Builder userAgent(String userAgent) {
       this.product = Objects.requireNonNull(userAgent, "userAgent");
       return this;
@@ -433,26 +561,200 @@ public final class CommunityApi implements AutoCloseable {
       this.api = api;
     }
 
-    public List<FullPlayer> getAllFullPlayersByGradeId(int gradeId) { return await(api.getAllFullPlayersByGradeId(gradeId)); }
-    public List<PlayerSummary> getAllPlayers() { return await(api.getAllPlayers()); }
-    public PlayerSummary getPlayerByNick(String nick) { return await(api.getPlayerByNick(nick)); }
-    public Cosmetic getCosmetic(int id) { return await(api.getCosmetic(id)); }
-    public Tagged<Cosmetic> getCosmeticTagged(int id) { return await(api.getCosmeticTagged(id)); }
-    public Tagged<Cosmetic> updateCosmetic(CosmeticUpdate update) { return await(api.updateCosmetic(update)); }
-    public Created<FormAnswer> createForm(NewFormAnswer answer) { return await(api.createForm(answer)); }
-    public Created<FormAnswer> createForm(NewFormAnswer answer, String idempotencyKey) { return await(api.createForm(answer, idempotencyKey)); }
-    public List<InfectedStats> getAllInfectedStats() { return await(api.getAllInfectedStats()); }
-    public List<TemporaryItem> getActiveItems() { return await(api.getActiveItems()); }
-    public Created<RewardLog> createRewardLog(NewRewardLog log) { return await(api.createRewardLog(log)); }
-    public Created<RewardLog> createRewardLog(NewRewardLog log, String idempotencyKey) { return await(api.createRewardLog(log, idempotencyKey)); }
-    public Created<RegisteredUser> register(NewApiUser user) { return await(api.register(user)); }
-    public Created<RegisteredUser> register(NewApiUser user, String idempotencyKey) { return await(api.register(user, idempotencyKey)); }
-    public FreebuildWorld updateWorld(WorldUpdate update) { return await(api.updateWorld(update)); }
-    public List<ParkourMap> getAllMaps() { return await(api.getAllMaps()); }
+    /**
+     * As {@link CommunityApi#getAllFullPlayersByGradeId}, waiting for the answer.
+     *
+     * @param gradeId the grade's id
+     * @return the grade's players, in full
+     * @throws ApiException when the call fails
+     */
+    public List<FullPlayer> getAllFullPlayersByGradeId(int gradeId) {
+      return await(api.getAllFullPlayersByGradeId(gradeId));
+    }
+
+    /**
+     * As {@link CommunityApi#getAllPlayers}, waiting for the answer.
+     *
+     * @return every player
+     * @throws ApiException when the call fails
+     */
+    public List<PlayerSummary> getAllPlayers() {
+      return await(api.getAllPlayers());
+    }
+
+    /**
+     * As {@link CommunityApi#getPlayerByNick}, waiting for the answer.
+     *
+     * @param nick a pseudo or a nickname
+     * @return the player whose pseudo, else nickname, is {@code nick}
+     * @throws ApiException when the call fails
+     */
+    public PlayerSummary getPlayerByNick(String nick) {
+      return await(api.getPlayerByNick(nick));
+    }
+
+    /**
+     * As {@link CommunityApi#findPlayerByNick}, waiting for the answer.
+     *
+     * @param nick a pseudo or a nickname
+     * @return the player, or empty if none has that pseudo or nickname
+     * @throws ApiException when the call fails otherwise
+     */
+    public Optional<PlayerSummary> findPlayerByNick(String nick) {
+      return await(api.findPlayerByNick(nick));
+    }
+
+    /**
+     * As {@link CommunityApi#getCosmetic}, waiting for the answer.
+     *
+     * @param id the cosmetic's id
+     * @return the cosmetic
+     * @throws ApiException when the call fails
+     */
+    public Cosmetic getCosmetic(int id) {
+      return await(api.getCosmetic(id));
+    }
+
+    /**
+     * As {@link CommunityApi#getCosmeticTagged}, waiting for the answer.
+     *
+     * @param id the cosmetic's id
+     * @return the cosmetic and its ETag
+     * @throws ApiException when the call fails
+     */
+    public Tagged<Cosmetic> getCosmeticTagged(int id) {
+      return await(api.getCosmeticTagged(id));
+    }
+
+    /**
+     * As {@link CommunityApi#updateCosmetic}, waiting for the answer.
+     *
+     * @param update the change
+     * @return the cosmetic after the change, with its new ETag
+     * @throws ApiException when the call fails
+     */
+    public Tagged<Cosmetic> updateCosmetic(CosmeticUpdate update) {
+      return await(api.updateCosmetic(update));
+    }
+
+    /**
+     * As {@link CommunityApi#createForm}, waiting for the answer.
+     *
+     * @param answer the form answer
+     * @return what was recorded
+     * @throws ApiException when the call fails
+     */
+    public Created<FormAnswer> createForm(NewFormAnswer answer) {
+      return await(api.createForm(answer));
+    }
+
+    /**
+     * As {@link CommunityApi#createForm}, waiting for the answer.
+     *
+     * @param answer the form answer
+     * @param idempotencyKey your own Idempotency-Key
+     * @return what was recorded
+     * @throws ApiException when the call fails
+     */
+    public Created<FormAnswer> createForm(NewFormAnswer answer, String idempotencyKey) {
+      return await(api.createForm(answer, idempotencyKey));
+    }
+
+    /**
+     * As {@link CommunityApi#getAllInfectedStats}, waiting for the answer.
+     *
+     * @return the Infected v2 statistics of every player
+     * @throws ApiException when the call fails
+     */
+    public List<InfectedStats> getAllInfectedStats() {
+      return await(api.getAllInfectedStats());
+    }
+
+    /**
+     * As {@link CommunityApi#getActiveItems}, waiting for the answer.
+     *
+     * @return the items active now
+     * @throws ApiException when the call fails
+     */
+    public List<TemporaryItem> getActiveItems() {
+      return await(api.getActiveItems());
+    }
+
+    /**
+     * As {@link CommunityApi#createRewardLog}, waiting for the answer.
+     *
+     * @param log the reward
+     * @return what was recorded
+     * @throws ApiException when the call fails
+     */
+    public Created<RewardLog> createRewardLog(NewRewardLog log) {
+      return await(api.createRewardLog(log));
+    }
+
+    /**
+     * As {@link CommunityApi#createRewardLog}, waiting for the answer.
+     *
+     * @param log the reward
+     * @param idempotencyKey your own Idempotency-Key
+     * @return what was recorded
+     * @throws ApiException when the call fails
+     */
+    public Created<RewardLog> createRewardLog(NewRewardLog log, String idempotencyKey) {
+      return await(api.createRewardLog(log, idempotencyKey));
+    }
+
+    /**
+     * As {@link CommunityApi#register}, waiting for the answer.
+     *
+     * @param user the user to register
+     * @return the user and its key
+     * @throws ApiException when the call fails
+     */
+    public Created<RegisteredUser> register(NewApiUser user) {
+      return await(api.register(user));
+    }
+
+    /**
+     * As {@link CommunityApi#register}, waiting for the answer.
+     *
+     * @param user the user to register
+     * @param idempotencyKey your own Idempotency-Key
+     * @return the user and its key
+     * @throws ApiException when the call fails
+     */
+    public Created<RegisteredUser> register(NewApiUser user, String idempotencyKey) {
+      return await(api.register(user, idempotencyKey));
+    }
+
+    /**
+     * As {@link CommunityApi#updateWorld}, waiting for the answer.
+     *
+     * @param update the change
+     * @return the world after the change
+     * @throws ApiException when the call fails
+     */
+    public FreebuildWorld updateWorld(WorldUpdate update) {
+      return await(api.updateWorld(update));
+    }
+
+    /**
+     * As {@link CommunityApi#getAllMaps}, waiting for the answer.
+     *
+     * @return every parkour map
+     * @throws ApiException when the call fails
+     */
+    public List<ParkourMap> getAllMaps() {
+      return await(api.getAllMaps());
+    }
 
     /**
      * Waits for a future of this client; its ApiException is thrown with the calling thread's stack
      * trace (the original's is the client's own threads', which says nothing of where it was called).
+     *
+     * @param <T> the value's type
+     * @param future a future of this client
+     * @return its value
+     * @throws ApiException when it failed
      */
     public static <T> T await(CompletableFuture<T> future) {
       try {

@@ -66,12 +66,12 @@ public final class ListSync<K, T> {
     this.keep = keep;
   }
 
-  /** The cache, by key: a live, read-only view, safe to read from any thread. */
+  /** @return the cache, by key: a live, read-only view, safe to read from any thread */
   public Map<K, T> rows() {
     return Collections.unmodifiableMap(rows);
   }
 
-  /** The Sync-Token of the last sync, to keep across restarts with the rows; null before the first. */
+  /** @return the Sync-Token of the last sync, to keep across restarts with the rows; null before the first */
   public String token() {
     return token;
   }
@@ -79,6 +79,9 @@ public final class ListSync<K, T> {
   /**
    * Resumes from a token kept with the rows of an earlier run (both as this cache last had them):
    * the next sync asks only for what changed since.
+   *
+   * @param token the Sync-Token saved with the rows
+   * @param rows the rows saved
    */
   public void resume(String token, Iterable<T> rows) {
     synchronized (this) {
@@ -92,6 +95,8 @@ public final class ListSync<K, T> {
   /**
    * One sync. A failure (an {@link ApiException}) leaves the cache and its token as they were. Called
    * while one runs, it returns the running one: syncs never overlap.
+   *
+   * @return what the sync brought
    */
   public synchronized CompletableFuture<Result<T>> sync() {
     if (running != null) return running;
@@ -115,6 +120,13 @@ public final class ListSync<K, T> {
    * Syncs now, then {@code every} after each sync ends, until the subscription or the client is closed.
    * {@code onSync} gets each result and {@code onError} each failed sync (syncing goes on), both on the
    * client's executor, never on a game thread: hop to it for game API calls.
+   * After a failed sync the loop waits the failure's {@code Retry-After} instead when it is longer (a
+   * 429 or 503), and while the rate budget is spent ({@link CommunityApi#rateLimit()}) until it renews.
+   *
+   * @param every the wait between the end of a sync and the next one
+   * @param onSync gets each sync's result
+   * @param onError gets each failed sync
+   * @return the running loop: close it to stop
    */
   public ListPoller.Subscription start(Duration every, Consumer<Result<T>> onSync, Consumer<ApiException> onError) {
     Objects.requireNonNull(onSync, "onSync");

@@ -276,6 +276,8 @@ class LiveApiTest {
   void whenTheRecordDoesNotExist_then404WithAShortMessage() {
     assertEquals("Cosmetic not found", failure(ApiException.Kind.NOT_FOUND, () -> c.blocking().getCosmetic(999_999)).getMessage());
     failure(ApiException.Kind.NOT_FOUND, () -> CommunityApi.Blocking.await(d.getPlayerByNick(unique("nobody"))));
+    assertEquals(Optional.empty(), d.blocking().findPlayerByNick(unique("nobody")));
+    assertEquals("Steve", d.blocking().findPlayerByNick("steve").orElseThrow().pseudo());
     failure(ApiException.Kind.NOT_FOUND, () -> a.blocking().updateWorld(WorldUpdate.of(999_999).state("x").build()));
   }
 
