@@ -339,7 +339,8 @@ public final class CommunityApi implements AutoCloseable {
    * Closes at once: every call not yet answered (in flight, or waiting to retry) fails now with
    * {@link ApiException.Kind#CLOSED}, on this thread; pollers and syncs stop; the client's own threads end
    * before this returns. Calls made afterwards fail with CLOSED. Views of this client ({@link #withDeadline},
-   * {@link #blocking()}) close with it.
+   * {@link #blocking()}) close with it. (The JDK's HttpClient has one selector thread of its own: stopped
+   * here on Java 21 and later; on Java 17 it ends once the client is no longer referenced.)
    */
   @Override
   public void close() {
