@@ -193,7 +193,7 @@ public final class DurableWrites implements AutoCloseable {
       return Transport.failLater(new ApiException(ApiException.Kind.UNEXPECTED, 0, "could not save the write to " + file + ": " + e,
           null, null, null, e), api.transport.executor);
     }
-    Entry entry = new Entry(file, route, key, body, now, new CompletableFuture<>());
+    Entry entry = new Entry(file, route, key, body, now, new BoundFuture<>(api.transport.executor));
     synchronized (this) {
       queue.add(entry);
     }

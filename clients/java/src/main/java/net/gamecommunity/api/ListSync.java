@@ -85,7 +85,7 @@ public final class ListSync<K, T> {
    */
   public void resume(String token, Iterable<T> rows) {
     synchronized (this) {
-      if (running != null) throw new IllegalStateException("a sync is running");
+      if (running != null && !running.isDone()) throw new IllegalStateException("a sync is running");
       this.rows.clear();
       for (T row : rows) this.rows.put(key.apply(row), row);
       this.token = Objects.requireNonNull(token, "token");
@@ -99,7 +99,8 @@ public final class ListSync<K, T> {
    * @return what the sync brought
    */
   public synchronized CompletableFuture<Result<T>> sync() {
-    if (running != null) return running;
+    // Done but not yet cleared (its clearing runs on the executor, after the caller may have seen it end).
+    if (running != null && !running.isDone()) return running;
     String since = token;
     CompletableFuture<Result<T>> sync = since == null
         ? read(null, true)
@@ -110,7 +111,7 @@ public final class ListSync<K, T> {
     running = sync;
     sync.whenComplete((result, failure) -> {
       synchronized (this) {
-        running = null;
+        if (running == sync) running = null;
       }
     });
     return sync;

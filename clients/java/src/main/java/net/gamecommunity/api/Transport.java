@@ -121,7 +121,7 @@ final class Transport {
   @SuppressWarnings("unchecked")
   <T> CompletableFuture<Answer<T>> send(Route route, Map<String, String> query, JsonObject body, Map<String, String> headers,
       boolean retryable, Instant deadline, Executor callbacks) {
-    CompletableFuture<Answer<T>> result = new CompletableFuture<>();
+    CompletableFuture<Answer<T>> result = new BoundFuture<>(callbacks == null ? executor : callbacks);
     if (closed) {
       result.completeExceptionally(closedException(null));
       return result;
@@ -270,7 +270,7 @@ final class Transport {
 
   /** Completes {@code future} with {@code failure} on {@code on} (for failures found before any request is sent). */
   static <T> CompletableFuture<T> failLater(ApiException failure, Executor on) {
-    CompletableFuture<T> future = new CompletableFuture<>();
+    CompletableFuture<T> future = new BoundFuture<>(on);
     try {
       on.execute(() -> future.completeExceptionally(failure));
     } catch (RejectedExecutionException closing) {
@@ -303,7 +303,8 @@ final class Transport {
     }
     for (Tracked t : inFlight) fail(t);
     scheduler.shutdownNow();
-    if (ownedExecutor != null) ownedExecutor.shutdownNow();
+    // The callbacks of the calls just failed were queued to the executor: they run here rather than never.
+    if (ownedExecutor != null) for (Runnable queued : ownedExecutor.shutdownNow()) queued.run();
     // Java 21's HttpClient can be stopped (its selector thread with it); Java 17's stops once unreachable.
     try {
       HttpClient.class.getMethod("shutdownNow").invoke(http);

@@ -201,4 +201,19 @@ class ClientTest {
       assertTrue(!budget.resetsAt().isBefore(before.plusSeconds(42)) && budget.resetsAt().isBefore(Instant.now().plusSeconds(43)), budget.toString());
     }
   }
+
+  @Test
+  void whenACallbackIsAttachedAfterTheAnswerCame_thenItStillRunsOnTheClientsThreads_notTheCallers() throws Exception {
+    try (ScriptedServer server = new ScriptedServer(); CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").build()) {
+      server.script.add(Reply.of(200, "[]", Map.of()));
+      CompletableFuture<List<ParkourMap>> maps = api.getAllMaps();
+      maps.handle((ok, failure) -> null).get(10, TimeUnit.SECONDS);
+      while (!maps.isDone()) Thread.sleep(1);
+      // A plain CompletableFuture would run these on this thread (a game's main thread, in a plugin).
+      String late = maps.thenApply(m -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS);
+      assertTrue(late.startsWith("community-api-"), late);
+      String chained = maps.thenApply(m -> m).exceptionally(f -> null).thenApply(m -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS);
+      assertTrue(chained.startsWith("community-api-"), chained);
+    }
+  }
 }
