@@ -4,7 +4,11 @@ import { BODY_LIMIT_KB } from "./http/body-limit.js";
 /**
  * The error catalogue: every failure the API can answer, with its status and
  * its message. Handlers throw these; one middleware (http/error-handler.ts)
- * renders every failure as `{ code, message }`, `code` being the HTTP status.
+ * renders every failure as `{ code, message }`, `code` being the HTTP status,
+ * and names its kind in the Error-Name header, for a program to tell apart
+ * errors that share a status (a DUPLICATE from a REFERENCE_NOT_FOUND).
+ * A kind's name is part of the contract: never renamed, never reused; new
+ * kinds may be added (a client treats an unknown name by its status).
  */
 export const ERROR_CATALOGUE = {
   VALIDATION: {
@@ -52,10 +56,25 @@ export const ERROR_CATALOGUE = {
     meaning: "The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default).",
     action: "Send the request at once, on a working connection; retry.",
   },
+  DUPLICATE: {
+    status: 409,
+    meaning: "A value that must be unique is already used, or the record is already recorded; the message names the value and the constraint.",
+    action: "Change the conflicting value; a retried duplicate needs no action, the first one was recorded.",
+  },
+  REFERENCE_NOT_FOUND: {
+    status: 409,
+    meaning: "A record the request refers to (the player of a reward log, say) does not exist; the message names the field and the id.",
+    action: "Create the record referred to first, or fix the id; retrying unchanged fails again.",
+  },
   CONFLICT: {
     status: 409,
-    meaning: "The write conflicts with existing data; the message names the value and the constraint.",
-    action: "Change the conflicting value; a retried duplicate needs no action, the first one was recorded.",
+    meaning: "The record's current state forbids the change (a user already revoked, a delivery still pending, an admin locking itself out); the message says which.",
+    action: "Read the record's state, and change the request or wait for the state to change.",
+  },
+  SECRET_NOT_REPLAYED: {
+    status: 409,
+    meaning: "Resent with the Idempotency-Key of a request that succeeded, whose answer held a secret (an API key, a webhook secret) that is not kept: the first request's effect stands.",
+    action: "Nothing was done again. If the first answer was lost, get a new secret (rotate the key, or remove and add the webhook).",
   },
   PRECONDITION_FAILED: {
     status: 412,
@@ -119,6 +138,9 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorKind = keyof typeof ERROR_CATALOGUE;
 
+/** The response header naming the kind of every failure (a catalogue key, such as `DUPLICATE`). */
+export const ERROR_NAME_HEADER = "Error-Name";
+
 export class ApiError extends Error {
   readonly status: number;
 
@@ -151,6 +173,9 @@ export const errors = {
   methodNotAllowed: (method: string, path: string) =>
     new ApiError("METHOD_NOT_ALLOWED", `Method ${method} not allowed on ${path}`),
   conflict: (message: string) => new ApiError("CONFLICT", message),
+  duplicate: (message: string) => new ApiError("DUPLICATE", message),
+  referenceNotFound: (message: string) => new ApiError("REFERENCE_NOT_FOUND", message),
+  secretNotReplayed: (message: string) => new ApiError("SECRET_NOT_REPLAYED", message),
   preconditionFailed: (what: string) =>
     new ApiError("PRECONDITION_FAILED", `${what} changed since the ETag sent in If-Match; nothing was written`),
   idempotencyKeyReused: (firstRoute: string, sameRoute: boolean) =>

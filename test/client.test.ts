@@ -41,7 +41,12 @@ describe("the TypeScript client against the service", () => {
       }
     })();
     expect(thrown).toBeInstanceOf(ApiError);
-    expect(thrown).toMatchObject({ status: 404, message: "Cosmetic not found", requestId: missing.response.headers.get("X-Request-Id") });
+    expect(thrown).toMatchObject({
+      status: 404,
+      message: "Cosmetic not found",
+      requestId: missing.response.headers.get("X-Request-Id"),
+      error: "NOT_FOUND",
+    });
   });
 
   it("when an EtagPoller polls an unchanged cosmetic, then it gets a 304 (no data); after a change, the new cosmetic", async () => {

@@ -132,10 +132,25 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
     res: await api().delete("/api/inscription").set("X-API-Key", key),
     message: "Method DELETE not allowed on /api/inscription",
   }),
-  CONFLICT: async () => ({
+  DUPLICATE: async () => ({
     res: await api().post("/api/probe/duplicate-cosmetic").set("X-API-Key", key).send({ name: "Halo" }),
     message: "Cosmetic name 'Halo' is already used (unique constraint cosmetics_name_key)",
   }),
+  REFERENCE_NOT_FOUND: async () => ({
+    res: await api().post("/api/website/create-reward-log").set("X-API-Key", key).send({ playerId: 999_999, rewardId: 1 }),
+    message: /^playerId: .*999999/,
+  }),
+  CONFLICT: async () => {
+    await t.users.create("revoked-twice");
+    const revoke = () => api().post("/api/admin/users/revoke").set("X-API-Key", key).send({ username: "revoked-twice" });
+    expect((await revoke()).status).toBe(200);
+    return { res: await revoke(), message: "API user 'revoked-twice' is already revoked" };
+  },
+  SECRET_NOT_REPLAYED: async () => {
+    const post = () => api().post("/api/inscription").set("X-API-Key", key).set("Idempotency-Key", "catalogue-secret").send({ username: "secret-once" });
+    expect((await post()).status).toBe(201);
+    return { res: await post(), message: /^Username 'secret-once' was registered by an earlier request with this Idempotency-Key/ };
+  },
   PRECONDITION_FAILED: async () => {
     const cosmetic = await makeCosmetic(t.database.db.prisma);
     const res = await api()
@@ -243,6 +258,8 @@ describe("the error catalogue", () => {
     else expect(res.body.message).toMatch(message);
     // Every answer carries a request id, those of the HTTP server to broken HTTP included; a 503 says when to retry.
     expect(res.headers["x-request-id"]).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+    // Its kind by name, for a program: the only way to tell apart the kinds that share a status (409).
+    expect(res.headers["error-name"]).toBe(kind);
     if (res.status === 503) expect(res.headers["retry-after"]).toBe("1");
   });
 

@@ -154,6 +154,9 @@ describe("Idempotency-Key on the POST routes", () => {
     expect(replay.status).toBe(409);
     expect(replay.headers["idempotent-replayed"]).toBe("true");
     expect(replay.text).toBe(conflict.text);
+    // The replay names the error as the first answer did: a duplicate, not a missing player (the row is gone now).
+    expect(conflict.headers["error-name"]).toBe("DUPLICATE");
+    expect(replay.headers["error-name"]).toBe("DUPLICATE");
     expect(await rewardLogs(player.id)).toBe(0);
   });
 
@@ -197,6 +200,8 @@ describe("Idempotency-Key on the POST routes", () => {
     const replay = await post("/inscription", { username: "idem-user" }, k);
     expect(replay.status).toBe(409);
     expect(replay.headers["idempotent-replayed"]).toBe("true");
+    expect(first.headers["error-name"]).toBeUndefined();
+    expect(replay.headers["error-name"]).toBe("SECRET_NOT_REPLAYED");
     expect(replay.body.message).toBe(
       "Username 'idem-user' was registered by an earlier request with this Idempotency-Key; its API key was shown only in that " +
         "answer and is not kept: ask an operator for a new one (user rotate)",

@@ -3,7 +3,9 @@
 // Builds the service (if dist/ is missing) and the client, creates a fresh database (dropped at the
 // end), starts three servers on 127.0.0.1 — the main one, one with a tiny rate limit (for 429), one
 // whose database connection is cut once it has started (for 503) — creates the API users of groups
-// A–D, imports the seed data, and runs JUnit with the addresses and keys in its environment.
+// A–D, imports the seed data, and runs JUnit with the addresses and keys in its environment. Each test
+// fails after a minute (src/test/resources/junit-platform.properties), and a JVM still running after
+// JAVA_TESTS_TIMEOUT_S (600 by default) is killed and the run fails: CI never hangs on it.
 // DATABASE_URL (or CI_POSTGRES_URL) names the server; the default is the local one.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -20,6 +22,8 @@ const dbUrl = (() => { const u = new URL(pgUrl); u.pathname = `/${database}`; re
 const JUNIT = process.env.JUNIT_JARS ?? "/usr/share/java";
 const GSON = process.env.GSON_JAR ?? "/usr/share/java/gson.jar";
 const RATE_LIMIT = 3;
+/** The longest the JUnit run may take (each test has its own minute, junit-platform.properties): past it the JVM is killed. */
+const JUNIT_TIMEOUT_MS = Number(process.env.JAVA_TESTS_TIMEOUT_S ?? 600) * 1000;
 
 const servers = [];
 let proxy;
@@ -123,14 +127,14 @@ try {
   step("servers ready");
 
   const classpath = [
-    "build/test-classes", "build/game-community-api-client.jar", GSON, "src/test/resources",
+    "build/test-classes", "build/client.jar", GSON, "src/test/resources",
   ].join(":");
   const junit = spawnSync("java", [
     "-jar", path.join(JUNIT, "junit-platform-console-standalone.jar"),
     "--disable-banner", "--disable-ansi-colors", "--details=tree", "--fail-if-no-tests",
     "--class-path", classpath, "--scan-class-path", "build/test-classes",
   ], {
-    cwd: here, stdio: "inherit",
+    cwd: here, stdio: "inherit", timeout: JUNIT_TIMEOUT_MS, killSignal: "SIGKILL",
     env: {
       ...process.env,
       COMMUNITY_API_URL: main, COMMUNITY_API_RATE_LIMITED_URL: limited, COMMUNITY_API_RATE_LIMIT: String(RATE_LIMIT),
@@ -139,6 +143,11 @@ try {
       COMMUNITY_API_KEY_LIMITED: limitedKey,
     },
   });
+  if (junit.error?.code === "ETIMEDOUT") {
+    console.error(`\nJAVA CLIENT TESTS HUNG: the JVM was killed after ${JUNIT_TIMEOUT_MS / 1000} s (JAVA_TESTS_TIMEOUT_S); see the last test started above\n`);
+  } else if (junit.error) {
+    console.error(`java: ${junit.error.message}`);
+  }
   exitCode = junit.status ?? 1;
   console.log(`java client tests: ${exitCode === 0 ? "passed" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 } catch (e) {

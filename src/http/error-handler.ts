@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler } from "express";
 import { conflictMessage, generatedKeyCollision } from "../db/constraints.js";
 import { isDatabaseUnavailable, isRecordNotFound, uniqueViolation } from "../db/prisma-errors.js";
-import { ApiError, errors } from "../errors.js";
+import { ApiError, ERROR_NAME_HEADER, errors } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { requestContext } from "../context.js";
 
@@ -47,7 +47,7 @@ function toApiError(error: unknown, requestId: string): ApiError {
   if (isRecordNotFound(error)) return errors.notFound("Record");
   const violation = uniqueViolation(error);
   // A generated id still taken after the retries (http/write.ts) is the service's failure, not a duplicate of the client's.
-  if (violation && !generatedKeyCollision(error)) return errors.conflict(conflictMessage(violation));
+  if (violation && !generatedKeyCollision(error)) return errors.duplicate(conflictMessage(violation));
   if (isDatabaseUnavailable(error)) return errors.databaseUnavailable();
   return errors.internal(requestId, error);
 }
@@ -70,6 +70,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     // Nothing was done, and the cause (a database restart, a burst) usually passes within seconds: a
     // client retries after this, backing off further on its own. A 503 that knows better (LISTS_BUSY) set its own.
     if (apiError.status === 503 && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", String(UNAVAILABLE_RETRY_AFTER_S));
+    res.setHeader(ERROR_NAME_HEADER, apiError.kind);
     res.status(apiError.status).json(apiError.toBody());
   };
 }

@@ -3,7 +3,7 @@ import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { maskKeys } from "../auth/api-keys.js";
 import type { Config } from "../config.js";
-import { errors, type ApiError } from "../errors.js";
+import { ERROR_NAME_HEADER, errors, type ApiError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { requestIdOf } from "./request-context.js";
 import { JSON_HEADERS } from "./security-headers.js";
@@ -121,6 +121,7 @@ function answerAndClose(socket: Duplex, apiError: ApiError, headers: readonly (r
   const body = JSON.stringify(apiError.toBody());
   const head = [
     ...headers,
+    [ERROR_NAME_HEADER, apiError.kind],
     ...JSON_HEADERS,
     ["Content-Type", "application/json; charset=utf-8"],
     ["Content-Length", String(Buffer.byteLength(body))],

@@ -31,6 +31,8 @@ export interface Answer {
   text: string;
   /** Of the record written, when the handler gives it (not kept for replays). */
   etag?: string | undefined;
+  /** A failure's kind (the Error-Name header), kept for replays. */
+  error?: string | undefined;
   replayed?: boolean;
 }
 
@@ -95,17 +97,19 @@ export async function claimKey(tx: DbClient, r: KeyedRequest): Promise<Answer | 
       VALUES (${r.userId}, ${r.key}, ${r.route}, ${r.fingerprint}, ${r.now})
       ON CONFLICT ("apiUserId", key) DO UPDATE
         SET route = EXCLUDED.route, fingerprint = EXCLUDED.fingerprint, "createdAt" = EXCLUDED."createdAt",
-            "responseStatus" = NULL, "responseBody" = NULL
+            "responseStatus" = NULL, "responseBody" = NULL, "responseError" = NULL
         WHERE idempotency_keys."createdAt" <= ${expired}`;
     if (claimed === 1) return undefined;
-    const rows = await tx.$queryRaw<{ route: string; fingerprint: string; status: number | null; body: string | null }[]>`
-      SELECT route, fingerprint, "responseStatus" AS status, "responseBody" AS body
+    const rows = await tx.$queryRaw<
+      { route: string; fingerprint: string; status: number | null; body: string | null; error: string | null }[]
+    >`
+      SELECT route, fingerprint, "responseStatus" AS status, "responseBody" AS body, "responseError" AS error
         FROM idempotency_keys WHERE "apiUserId" = ${r.userId} AND key = ${r.key}`;
     const stored = rows[0];
     if (!stored) continue;
     if (stored.fingerprint !== r.fingerprint) throw errors.idempotencyKeyReused(stored.route, stored.route === r.route);
     if (stored.status === null || stored.body === null) throw new Error("An idempotency key was committed without its answer");
-    return { status: stored.status, text: stored.body };
+    return { status: stored.status, text: stored.body, error: stored.error ?? undefined };
   }
 }
 
@@ -130,15 +134,15 @@ export async function runOnce(
     answer = { status: success, text: JSON.stringify(body) };
     // An answer holding a secret (a new API key) is not kept: a replay says what happened instead.
     const instead = route.replayInstead?.(body);
-    replay = instead ? { status: instead.status, text: JSON.stringify(instead.toBody()) } : answer;
+    replay = instead ? { status: instead.status, text: JSON.stringify(instead.toBody()), error: instead.kind } : answer;
     if (etag) answer = { ...answer, etag };
   } catch (error) {
     if (!isStoredFailure(error)) throw error;
     await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT idempotent_write");
-    answer = replay = { status: error.status, text: JSON.stringify(error.toBody()) };
+    answer = replay = { status: error.status, text: JSON.stringify(error.toBody()), error: error.kind };
   }
   await tx.$executeRaw`
-    UPDATE idempotency_keys SET "responseStatus" = ${replay.status}, "responseBody" = ${replay.text}
+    UPDATE idempotency_keys SET "responseStatus" = ${replay.status}, "responseBody" = ${replay.text}, "responseError" = ${replay.error ?? null}
      WHERE "apiUserId" = ${r.userId} AND key = ${r.key}`;
   return answer;
 }

@@ -15,6 +15,15 @@ export const RESPONSE_HEADERS = {
     required: true,
     schema: { type: "string", example: "3f2c1a9e-8d47-4b5a-9c1e-2a7d6b0e4f13" },
   },
+  "Error-Name": {
+    description:
+      "The kind of this failure, by its name in the error catalogue (see the errors table): finer than the status where one " +
+      "status has several meanings, as 409's `DUPLICATE`, `REFERENCE_NOT_FOUND`, `CONFLICT` and `SECRET_NOT_REPLAYED`. Sent " +
+      "with every failure, a replayed one included. Names are never renamed or reused; new ones may be added, so a client " +
+      "treats a name it does not know by the status.",
+    required: true,
+    schema: { type: "string", pattern: "^[A-Z][A-Z0-9_]*$", example: "DUPLICATE" },
+  },
   ETag: {
     description:
       "The version of this answer, a strong entity tag. Send it back in If-None-Match to get a 304 while it is unchanged; " +

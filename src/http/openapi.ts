@@ -71,6 +71,7 @@ const UNAUTHENTICATED_STATUSES = new Set([401, 408, 431]);
 function responseHeaders(route: RouteSpec, status: number): Record<string, oas31.ReferenceObject> {
   const success = route.successStatus ?? 200;
   const names: ResponseHeader[] = ["X-Request-Id"];
+  if (status >= 400) names.push("Error-Name");
   if ((route.etag || route.versioned) && (status === success || status === 304)) names.push("ETag");
   if (route.paged && status === success) names.push("Link");
   // A replay answers what the first request answered: its success, or a failure of its own (404, 409, 412).

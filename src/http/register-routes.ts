@@ -74,8 +74,8 @@ async function conflictsNamed<T>(handled: Promise<T>, input: RouteInput): Promis
     return await handled;
   } catch (error) {
     const violation = uniqueViolation(error);
-    // An id the sequence drew that was already taken is no conflict of the client's: the write is retried (http/write.ts).
-    if (violation && !generatedKeyCollision(error)) throw errors.conflict(conflictMessage(violation, { ...asRecord(input.query), ...asRecord(input.body) }));
+    // An id the sequence drew that was already taken is no duplicate of the client's: the write is retried (http/write.ts).
+    if (violation && !generatedKeyCollision(error)) throw errors.duplicate(conflictMessage(violation, { ...asRecord(input.query), ...asRecord(input.body) }));
     throw error;
   }
 }

@@ -3,6 +3,7 @@ import { auditedWrite, recordAudit, type AuditSource } from "../audit/audit.js";
 import type { Config } from "../config.js";
 import type { DbClient } from "../db/client.js";
 import { advanceIdSequence, generatedKeyCollision, largestId } from "../db/constraints.js";
+import { ERROR_NAME_HEADER } from "../errors.js";
 import type { AppDeps } from "../deps.js";
 import { claimKey, fingerprint, idempotencyKey, purgeExpiredKeys, REPLAYED_HEADER, runOnce, type Answer, type Written } from "./idempotency.js";
 import { Versioned, type RouteSpec, type TransactionContext } from "./route.js";
@@ -70,6 +71,7 @@ export async function runWrite(
   const answer = await withFreshIdOnCollision(deps, attempt);
   if (answer.replayed) res.setHeader(REPLAYED_HEADER, "true");
   if (answer.etag) res.setHeader("ETag", answer.etag);
+  if (answer.error) res.setHeader(ERROR_NAME_HEADER, answer.error);
   sendJsonText(res, answer.status, answer.text);
 }
 

@@ -18,7 +18,7 @@ export async function createFirstUser(users: ApiUsers, config: Config): Promise<
     const { apiKey } = await users.create(username, undefined, { actor: "first-start" });
     return { username, apiKey };
   } catch (error) {
-    if (error instanceof ApiError && error.kind === "CONFLICT") return undefined;
+    if (error instanceof ApiError && error.kind === "DUPLICATE") return undefined;
     throw error;
   }
 }

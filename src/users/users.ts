@@ -109,7 +109,7 @@ export class ApiUsers {
       return db ? await run(db) : await this.prisma.$transaction(run);
     } catch (error) {
       const violation = uniqueViolation(error);
-      if (violation) throw errors.conflict(conflictMessage(violation, { username }));
+      if (violation) throw errors.duplicate(conflictMessage(violation, { username }));
       throw error;
     }
   }

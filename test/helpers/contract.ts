@@ -55,6 +55,7 @@ const TRANSPORT_HEADERS = new Set([
 function offDocumentHeaders(status: number): Record<string, boolean> {
   return {
     "x-request-id": true,
+    "error-name": true,
     ratelimit: false,
     "ratelimit-policy": false,
     ...(status === 429 || status === 503 ? { "retry-after": true } : {}),

@@ -109,6 +109,11 @@ export class ApiError extends Error {
     readonly requestId: string | undefined,
     /** Retry-After of a 429 or 503, in seconds. */
     readonly retryAfterSeconds: number | undefined,
+    /**
+     * Error-Name: the kind of failure in the API's error catalogue, finer than the status (a 409 is `DUPLICATE`,
+     * `REFERENCE_NOT_FOUND`, `CONFLICT` or `SECRET_NOT_REPLAYED`). New names may be added: treat an unknown one by its status.
+     */
+    readonly error?: string,
   ) {
     super(message);
   }
@@ -118,7 +123,13 @@ export class ApiError extends Error {
       typeof body === "object" && body !== null && typeof (body as { message?: unknown }).message === "string"
         ? (body as { message: string }).message
         : `HTTP ${response.status}`;
-    return new ApiError(response.status, message, response.headers.get("X-Request-Id") ?? undefined, retryAfterSeconds(response));
+    return new ApiError(
+      response.status,
+      message,
+      response.headers.get("X-Request-Id") ?? undefined,
+      retryAfterSeconds(response),
+      response.headers.get("Error-Name") ?? undefined,
+    );
   }
 }
 

@@ -1088,6 +1088,8 @@ export interface components {
     headers: {
         /** @description The id of this request, also on the server's log lines and audit entries: the X-Request-Id the client sent when it is 1 to 128 of A-Z a-z 0-9 . _ : - (and holds no API key), else a new UUID. Quote it when reporting a problem. */
         XRequestId: string;
+        /** @description The kind of this failure, by its name in the error catalogue (see the errors table): finer than the status where one status has several meanings, as 409's `DUPLICATE`, `REFERENCE_NOT_FOUND`, `CONFLICT` and `SECRET_NOT_REPLAYED`. Sent with every failure, a replayed one included. Names are never renamed or reused; new ones may be added, so a client treats a name it does not know by the status. */
+        ErrorName: string;
         /** @description The version of this answer, a strong entity tag. Send it back in If-None-Match to get a 304 while it is unchanged; a cosmetic's also goes in If-Match on update-cosmetic. */
         ETag: string;
         /** @description `true` when this is the stored answer of an earlier request sent with the same Idempotency-Key: nothing was done again. Absent on a first answer. */
@@ -1161,6 +1163,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1173,6 +1176,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1183,6 +1187,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1195,6 +1200,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1205,6 +1211,7 @@ export interface operations {
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1217,6 +1224,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1230,6 +1238,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1240,6 +1249,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1252,6 +1262,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1315,6 +1326,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1327,6 +1339,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1337,6 +1350,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1349,6 +1363,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1359,6 +1374,7 @@ export interface operations {
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1371,6 +1387,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1384,6 +1401,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1394,6 +1412,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1406,6 +1425,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1445,6 +1465,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1457,6 +1478,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1467,6 +1489,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1479,6 +1502,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1491,6 +1515,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1501,6 +1526,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1514,6 +1540,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1524,6 +1551,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1536,6 +1564,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1593,6 +1622,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1605,6 +1635,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1615,6 +1646,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1627,6 +1659,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1639,6 +1672,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1649,6 +1683,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1662,6 +1697,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1672,6 +1708,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1684,6 +1721,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1745,6 +1783,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1757,6 +1796,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1767,6 +1807,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1779,6 +1820,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1791,6 +1833,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1801,6 +1844,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1813,6 +1857,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1825,6 +1870,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1837,6 +1883,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1849,6 +1896,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1862,6 +1910,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1872,6 +1921,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1884,6 +1934,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -1947,6 +1998,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1959,6 +2011,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1969,6 +2022,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1981,6 +2035,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1991,6 +2046,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2003,6 +2059,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2015,6 +2072,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2027,6 +2085,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -2040,6 +2099,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2050,6 +2110,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2062,6 +2123,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -2125,6 +2187,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2137,6 +2200,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2147,6 +2211,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2159,6 +2224,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2169,6 +2235,7 @@ export interface operations {
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2181,6 +2248,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -2194,6 +2262,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2204,6 +2273,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2216,6 +2286,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -2279,6 +2350,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2291,6 +2363,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2301,6 +2374,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2313,6 +2387,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2323,6 +2398,7 @@ export interface operations {
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2335,6 +2411,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -2348,6 +2425,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2358,6 +2436,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2370,6 +2449,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -2428,6 +2508,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2440,6 +2521,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2450,6 +2532,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2462,6 +2545,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2472,6 +2556,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -2485,6 +2570,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2497,6 +2583,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2509,6 +2596,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2521,6 +2609,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -2534,6 +2623,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2544,6 +2634,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2556,6 +2647,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -2611,6 +2703,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2623,6 +2716,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2633,6 +2727,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2645,6 +2740,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2655,6 +2751,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -2668,6 +2765,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2680,6 +2778,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2692,6 +2791,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2704,6 +2804,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -2717,6 +2818,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2727,6 +2829,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2739,6 +2842,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -2801,6 +2905,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2813,6 +2918,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2823,6 +2929,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2835,6 +2942,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2847,6 +2955,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2857,6 +2966,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2869,6 +2979,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2881,6 +2992,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -2894,6 +3006,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2904,6 +3017,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2916,6 +3030,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -2979,6 +3094,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2991,6 +3107,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3001,6 +3118,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3013,6 +3131,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3023,6 +3142,7 @@ export interface operations {
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3035,6 +3155,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -3048,6 +3169,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3058,6 +3180,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3070,6 +3193,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -3106,6 +3230,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3118,6 +3243,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3128,6 +3254,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3140,6 +3267,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3150,6 +3278,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -3163,6 +3292,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3173,6 +3303,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3185,6 +3316,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -3223,6 +3355,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3235,6 +3368,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3245,6 +3379,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3257,6 +3392,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3267,6 +3403,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -3280,6 +3417,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3290,6 +3428,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3302,6 +3441,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -3361,6 +3501,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3373,6 +3514,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3383,6 +3525,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3395,6 +3538,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3408,6 +3552,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3418,6 +3563,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3431,6 +3577,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3443,6 +3590,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3455,6 +3603,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3467,6 +3616,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -3480,6 +3630,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3490,6 +3641,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3502,6 +3654,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -3555,6 +3708,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3567,6 +3721,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3577,6 +3732,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3589,6 +3745,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3602,6 +3759,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3612,6 +3770,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3625,6 +3784,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3637,6 +3797,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3649,6 +3810,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3661,6 +3823,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -3674,6 +3837,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3684,6 +3848,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3696,6 +3861,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -3750,6 +3916,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3762,6 +3929,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3772,6 +3940,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3784,6 +3953,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3796,6 +3966,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3806,6 +3977,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3818,6 +3990,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3830,6 +4003,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3842,6 +4016,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -3855,6 +4030,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3865,6 +4041,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3877,6 +4054,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -3931,6 +4109,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3943,6 +4122,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3953,6 +4133,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3965,6 +4146,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3975,6 +4157,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -3988,6 +4171,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3998,6 +4182,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4010,6 +4195,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -4048,6 +4234,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4060,6 +4247,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4070,6 +4258,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4082,6 +4271,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4092,6 +4282,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -4105,6 +4296,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4115,6 +4307,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4127,6 +4320,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -4183,6 +4377,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4195,6 +4390,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4205,6 +4401,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4217,6 +4414,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4227,6 +4425,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4240,6 +4439,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4252,6 +4452,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4264,6 +4465,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4276,6 +4478,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -4289,6 +4492,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4299,6 +4503,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4311,6 +4516,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -4365,6 +4571,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4377,6 +4584,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4387,6 +4595,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4399,6 +4608,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4412,6 +4622,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4422,6 +4633,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4434,6 +4646,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4446,6 +4659,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4458,6 +4672,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -4471,6 +4686,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4481,6 +4697,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4493,6 +4710,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -4541,6 +4759,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4553,6 +4772,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4563,6 +4783,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4575,6 +4796,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4587,6 +4809,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4597,6 +4820,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -4610,6 +4834,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4620,6 +4845,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4632,6 +4858,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -4685,6 +4912,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4697,6 +4925,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4707,6 +4936,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4719,6 +4949,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4732,6 +4963,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4742,6 +4974,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4755,6 +4988,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4767,6 +5001,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4779,6 +5014,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4791,6 +5027,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -4804,6 +5041,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4814,6 +5052,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -4826,6 +5065,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Retry-After": components["headers"]["RetryAfter"];

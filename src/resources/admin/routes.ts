@@ -111,7 +111,7 @@ export const adminRoutes = [
       return { user: apiUserView(user, callers, now()), apiKey };
     },
     replayInstead: () =>
-      errors.conflict("This key was rotated by an earlier request with this Idempotency-Key; its new key was shown only in that answer: rotate again"),
+      errors.secretNotReplayed("This key was rotated by an earlier request with this Idempotency-Key; its new key was shown only in that answer: rotate again"),
   }),
   defineRoute({
     method: "POST",

@@ -130,7 +130,7 @@ export const webhookRoutes = [
       return { endpoint: endpointView(added), secret };
     },
     replayInstead: (result) =>
-      errors.conflict(
+      errors.secretNotReplayed(
         `Webhook ${(result as { endpoint: { id: number } }).endpoint.id} was added by an earlier request with this Idempotency-Key; ` +
           "its secret was shown only in that answer: remove it and add it again",
       ),

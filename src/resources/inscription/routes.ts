@@ -46,7 +46,7 @@ export const inscriptionRoutes = [
       return { username: user.username, role: user.role, apiKey };
     },
     replayInstead: (result) =>
-      errors.conflict(
+      errors.secretNotReplayed(
         `Username '${(result as { username: string }).username}' was registered by an earlier request with this ` +
           "Idempotency-Key; its API key was shown only in that answer and is not kept: ask an operator for a new one (user rotate)",
       ),

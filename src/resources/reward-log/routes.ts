@@ -43,11 +43,11 @@ export const rewardLogRoutes = [
       } catch (error) {
         // An unknown player is a 409 on this route, where the other routes answer 400.
         const unknown = foreignKeyViolation(error);
-        if (unknown) throw errors.conflict(rewardLog.unknownReference(values, unknown.constraint));
-        // A 409 here means "already recorded" to clients (CALLING.md): only the reward's own uniqueness says so. An id
-        // already taken (rows written past the sequence) is retried with a fresh one (http/write.ts).
+        if (unknown) throw errors.referenceNotFound(rewardLog.unknownReference(values, unknown.constraint));
+        // A DUPLICATE here means "already recorded" to clients (CALLING.md): only the reward's own uniqueness says so. An
+        // id already taken (rows written past the sequence) is retried with a fresh one (http/write.ts).
         const violation = uniqueViolation(error);
-        if (violation && !generatedKeyCollision(error)) throw errors.conflict(conflictMessage(violation, values));
+        if (violation && !generatedKeyCollision(error)) throw errors.duplicate(conflictMessage(violation, values));
         throw error;
       }
     },

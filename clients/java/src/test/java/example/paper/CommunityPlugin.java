@@ -36,18 +36,18 @@ public final class CommunityPlugin extends JavaPlugin implements Listener {
   @Override
   public void onDisable() {
     mapsPolling.close();
-    api.close();
+    api.close(Duration.ofSeconds(3)); // rewards being recorded get 3 s to finish; nothing is left hanging
   }
 
   @EventHandler
   public void onJoin(PlayerJoinEvent event) {
     Player player = event.getPlayer();
-    api.getPlayerByNick(player.getName())
-        .thenAccept(profile -> Bukkit.getScheduler().runTask(this,
-            () -> player.sendMessage("You have " + profile.credit() + " credits")))
+    // A player without a community account is an empty Optional; a slow service is given 2 s, retries included.
+    api.withDeadline(Duration.ofSeconds(2)).findPlayerByNick(player.getName())
+        .thenAccept(found -> found.ifPresent(profile -> Bukkit.getScheduler().runTask(this,
+            () -> player.sendMessage("You have " + profile.credit() + " credits"))))
         .exceptionally(failure -> {
-          ApiException e = ApiException.unwrap(failure);
-          if (e.kind() != ApiException.Kind.NOT_FOUND) getLogger().warning("Community API: " + e);
+          getLogger().warning("Community API: " + ApiException.unwrap(failure));
           return null;
         });
   }

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 public final class ApiException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /** What kind of failure a call met: an error status of the service, or a failure of no status. */
   public enum Kind {
     /** 400: a parameter or field is missing or invalid; the message names it. Do not retry unchanged. */
     BAD_REQUEST(400),
@@ -22,21 +23,34 @@ public final class ApiException extends RuntimeException {
     FORBIDDEN(403),
     /** 404: the record does not exist (a route the service does not have is {@link #OTHER_STATUS}: a wrong base URL). */
     NOT_FOUND(404),
-    /** 409: the write conflicts with existing data (a duplicate name, a reward already recorded, a player that does not exist). */
+    /**
+     * 409: the write conflicts with existing data. {@link ApiException#error()} tells which way:
+     * {@code DUPLICATE} (a name taken, a reward already recorded), {@code REFERENCE_NOT_FOUND} (a
+     * record it names, such as the player, does not exist) or {@code CONFLICT} (the record's state
+     * forbids it).
+     */
     CONFLICT(409),
+    /** 410: what the request names is gone for good, e.g. a list's sync token (the list must be read whole again). */
+    GONE(410),
     /** 412: the record changed since the ETag given to If-Match; nothing was written. Read it again. */
     PRECONDITION_FAILED(412),
+    /** 422: the request is well-formed but cannot be processed, e.g. an Idempotency-Key reused with another body. */
+    UNPROCESSABLE(422),
     /** 429: too many requests; wait {@link #retryAfter()}. */
     RATE_LIMITED(429),
     /** 503: the service's database is unavailable; nothing was written. Retry later. */
     UNAVAILABLE(503),
-    /** Any other error status (405, 408, 413, 415, 422, 431, 500…): see {@link #status()}. */
+    /** Any other error status (405, 408, 413, 415, 431, 500…): see {@link #status()}. */
     OTHER_STATUS(-1),
-    /** No answer: connection refused or lost, or the request timed out. */
+    /** No answer: connection refused or lost, or the request timed out; the message names the host and port. */
     NETWORK(0),
     /** An answer that is not what the API documents (a field missing, unknown or of the wrong type). */
     INVALID_RESPONSE(-1),
-    /** Not the API's doing: the client was closed, or a callback of the caller threw (see the cause). */
+    /** The client was closed before the call got its answer (or the call was made after). Nothing more will come of it. */
+    CLOSED(-1),
+    /** The caller passed an invalid argument (a {@code null}, say): the message names it; nothing was sent. */
+    INVALID_ARGUMENT(-1),
+    /** Not the API's doing: a callback of the caller threw, or an executor refused work (see the cause). */
     UNEXPECTED(-1);
 
     private final int status;
@@ -51,41 +65,61 @@ public final class ApiException extends RuntimeException {
     }
   }
 
+  /** What kind of failure this is. */
   private final Kind kind;
+  /** The HTTP status, 0 without an answer. */
   private final int status;
+  /** The service's X-Request-Id, or null. */
   private final String requestId;
+  /** The service's Retry-After, or null. */
   private final Duration retryAfter;
+  /** The service's Error-Name, or null. */
+  private final String error;
 
-  ApiException(Kind kind, int status, String message, String requestId, Duration retryAfter, Throwable cause) {
+  ApiException(Kind kind, int status, String message, String requestId, Duration retryAfter, String error, Throwable cause) {
     super(message, cause);
     this.kind = kind;
     this.status = status;
     this.requestId = requestId;
     this.retryAfter = retryAfter;
+    this.error = error;
   }
 
+  /** @return what kind of failure this is: the first thing to look at */
   public Kind kind() {
     return kind;
   }
 
-  /** The HTTP status (the error body's {@code code}), or 0 when no answer came. */
+  /** @return the HTTP status (the error body's {@code code}), or 0 when no answer came */
   public int status() {
     return status;
   }
 
-  /** The service's X-Request-Id of the failed request, when an answer came. */
+  /** @return the service's X-Request-Id of the failed request, when an answer came: quote it when reporting a problem */
   public Optional<String> requestId() {
     return Optional.ofNullable(requestId);
   }
 
-  /** How long the service asked to wait (Retry-After, on 429 and 503). */
+  /** @return how long the service asked to wait (Retry-After, on 429 and 503) */
   public Optional<Duration> retryAfter() {
     return Optional.ofNullable(retryAfter);
   }
 
+  /**
+   * The service's name for this error (its {@code Error-Name} header), finer than the status: e.g.
+   * {@code DUPLICATE} or {@code REFERENCE_NOT_FOUND} for a 409, {@code VALIDATION} for a 400. The names
+   * are listed in the API's error catalogue (docs/API.md); new ones may be added. Empty when no answer
+   * came, or from a service older than the header.
+   *
+   * @return the error's name, such as {@code DUPLICATE}
+   */
+  public Optional<String> error() {
+    return Optional.ofNullable(error);
+  }
+
   /** The same failure, its stack trace the calling thread's (what {@code blocking()} throws). */
   ApiException inCallersThread() {
-    return new ApiException(kind, status, getMessage(), requestId, retryAfter, getCause());
+    return new ApiException(kind, status, getMessage(), requestId, retryAfter, error, getCause());
   }
 
   /**
@@ -93,16 +127,19 @@ public final class ApiException extends RuntimeException {
    * {@link ExecutionException} unwrapped). Any other failure, such as an exception thrown by one of
    * your own callbacks, comes back as {@link Kind#UNEXPECTED} with it as the cause, so that logging
    * the result shows it rather than losing it.
+   *
+   * @param failure what a future failed with
+   * @return the ApiException it is, or wraps
    */
   public static ApiException unwrap(Throwable failure) {
     Throwable t = failure;
     while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) t = t.getCause();
     if (t instanceof ApiException e) return e;
-    return new ApiException(Kind.UNEXPECTED, 0, String.valueOf(t), null, null, t);
+    return new ApiException(Kind.UNEXPECTED, 0, String.valueOf(t), null, null, null, t);
   }
 
   @Override
   public String toString() {
-    return "ApiException[" + kind + (status > 0 ? " " + status : "") + (requestId != null ? ", request " + requestId : "") + "]: " + getMessage();
+    return "ApiException[" + kind + (status > 0 ? " " + status : "") + (error != null ? " " + error : "") + (requestId != null ? ", request " + requestId : "") + "]: " + getMessage();
   }
 }

@@ -1,18 +1,8 @@
 package net.gamecommunity.api;
 
 import com.google.gson.JsonObject;
-import java.io.IOException;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -21,19 +11,14 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
+import java.util.function.Supplier;
 
 /**
  * The client of the game community API. Create one per plugin (at enable), share it, and
  * {@link #close()} it at disable. Every call returns a {@link CompletableFuture} completed on the
- * client's executor, never on the calling thread; {@link #blocking()} offers the same calls for
- * threads that may wait. A failed call completes with an {@link ApiException}.
+ * client's executor (or the callback executor given to the builder), never on the calling thread,
+ * failures included; {@link #blocking()} offers the same calls for threads that may wait. A failed
+ * call completes with an {@link ApiException}, an invalid argument too: no call throws.
  *
  * <pre>{@code
  * CommunityApi api = CommunityApi.builder("https://api.example.org/api", apiKey).build();
@@ -41,178 +26,267 @@ import java.util.stream.Collectors;
  * }</pre>
  */
 public final class CommunityApi implements AutoCloseable {
-  static final String API_KEY = "X-API-Key";
   static final String IDEMPOTENCY_KEY = "Idempotency-Key";
   static final String IDEMPOTENT_REPLAYED = "Idempotent-Replayed";
   static final String IF_NONE_MATCH = "If-None-Match";
   static final String IF_MATCH = "If-Match";
   static final String ETAG = "ETag";
-  static final String REQUEST_ID = "X-Request-Id";
-  static final String RETRY_AFTER = "Retry-After";
-  static final String VERSION = "1.0.0";
+  /** This client's version, sent in User-Agent; the artifact's version in pom.xml. */
+  static final String VERSION = "1.1.0";
 
-  private final HttpClient http;
-  private final String baseUrl;
-  private final String apiKey;
-  private final String userAgent;
-  private final Duration requestTimeout;
-  private final RetryPolicy retryPolicy;
-  private final Executor executor;
-  private final ExecutorService ownedExecutor;
-  private final ScheduledExecutorService scheduler;
-  private volatile boolean closed;
+  final Transport transport;
+  /** How long each call may take in all, retries included; null: as long as the retry policy takes. */
+  private final Duration deadline;
+  /** Where futures complete; null: the transport's executor. */
+  private final Executor callbacks;
 
-  private CommunityApi(Builder b) {
-    this.baseUrl = b.baseUrl;
-    this.apiKey = b.apiKey;
-    String client = "game-community-api-java/" + VERSION + " (Java " + Runtime.version().feature() + ")";
-    this.userAgent = b.product == null ? client : b.product + " " + client;
-    this.requestTimeout = b.requestTimeout;
-    this.retryPolicy = b.retryPolicy;
-    this.ownedExecutor = b.executor == null ? Executors.newCachedThreadPool(daemonThreads("community-api")) : null;
-    this.executor = b.executor == null ? ownedExecutor : b.executor;
-    this.scheduler = Executors.newSingleThreadScheduledExecutor(daemonThreads("community-api-poller"));
-    // The service speaks HTTP/1.1; the default (HTTP/2) would add an h2c upgrade to every plain-http request.
-    this.http = HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(b.connectTimeout)
-        .executor(executor)
-        .build();
+  private CommunityApi(Transport transport, Duration deadline, Executor callbacks) {
+    this.transport = transport;
+    this.deadline = deadline;
+    this.callbacks = callbacks;
   }
 
-  /** @param baseUrl the API's address, with its {@code /api} prefix: {@code https://api.example.org/api} */
+  /**
+   * @param baseUrl the API's address, with its {@code /api} prefix: {@code https://api.example.org/api}
+   * @param apiKey the API user's key ({@code gsk_…}): keep it in the plugin's configuration, never in code
+   * @return a builder; only the base URL and the key are required
+   * @throws IllegalArgumentException when the URL is not http(s) or the key is blank
+   */
   public static Builder builder(String baseUrl, String apiKey) {
     return new Builder(baseUrl, apiKey);
   }
 
   // ---- players
 
-  /** Every player of a grade, in full (token, ip and connection times included). */
+  /**
+   * Every player of a grade, in full (token, ip and connection times included).
+   *
+   * @param gradeId the grade's id
+   * @return the grade's players, in full
+   */
   public CompletableFuture<List<FullPlayer>> getAllFullPlayersByGradeId(int gradeId) {
     return body(send(Route.FULL_PLAYERS_BY_GRADE, gradeQuery(gradeId), null, Map.of(), true));
   }
 
+  /** @return every player, without the sensitive fields; for a big community, prefer {@link #allPlayersSync()} */
   public CompletableFuture<List<PlayerSummary>> getAllPlayers() {
     return body(send(Route.ALL_PLAYERS, Map.of(), null, Map.of(), true));
   }
 
-  /** The player whose pseudo, else nickname, is {@code nick}, regardless of case; {@link ApiException.Kind#NOT_FOUND} if none. */
+  /**
+   * The player whose pseudo, else nickname, is {@code nick}, regardless of case.
+   *
+   * @param nick a pseudo or a nickname
+   * @return the player; failed with {@link ApiException.Kind#NOT_FOUND} if none (see {@link #findPlayerByNick})
+   */
   public CompletableFuture<PlayerSummary> getPlayerByNick(String nick) {
-    return body(send(Route.PLAYER_BY_NICK, Map.of("nick", Objects.requireNonNull(nick, "nick")), null, Map.of(), true));
+    return call(() -> body(send(Route.PLAYER_BY_NICK, Map.of("nick", required(nick, "nick")), null, Map.of(), true)));
+  }
+
+  /**
+   * The same lookup, for the join path where "no such player" is an answer, not a failure: a player
+   * without a community account is an empty Optional; only real failures fail the future.
+   *
+   * <pre>{@code
+   * api.findPlayerByNick(player.getName()).thenAccept(found -> found.ifPresentOrElse(this::greet, () -> invite(player)));
+   * }</pre>
+   *
+   * @param nick a pseudo or a nickname
+   * @return the player, or empty if none has that pseudo or nickname
+   */
+  public CompletableFuture<Optional<PlayerSummary>> findPlayerByNick(String nick) {
+    return optional(getPlayerByNick(nick));
   }
 
   // ---- cosmetics
 
+  /**
+   * @param id the cosmetic's id
+   * @return the cosmetic; failed with {@link ApiException.Kind#NOT_FOUND} if none has that id
+   */
   public CompletableFuture<Cosmetic> getCosmetic(int id) {
     return getCosmeticTagged(id).thenApply(Tagged::value);
   }
 
-  /** The cosmetic with its ETag, for a safe update ({@link CosmeticUpdate.Builder#ifMatch}). */
+  /**
+   * The cosmetic with its ETag, for a safe update ({@link CosmeticUpdate.Builder#ifMatch}).
+   *
+   * @param id the cosmetic's id
+   * @return the cosmetic and its ETag; failed with {@link ApiException.Kind#NOT_FOUND} if none has that id
+   */
   public CompletableFuture<Tagged<Cosmetic>> getCosmeticTagged(int id) {
     return this.<Cosmetic>send(Route.GET_COSMETIC, Map.of("id", Integer.toString(id)), null, Map.of(), true)
         .thenApply(a -> new Tagged<>(a.body(), a.etag()));
   }
 
-  /** Applies the change and returns the whole cosmetic after it, with its new ETag. */
+  /**
+   * Applies the change and returns the whole cosmetic after it, with its new ETag.
+   *
+   * @param update the change, from {@link CosmeticUpdate#of}
+   * @return the cosmetic after the change; failed with {@link ApiException.Kind#PRECONDITION_FAILED}
+   *     when its {@code ifMatch} ETag is stale, {@link ApiException.Kind#CONFLICT} ({@code DUPLICATE}) on a name taken
+   */
   public CompletableFuture<Tagged<Cosmetic>> updateCosmetic(CosmeticUpdate update) {
-    Map<String, String> headers = update.ifMatch == null ? Map.of() : Map.of(IF_MATCH, update.ifMatch);
-    return this.<Cosmetic>send(Route.UPDATE_COSMETIC, Map.of(), update.body, headers, update.retry)
-        .thenApply(a -> new Tagged<>(a.body(), a.etag()));
+    return call(() -> {
+      Map<String, String> headers = required(update, "update").ifMatch == null ? Map.of() : Map.of(IF_MATCH, update.ifMatch);
+      return this.<Cosmetic>send(Route.UPDATE_COSMETIC, Map.of(), update.body, headers, update.retry)
+          .thenApply(a -> new Tagged<>(a.body(), a.etag()));
+    });
   }
 
   // ---- writes that create
 
+  /**
+   * Records a form answer, with a new Idempotency-Key (the same on each retry of this call).
+   *
+   * @param answer the form answer, from {@link NewFormAnswer#builder}
+   * @return what was recorded
+   */
   public CompletableFuture<Created<FormAnswer>> createForm(NewFormAnswer answer) {
     return createForm(answer, newIdempotencyKey());
   }
 
   /**
    * With your own Idempotency-Key: keep it (e.g. in the plugin's storage) to resend the same request
-   * after a restart; the service records it once within 24 hours.
+   * after a restart; the service records it once within 24 hours. {@link DurableWrites} does that for you.
+   *
+   * @param answer the form answer
+   * @param idempotencyKey 1 to 255 printable ASCII characters, unique per request (a UUID)
+   * @return what was recorded (or, on a resend, what the first request recorded: {@link Created#replayed()})
    */
   public CompletableFuture<Created<FormAnswer>> createForm(NewFormAnswer answer, String idempotencyKey) {
     return create(Route.CREATE_FORM, answer, idempotencyKey);
   }
 
+  /**
+   * Records a reward, with a new Idempotency-Key (the same on each retry of this call).
+   *
+   * @param log the reward
+   * @return what was recorded; failed with {@link ApiException.Kind#CONFLICT}: {@code DUPLICATE} when
+   *     the same reward is recorded for that player at that second, {@code REFERENCE_NOT_FOUND} when the player does not exist
+   */
   public CompletableFuture<Created<RewardLog>> createRewardLog(NewRewardLog log) {
     return createRewardLog(log, newIdempotencyKey());
   }
 
+  /**
+   * With your own Idempotency-Key, as {@link #createForm(NewFormAnswer, String)}.
+   *
+   * @param log the reward
+   * @param idempotencyKey 1 to 255 printable ASCII characters, unique per request (a UUID)
+   * @return what was recorded
+   */
   public CompletableFuture<Created<RewardLog>> createRewardLog(NewRewardLog log, String idempotencyKey) {
     return create(Route.CREATE_REWARD_LOG, log, idempotencyKey);
   }
 
   /**
    * Registers an API user and returns its key, shown only this once. A replay of this request (a retry
-   * whose first attempt got through) is a {@link ApiException.Kind#CONFLICT}: the key is not kept.
+   * whose first attempt got through) is a {@link ApiException.Kind#CONFLICT} ({@code SECRET_NOT_REPLAYED}):
+   * the key is not kept.
+   *
+   * @param user the user to register
+   * @return the user and its key
    */
   public CompletableFuture<Created<RegisteredUser>> register(NewApiUser user) {
     return register(user, newIdempotencyKey());
   }
 
+  /**
+   * With your own Idempotency-Key, as {@link #register(NewApiUser)}.
+   *
+   * @param user the user to register
+   * @param idempotencyKey 1 to 255 printable ASCII characters, unique per request
+   * @return the user and its key
+   */
   public CompletableFuture<Created<RegisteredUser>> register(NewApiUser user, String idempotencyKey) {
     return create(Route.INSCRIPTION, user, idempotencyKey);
   }
 
   // ---- other resources
 
+  /** @return the Infected v2 statistics of every player */
   public CompletableFuture<List<InfectedStats>> getAllInfectedStats() {
     return body(send(Route.ALL_INFECTED_STATS, Map.of(), null, Map.of(), true));
   }
 
-  /** Items active now ({@code startDate <= now < endDate}). */
+  /** @return the items active now ({@code startDate <= now < endDate}) */
   public CompletableFuture<List<TemporaryItem>> getActiveItems() {
     return body(send(Route.ACTIVE_ITEMS, Map.of(), null, Map.of(), true));
   }
 
+  /**
+   * Applies the change and returns the whole world after it.
+   *
+   * @param update the change, from {@link WorldUpdate#of}
+   * @return the world after the change; failed with {@link ApiException.Kind#NOT_FOUND} if none has that id
+   */
   public CompletableFuture<FreebuildWorld> updateWorld(WorldUpdate update) {
-    return body(send(Route.UPDATE_WORLD, Map.of(), update.body, Map.of(), update.retry));
+    return call(() -> body(send(Route.UPDATE_WORLD, Map.of(), required(update, "update").body, Map.of(), update.retry)));
   }
 
+  /** @return every parkour map */
   public CompletableFuture<List<ParkourMap>> getAllMaps() {
     return body(send(Route.ALL_MAPS, Map.of(), null, Map.of(), true));
   }
 
   // ---- conditional polling
 
+  /**
+   * @param gradeId the grade's id
+   * @return a poller of the grade's players, in full
+   */
   public ListPoller<FullPlayer> fullPlayersByGradeIdPoller(int gradeId) {
     return new ListPoller<>(this, Route.FULL_PLAYERS_BY_GRADE, gradeQuery(gradeId));
   }
 
+  /** @return a poller of every player */
   public ListPoller<PlayerSummary> allPlayersPoller() {
     return new ListPoller<>(this, Route.ALL_PLAYERS, Map.of());
   }
 
+  /** @return a poller of the Infected v2 statistics */
   public ListPoller<InfectedStats> infectedStatsPoller() {
     return new ListPoller<>(this, Route.ALL_INFECTED_STATS, Map.of());
   }
 
+  /** @return a poller of the items active now */
   public ListPoller<TemporaryItem> activeItemsPoller() {
     return new ListPoller<>(this, Route.ACTIVE_ITEMS, Map.of());
   }
 
+  /** @return a poller of the parkour maps */
   public ListPoller<ParkourMap> mapsPoller() {
     return new ListPoller<>(this, Route.ALL_MAPS, Map.of());
   }
 
   // ---- caches kept in sync by change
 
-  /** The players, by id. */
+  /** @return a cache of the players, by id */
   public ListSync<Integer, PlayerSummary> allPlayersSync() {
     return new ListSync<>(this, Route.ALL_PLAYERS, Map.of(), PlayerSummary::id, null);
   }
 
-  /** A grade's players in full, by id; a player whose grade changed leaves the cache. */
+  /**
+   * A grade's players in full, by id; a player whose grade changed leaves the cache.
+   *
+   * @param gradeId the grade's id
+   * @return a cache of the grade's players, by id
+   */
   public ListSync<Integer, FullPlayer> fullPlayersByGradeIdSync(int gradeId) {
     return new ListSync<>(this, Route.FULL_PLAYERS_BY_GRADE, gradeQuery(gradeId), FullPlayer::id, p -> p.gradeId() == gradeId);
   }
 
-  /** The infected statistics, by player id. */
+  /** @return a cache of the infected statistics, by player id */
   public ListSync<Integer, InfectedStats> infectedStatsSync() {
     return new ListSync<>(this, Route.ALL_INFECTED_STATS, Map.of(), InfectedStats::playerId, null);
   }
 
-  /** The active items, by id; an item leaves the cache at its end (checked on each sync, on this machine's clock). */
+  /**
+   * The active items, by id; an item leaves the cache at its end (checked on each sync, on this machine's clock).
+   *
+   * @return a cache of the active items, by id
+   */
   public ListSync<String, TemporaryItem> activeItemsSync() {
     return new ListSync<>(this, Route.ACTIVE_ITEMS, Map.of(), TemporaryItem::id, item -> {
       Instant now = Instant.now();
@@ -220,37 +294,77 @@ public final class CommunityApi implements AutoCloseable {
     });
   }
 
-  /** The parkour maps, by id. */
+  /** @return a cache of the parkour maps, by id */
   public ListSync<Integer, ParkourMap> mapsSync() {
     return new ListSync<>(this, Route.ALL_MAPS, Map.of(), ParkourMap::id, null);
   }
 
-  /** The same calls, waiting for the answer: for threads that may block, never a game's main thread. */
+  /**
+   * The same calls, waiting for the answer: for threads that may block, never a game's main thread.
+   * They do not go through the callback executor, so waiting cannot deadlock on it.
+   *
+   * @return the blocking view of this client
+   */
   public Blocking blocking() {
-    return new Blocking(this);
+    return new Blocking(callbacks == null ? this : new CommunityApi(transport, deadline, null));
   }
 
-  /** Stops the pollers and the client's own threads; calls made afterwards fail at once. */
+  /**
+   * This client with a deadline for each call: the whole call, retries included, ends by then (the last
+   * attempt's timeout is shortened to fit, and no retry starts that would end after it). Shares
+   * everything else (threads, connections, closing) with this client.
+   *
+   * <pre>{@code
+   * api.withDeadline(Duration.ofSeconds(2)).getPlayerByNick(name) // the join path: an answer in 2 s, or none
+   * }</pre>
+   *
+   * @param deadline how long each call may take in all, more than 0
+   * @return a view of this client whose calls end within {@code deadline}
+   */
+  public CommunityApi withDeadline(Duration deadline) {
+    return new CommunityApi(transport, Builder.positive(deadline, "deadline"), callbacks);
+  }
+
+  /**
+   * The API user's request budget as the service reported it on the last answer, to spread requests
+   * out before a 429 comes; empty before the first answer, or when the service does not limit rates.
+   *
+   * @return the rate budget last seen
+   */
+  public Optional<RateLimit> rateLimit() {
+    return transport.rateLimit();
+  }
+
+  /**
+   * Closes at once: every call not yet answered (in flight, or waiting to retry) fails now with
+   * {@link ApiException.Kind#CLOSED}, on this thread; pollers and syncs stop; the client's own threads end
+   * before this returns. Calls made afterwards fail with CLOSED. Views of this client ({@link #withDeadline},
+   * {@link #blocking()}) close with it. (The JDK's HttpClient has one selector thread of its own: stopped
+   * here on Java 21 and later; on Java 17 it ends once the client is no longer referenced.)
+   */
   @Override
   public void close() {
-    closed = true;
-    scheduler.shutdownNow();
-    if (ownedExecutor != null) ownedExecutor.shutdown();
+    transport.close(Duration.ZERO);
+  }
+
+  /**
+   * Closes after letting the writes in flight (POSTs and PATCHes, their retries included) finish for at
+   * most {@code grace}, waiting on this thread: for a plugin's disable, so that a reward being recorded
+   * is not lost. Reads fail at once with {@link ApiException.Kind#CLOSED}, as does any write still
+   * unanswered when {@code grace} ends; then as {@link #close()}.
+   *
+   * @param grace the longest wait for writes in flight
+   */
+  public void close(Duration grace) {
+    transport.close(Objects.requireNonNull(grace, "grace"));
   }
 
   @Override
   public String toString() {
-    return "CommunityApi[" + baseUrl + ", key hidden]";
+    return "CommunityApi[" + transport.baseUrl + ", key hidden]";
   }
 
   // ---- the request pipeline
-
-  /** One answer of a route: its body (null for a 304) and the headers a caller or a helper may need (syncToken and link on lists only). */
-  record Answer<T>(int status, T body, String etag, boolean replayed, String syncToken, String link, URI uri) {
-    boolean notModified() {
-      return status == 304;
-    }
-  }
 
   private static Map<String, String> gradeQuery(int gradeId) {
     return Map.of("gradeId", Integer.toString(gradeId));
@@ -260,148 +374,54 @@ public final class CommunityApi implements AutoCloseable {
     return UUID.randomUUID().toString();
   }
 
-  private static <T> CompletableFuture<T> body(CompletableFuture<Answer<T>> answer) {
-    return answer.thenApply(Answer::body);
+  private static <T> CompletableFuture<T> body(CompletableFuture<Transport.Answer<T>> answer) {
+    return answer.thenApply(Transport.Answer::body);
+  }
+
+  /** Runs a call; an argument it refuses (a null, an invalid value) fails the future instead of the caller. */
+  private <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> call) {
+    try {
+      return call.get();
+    } catch (NullPointerException | IllegalArgumentException e) {
+      return Transport.failLater(new ApiException(ApiException.Kind.INVALID_ARGUMENT, 0, e.getMessage(), null, null, null, e),
+          callbacks == null ? transport.executor : callbacks);
+    }
+  }
+
+  /** A lookup whose not-found is an empty Optional; every other failure stays a failure. */
+  private static <T> CompletableFuture<Optional<T>> optional(CompletableFuture<T> lookup) {
+    return lookup.handle((value, failure) -> {
+      if (failure == null) return CompletableFuture.completedFuture(Optional.of(value));
+      ApiException e = ApiException.unwrap(failure);
+      return e.kind() == ApiException.Kind.NOT_FOUND ? CompletableFuture.completedFuture(Optional.<T>empty()) : CompletableFuture.<Optional<T>>failedFuture(e);
+    }).thenCompose(f -> f);
+  }
+
+  private static <T> T required(T value, String name) {
+    return Objects.requireNonNull(value, () -> name + ": null where a value is required");
   }
 
   private <T> CompletableFuture<Created<T>> create(Route route, Record request, String idempotencyKey) {
-    Objects.requireNonNull(idempotencyKey, "idempotencyKey");
-    return this.<T>send(route, Map.of(), StrictJson.encode(request), Map.of(IDEMPOTENCY_KEY, idempotencyKey), true)
-        .thenApply(a -> new Created<>(a.body(), a.replayed(), idempotencyKey));
+    return call(() -> {
+      JsonObject body = StrictJson.encode(required(request, "request"));
+      if (required(idempotencyKey, "idempotencyKey").isBlank()) throw new IllegalArgumentException("idempotencyKey: empty");
+      return this.<T>send(route, Map.of(), body, Map.of(IDEMPOTENCY_KEY, idempotencyKey), true)
+          .thenApply(a -> new Created<>(a.body(), a.replayed(), idempotencyKey));
+    });
   }
 
-  @SuppressWarnings("unchecked")
-  <T> CompletableFuture<Answer<T>> send(Route route, Map<String, String> query, JsonObject body, Map<String, String> headers, boolean retryable) {
-    if (closed) return CompletableFuture.failedFuture(new IllegalStateException("this CommunityApi is closed"));
-    HttpRequest.Builder request = HttpRequest.newBuilder(uri(route, query))
-        .timeout(requestTimeout)
-        .header(API_KEY, apiKey)
-        .header("User-Agent", userAgent)
-        .header("Accept", "application/json")
-        .method(route.method, body == null
-            ? HttpRequest.BodyPublishers.noBody()
-            : HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
-    if (body != null) request.header("Content-Type", "application/json");
-    headers.forEach(request::header);
-    // Decoded and completed on the client's executor: the JDK's HttpClient completes its futures on the
-    // common pool (a new thread per answer on a host of one or two cores), where callers' callbacks would run.
-    return attempt(request.build(), retryable ? retryPolicy : RetryPolicy.NONE, 1)
-        .thenApplyAsync(response -> (Answer<T>) answer(route, response), this::complete);
+  <T> CompletableFuture<Transport.Answer<T>> send(Route route, Map<String, String> query, JsonObject body, Map<String, String> headers, boolean retryable) {
+    return transport.send(route, query, body, headers, retryable, deadline == null ? null : Instant.now().plus(deadline), callbacks);
   }
 
-  /** Runs an answer's completion on the executor; once closed, refused work fails as "closed". */
-  private void complete(Runnable task) {
-    try {
-      executor.execute(task);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      if (closed) throw new IllegalStateException("this CommunityApi is closed", e);
-      throw e;
-    }
-  }
-
-  private CompletableFuture<HttpResponse<String>> attempt(HttpRequest request, RetryPolicy policy, int attempt) {
-    return http.sendAsync(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8))
-        .handle((response, failure) -> {
-          Duration wait;
-          if (failure != null) {
-            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-            // Closed while in flight: the HttpClient's executor (the client's) refuses to finish the exchange.
-            if (closed) return CompletableFuture.<HttpResponse<String>>failedFuture(new IllegalStateException("this CommunityApi is closed", cause));
-            if (!(cause instanceof IOException)) return CompletableFuture.<HttpResponse<String>>failedFuture(cause);
-            wait = policy.delayAfter(attempt, null);
-            if (wait == null) return CompletableFuture.<HttpResponse<String>>failedFuture(network(request, attempt, cause));
-          } else {
-            int status = response.statusCode();
-            if (status != 429 && status != 503) return CompletableFuture.completedFuture(response);
-            wait = policy.delayAfter(attempt, retryAfter(response));
-            if (wait == null) return CompletableFuture.completedFuture(response);
-          }
-          if (closed) return CompletableFuture.<HttpResponse<String>>failedFuture(new IllegalStateException("this CommunityApi is closed"));
-          Executor later = CompletableFuture.delayedExecutor(wait.toMillis(), TimeUnit.MILLISECONDS, executor);
-          return CompletableFuture.supplyAsync(() -> null, later).thenCompose(x -> attempt(request, policy, attempt + 1));
-        })
-        .thenCompose(f -> f);
-  }
-
-  private static ApiException network(HttpRequest request, int attempts, Throwable cause) {
-    String what = cause instanceof java.net.http.HttpTimeoutException ? "timed out" : "failed (" + cause + ")";
-    return new ApiException(ApiException.Kind.NETWORK, 0,
-        request.method() + " " + request.uri().getPath() + " " + what + " after " + attempts + " attempt(s)", null, null, cause);
-  }
-
-  private static Object answer(Route route, HttpResponse<String> response) {
-    int status = response.statusCode();
-    String requestId = response.headers().firstValue(REQUEST_ID).orElse(null);
-    String etag = response.headers().firstValue(ETAG).orElse(null);
-    if (status == 304) return new Answer<>(status, null, etag, false, null, null, response.uri());
-    if (status < 200 || status > 299) throw error(route, response, requestId);
-    try {
-      Object body = StrictJson.decode(response.body(), route.response);
-      boolean replayed = response.headers().firstValue(IDEMPOTENT_REPLAYED).map("true"::equalsIgnoreCase).orElse(false);
-      String syncToken = response.headers().firstValue(ListSync.SYNC_TOKEN).orElse(null);
-      String link = response.headers().firstValue("Link").orElse(null);
-      return new Answer<>(status, body, etag, replayed, syncToken, link, response.uri());
-    } catch (StrictJson.DecodingException e) {
-      throw new ApiException(ApiException.Kind.INVALID_RESPONSE, status,
-          route.method + " " + route.path + " answered a body this client cannot read: " + e.getMessage(), requestId, null, e);
-    }
-  }
-
-  private static ApiException error(Route route, HttpResponse<String> response, String requestId) {
-    int status = response.statusCode();
-    String message;
-    try {
-      ApiError error = (ApiError) StrictJson.decode(response.body(), ApiError.class);
-      message = error.code() == status ? error.message() : "HTTP " + status + " with an error body of code " + error.code() + ": " + error.message();
-    } catch (StrictJson.DecodingException e) {
-      message = "HTTP " + status + " from " + route.method + " " + route.path + " without the API's error body";
-    }
-    // Every route this client calls exists: a 404 naming no route means the base URL is not the service's /api.
-    if (status == 404 && message.startsWith("No route ")) {
-      return new ApiException(ApiException.Kind.OTHER_STATUS, status, message + " (is the base URL right? it is the service's address ending with /api)", requestId, null, null);
-    }
-    return new ApiException(ApiException.Kind.of(status), status, message, requestId, retryAfter(response), null);
-  }
-
-  /** Retry-After as seconds or as an HTTP date (RFC 9110); absent or unreadable gives null. */
-  static Duration retryAfter(HttpResponse<?> response) {
-    Optional<String> value = response.headers().firstValue(RETRY_AFTER).map(String::trim);
-    if (value.isEmpty()) return null;
-    try {
-      return Duration.ofSeconds(Math.max(0, Long.parseLong(value.get())));
-    } catch (NumberFormatException notSeconds) {
-      try {
-        Duration until = Duration.between(Instant.now(), ZonedDateTime.parse(value.get(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant());
-        return until.isNegative() ? Duration.ZERO : until;
-      } catch (DateTimeParseException notDate) {
-        return null;
-      }
-    }
-  }
-
-  private URI uri(Route route, Map<String, String> query) {
-    String encoded = query.isEmpty() ? "" : "?" + query.entrySet().stream()
-        .map(e -> e.getKey() + "=" + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8).replace("+", "%20"))
-        .collect(Collectors.joining("&"));
-    return URI.create(baseUrl + route.path + encoded);
-  }
-
+  /** Runs {@code task} on the executor after {@code delay}, unless the subscription or the client is closed by then. */
   void schedule(Runnable task, Duration delay, ListPoller.Subscription subscription) {
-    if (closed || subscription.isClosed()) return;
-    try {
-      subscription.next(scheduler.schedule(() -> executor.execute(task), delay.toMillis(), TimeUnit.MILLISECONDS));
-    } catch (java.util.concurrent.RejectedExecutionException closing) {
-      subscription.close();
-    }
+    transport.schedule(task, delay, subscription);
   }
 
-  private static ThreadFactory daemonThreads(String prefix) {
-    AtomicInteger count = new AtomicInteger();
-    return runnable -> {
-      Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
+  /** The wait before a loop's next request: {@code every}, or longer after a 429 or 503, or while the rate budget is spent. */
+  Duration nextDelay(Duration every, Throwable failure) {
+    return transport.nextDelay(every, failure);
   }
 
   /** How to reach the API; only the base URL and the key are required. */
@@ -412,11 +432,14 @@ public final class CommunityApi implements AutoCloseable {
     private Duration requestTimeout = Duration.ofSeconds(15);
     private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
     private Executor executor;
+    private Executor callbackExecutor;
+    private Duration deadline;
+    private boolean strictDecoding;
     private String product;
 
     private Builder(String baseUrl, String apiKey) {
       String url = Objects.requireNonNull(baseUrl, "baseUrl").replaceAll("/+$", "");
-      URI parsed = URI.create(url);
+      java.net.URI parsed = java.net.URI.create(url);
       if (!"http".equals(parsed.getScheme()) && !"https".equals(parsed.getScheme())) {
         throw new IllegalArgumentException("baseUrl: expected an http or https URL, such as https://api.example.org/api");
       }
@@ -425,43 +448,107 @@ public final class CommunityApi implements AutoCloseable {
       this.apiKey = apiKey;
     }
 
-    /** Longest wait to open a connection (5 s by default). */
+    /**
+     * @param timeout the longest wait to open a connection (5 s by default)
+     * @return this builder
+     */
     public Builder connectTimeout(Duration timeout) {
       this.connectTimeout = positive(timeout, "connectTimeout");
       return this;
     }
 
-    /** Longest wait for each attempt's answer (15 s by default); retries get a fresh one. */
+    /**
+     * @param timeout the longest wait for each attempt's answer (15 s by default); retries get a fresh one
+     * @return this builder
+     */
     public Builder requestTimeout(Duration timeout) {
       this.requestTimeout = positive(timeout, "requestTimeout");
       return this;
     }
 
+    /**
+     * @param policy when and how long to wait before sending a request again ({@link RetryPolicy#DEFAULT} by default)
+     * @return this builder
+     */
     public Builder retryPolicy(RetryPolicy policy) {
       this.retryPolicy = Objects.requireNonNull(policy, "policy");
       return this;
     }
 
     /**
-     * Where answers are decoded and futures completed (by default the client's own daemon threads,
-     * ended by {@link CommunityApi#close()}). Never pass a game's main-thread executor.
+     * Where requests run, answers are decoded and futures completed (by default the client's own daemon
+     * threads, ended by {@link CommunityApi#close()}). Never pass a game's main-thread executor: use
+     * {@link #callbackExecutor} for that.
+     *
+     * @param executor threads that may do I/O and decoding
+     * @return this builder
      */
     public Builder executor(Executor executor) {
       this.executor = Objects.requireNonNull(executor, "executor");
       return this;
     }
 
-    /** Your plugin's name and version, e.g. {@code "MyPlugin/2.1"}, sent before the client's own in User-Agent. */
+    /**
+     * Where futures complete, failures included, when not on {@link #executor}: a plugin's main-thread
+     * scheduler, say, so that callbacks may use the game's API directly. Decoding still happens on
+     * the executor; only the completion hops. {@link CommunityApi#blocking()} does not use it (waiting
+     * on the main thread for a task queued to the main thread would never end).
+     *
+     * <pre>{@code
+     * .callbackExecutor(task -> Bukkit.getScheduler().runTask(plugin, task))
+     * }</pre>
+     *
+     * @param callbackExecutor where callbacks run
+     * @return this builder
+     */
+    public Builder callbackExecutor(Executor callbackExecutor) {
+      this.callbackExecutor = Objects.requireNonNull(callbackExecutor, "callbackExecutor");
+      return this;
+    }
+
+    /**
+     * A deadline for every call, retries included (none by default: a call takes as long as the retry
+     * policy lets it); {@link CommunityApi#withDeadline} sets one for some calls only.
+     *
+     * @param deadline how long each call may take in all, more than 0
+     * @return this builder
+     */
+    public Builder deadline(Duration deadline) {
+      this.deadline = positive(deadline, "deadline");
+      return this;
+    }
+
+    /**
+     * Fails a call whose answer has a field this client does not know ({@link ApiException.Kind#INVALID_RESPONSE}).
+     * Off by default: the service may add fields to its answers (that is not a breaking change), and a
+     * deployed plugin must keep working. Turn it on in tests, to learn of new fields.
+     *
+     * @param strict true to refuse unknown fields
+     * @return this builder
+     */
+    public Builder strictDecoding(boolean strict) {
+      this.strictDecoding = strict;
+      return this;
+    }
+
+    /**
+     * @param userAgent your plugin's name and version, e.g. {@code "MyPlugin/2.1"}, sent before the client's own in User-Agent
+     * @return this builder
+     */
     public Builder userAgent(String userAgent) {
       this.product = Objects.requireNonNull(userAgent, "userAgent");
       return this;
     }
 
+    /** @return a new client; close it when done */
     public CommunityApi build() {
-      return new CommunityApi(this);
+      String client = "game-community-api-java/" + VERSION + " (Java " + Runtime.version().feature() + ")";
+      String userAgent = product == null ? client : product + " " + client;
+      Transport transport = new Transport(baseUrl, apiKey, userAgent, connectTimeout, requestTimeout, retryPolicy, executor, strictDecoding);
+      return new CommunityApi(transport, deadline, callbackExecutor);
     }
 
-    private static Duration positive(Duration d, String name) {
+    static Duration positive(Duration d, String name) {
       if (Objects.requireNonNull(d, name).isNegative() || d.isZero()) throw new IllegalArgumentException(name + ": expected more than 0");
       return d;
     }
@@ -475,26 +562,200 @@ public final class CommunityApi implements AutoCloseable {
       this.api = api;
     }
 
-    public List<FullPlayer> getAllFullPlayersByGradeId(int gradeId) { return await(api.getAllFullPlayersByGradeId(gradeId)); }
-    public List<PlayerSummary> getAllPlayers() { return await(api.getAllPlayers()); }
-    public PlayerSummary getPlayerByNick(String nick) { return await(api.getPlayerByNick(nick)); }
-    public Cosmetic getCosmetic(int id) { return await(api.getCosmetic(id)); }
-    public Tagged<Cosmetic> getCosmeticTagged(int id) { return await(api.getCosmeticTagged(id)); }
-    public Tagged<Cosmetic> updateCosmetic(CosmeticUpdate update) { return await(api.updateCosmetic(update)); }
-    public Created<FormAnswer> createForm(NewFormAnswer answer) { return await(api.createForm(answer)); }
-    public Created<FormAnswer> createForm(NewFormAnswer answer, String idempotencyKey) { return await(api.createForm(answer, idempotencyKey)); }
-    public List<InfectedStats> getAllInfectedStats() { return await(api.getAllInfectedStats()); }
-    public List<TemporaryItem> getActiveItems() { return await(api.getActiveItems()); }
-    public Created<RewardLog> createRewardLog(NewRewardLog log) { return await(api.createRewardLog(log)); }
-    public Created<RewardLog> createRewardLog(NewRewardLog log, String idempotencyKey) { return await(api.createRewardLog(log, idempotencyKey)); }
-    public Created<RegisteredUser> register(NewApiUser user) { return await(api.register(user)); }
-    public Created<RegisteredUser> register(NewApiUser user, String idempotencyKey) { return await(api.register(user, idempotencyKey)); }
-    public FreebuildWorld updateWorld(WorldUpdate update) { return await(api.updateWorld(update)); }
-    public List<ParkourMap> getAllMaps() { return await(api.getAllMaps()); }
+    /**
+     * As {@link CommunityApi#getAllFullPlayersByGradeId}, waiting for the answer.
+     *
+     * @param gradeId the grade's id
+     * @return the grade's players, in full
+     * @throws ApiException when the call fails
+     */
+    public List<FullPlayer> getAllFullPlayersByGradeId(int gradeId) {
+      return await(api.getAllFullPlayersByGradeId(gradeId));
+    }
+
+    /**
+     * As {@link CommunityApi#getAllPlayers}, waiting for the answer.
+     *
+     * @return every player
+     * @throws ApiException when the call fails
+     */
+    public List<PlayerSummary> getAllPlayers() {
+      return await(api.getAllPlayers());
+    }
+
+    /**
+     * As {@link CommunityApi#getPlayerByNick}, waiting for the answer.
+     *
+     * @param nick a pseudo or a nickname
+     * @return the player whose pseudo, else nickname, is {@code nick}
+     * @throws ApiException when the call fails
+     */
+    public PlayerSummary getPlayerByNick(String nick) {
+      return await(api.getPlayerByNick(nick));
+    }
+
+    /**
+     * As {@link CommunityApi#findPlayerByNick}, waiting for the answer.
+     *
+     * @param nick a pseudo or a nickname
+     * @return the player, or empty if none has that pseudo or nickname
+     * @throws ApiException when the call fails otherwise
+     */
+    public Optional<PlayerSummary> findPlayerByNick(String nick) {
+      return await(api.findPlayerByNick(nick));
+    }
+
+    /**
+     * As {@link CommunityApi#getCosmetic}, waiting for the answer.
+     *
+     * @param id the cosmetic's id
+     * @return the cosmetic
+     * @throws ApiException when the call fails
+     */
+    public Cosmetic getCosmetic(int id) {
+      return await(api.getCosmetic(id));
+    }
+
+    /**
+     * As {@link CommunityApi#getCosmeticTagged}, waiting for the answer.
+     *
+     * @param id the cosmetic's id
+     * @return the cosmetic and its ETag
+     * @throws ApiException when the call fails
+     */
+    public Tagged<Cosmetic> getCosmeticTagged(int id) {
+      return await(api.getCosmeticTagged(id));
+    }
+
+    /**
+     * As {@link CommunityApi#updateCosmetic}, waiting for the answer.
+     *
+     * @param update the change
+     * @return the cosmetic after the change, with its new ETag
+     * @throws ApiException when the call fails
+     */
+    public Tagged<Cosmetic> updateCosmetic(CosmeticUpdate update) {
+      return await(api.updateCosmetic(update));
+    }
+
+    /**
+     * As {@link CommunityApi#createForm}, waiting for the answer.
+     *
+     * @param answer the form answer
+     * @return what was recorded
+     * @throws ApiException when the call fails
+     */
+    public Created<FormAnswer> createForm(NewFormAnswer answer) {
+      return await(api.createForm(answer));
+    }
+
+    /**
+     * As {@link CommunityApi#createForm}, waiting for the answer.
+     *
+     * @param answer the form answer
+     * @param idempotencyKey your own Idempotency-Key
+     * @return what was recorded
+     * @throws ApiException when the call fails
+     */
+    public Created<FormAnswer> createForm(NewFormAnswer answer, String idempotencyKey) {
+      return await(api.createForm(answer, idempotencyKey));
+    }
+
+    /**
+     * As {@link CommunityApi#getAllInfectedStats}, waiting for the answer.
+     *
+     * @return the Infected v2 statistics of every player
+     * @throws ApiException when the call fails
+     */
+    public List<InfectedStats> getAllInfectedStats() {
+      return await(api.getAllInfectedStats());
+    }
+
+    /**
+     * As {@link CommunityApi#getActiveItems}, waiting for the answer.
+     *
+     * @return the items active now
+     * @throws ApiException when the call fails
+     */
+    public List<TemporaryItem> getActiveItems() {
+      return await(api.getActiveItems());
+    }
+
+    /**
+     * As {@link CommunityApi#createRewardLog}, waiting for the answer.
+     *
+     * @param log the reward
+     * @return what was recorded
+     * @throws ApiException when the call fails
+     */
+    public Created<RewardLog> createRewardLog(NewRewardLog log) {
+      return await(api.createRewardLog(log));
+    }
+
+    /**
+     * As {@link CommunityApi#createRewardLog}, waiting for the answer.
+     *
+     * @param log the reward
+     * @param idempotencyKey your own Idempotency-Key
+     * @return what was recorded
+     * @throws ApiException when the call fails
+     */
+    public Created<RewardLog> createRewardLog(NewRewardLog log, String idempotencyKey) {
+      return await(api.createRewardLog(log, idempotencyKey));
+    }
+
+    /**
+     * As {@link CommunityApi#register}, waiting for the answer.
+     *
+     * @param user the user to register
+     * @return the user and its key
+     * @throws ApiException when the call fails
+     */
+    public Created<RegisteredUser> register(NewApiUser user) {
+      return await(api.register(user));
+    }
+
+    /**
+     * As {@link CommunityApi#register}, waiting for the answer.
+     *
+     * @param user the user to register
+     * @param idempotencyKey your own Idempotency-Key
+     * @return the user and its key
+     * @throws ApiException when the call fails
+     */
+    public Created<RegisteredUser> register(NewApiUser user, String idempotencyKey) {
+      return await(api.register(user, idempotencyKey));
+    }
+
+    /**
+     * As {@link CommunityApi#updateWorld}, waiting for the answer.
+     *
+     * @param update the change
+     * @return the world after the change
+     * @throws ApiException when the call fails
+     */
+    public FreebuildWorld updateWorld(WorldUpdate update) {
+      return await(api.updateWorld(update));
+    }
+
+    /**
+     * As {@link CommunityApi#getAllMaps}, waiting for the answer.
+     *
+     * @return every parkour map
+     * @throws ApiException when the call fails
+     */
+    public List<ParkourMap> getAllMaps() {
+      return await(api.getAllMaps());
+    }
 
     /**
      * Waits for a future of this client; its ApiException is thrown with the calling thread's stack
      * trace (the original's is the client's own threads', which says nothing of where it was called).
+     *
+     * @param <T> the value's type
+     * @param future a future of this client
+     * @return its value
+     * @throws ApiException when it failed
      */
     public static <T> T await(CompletableFuture<T> future) {
       try {

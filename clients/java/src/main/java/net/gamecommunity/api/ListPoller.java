@@ -25,7 +25,7 @@ public final class ListPoller<T> {
     this.query = query;
   }
 
-  /** One poll: the list if it changed since the last one delivered (or on the first poll), else empty. */
+  /** @return one poll: the list if it changed since the last one delivered (or on the first poll), else empty */
   public CompletableFuture<Optional<List<T>>> poll() {
     return api.<List<T>>send(route, query, null, etag == null ? Map.of() : Map.of(CommunityApi.IF_NONE_MATCH, etag), true)
         .thenApply(answer -> {
@@ -35,7 +35,7 @@ public final class ListPoller<T> {
         });
   }
 
-  /** The ETag of the last list delivered, if any. */
+  /** @return the ETag of the last list delivered, if any */
   public Optional<String> etag() {
     return Optional.ofNullable(etag);
   }
@@ -44,6 +44,13 @@ public final class ListPoller<T> {
    * Polls now, then {@code every} after each poll ends, until the subscription or the client is closed.
    * {@code onChange} gets each changed list and {@code onError} each failed poll (polling goes on),
    * both on the client's executor, never on a game thread: hop to it for game API calls.
+   * After a failed poll the loop waits the failure's {@code Retry-After} instead when it is longer (a
+   * 429 or 503), and while the rate budget is spent ({@link CommunityApi#rateLimit()}) until it renews.
+   *
+   * @param every the wait between the end of a poll and the next one
+   * @param onChange gets each changed list
+   * @param onError gets each failed poll
+   * @return the running loop: close it to stop
    */
   public Subscription start(Duration every, Consumer<List<T>> onChange, Consumer<ApiException> onError) {
     Objects.requireNonNull(onChange, "onChange");
@@ -56,12 +63,12 @@ public final class ListPoller<T> {
   private void pollAndReschedule(Subscription s, Duration every, Consumer<List<T>> onChange, Consumer<ApiException> onError) {
     if (s.closed) return;
     poll().whenComplete((changed, failure) -> {
-      if (s.closed) return;
+      if (s.closed || api.transport.isClosed()) return;
       try {
         if (failure != null) onError.accept(ApiException.unwrap(failure));
         else changed.ifPresent(onChange);
       } finally {
-        api.schedule(() -> pollAndReschedule(s, every, onChange, onError), every, s);
+        api.schedule(() -> pollAndReschedule(s, every, onChange, onError), api.nextDelay(every, failure), s);
       }
     });
   }
@@ -79,6 +86,7 @@ public final class ListPoller<T> {
       if (closed) future.cancel(false);
     }
 
+    /** Stops the loop: no poll starts after this (one running ends, its result unreported). */
     @Override
     public void close() {
       closed = true;
@@ -86,6 +94,7 @@ public final class ListPoller<T> {
       if (pending != null) pending.cancel(false);
     }
 
+    /** @return true once closed, by {@link #close()} or with the client */
     public boolean isClosed() {
       return closed;
     }

@@ -66,12 +66,12 @@ public final class ListSync<K, T> {
     this.keep = keep;
   }
 
-  /** The cache, by key: a live, read-only view, safe to read from any thread. */
+  /** @return the cache, by key: a live, read-only view, safe to read from any thread */
   public Map<K, T> rows() {
     return Collections.unmodifiableMap(rows);
   }
 
-  /** The Sync-Token of the last sync, to keep across restarts with the rows; null before the first. */
+  /** @return the Sync-Token of the last sync, to keep across restarts with the rows; null before the first */
   public String token() {
     return token;
   }
@@ -79,10 +79,13 @@ public final class ListSync<K, T> {
   /**
    * Resumes from a token kept with the rows of an earlier run (both as this cache last had them):
    * the next sync asks only for what changed since.
+   *
+   * @param token the Sync-Token saved with the rows
+   * @param rows the rows saved
    */
   public void resume(String token, Iterable<T> rows) {
     synchronized (this) {
-      if (running != null) throw new IllegalStateException("a sync is running");
+      if (running != null && !running.isDone()) throw new IllegalStateException("a sync is running");
       this.rows.clear();
       for (T row : rows) this.rows.put(key.apply(row), row);
       this.token = Objects.requireNonNull(token, "token");
@@ -92,9 +95,12 @@ public final class ListSync<K, T> {
   /**
    * One sync. A failure (an {@link ApiException}) leaves the cache and its token as they were. Called
    * while one runs, it returns the running one: syncs never overlap.
+   *
+   * @return what the sync brought
    */
   public synchronized CompletableFuture<Result<T>> sync() {
-    if (running != null) return running;
+    // Done but not yet cleared (its clearing runs on the executor, after the caller may have seen it end).
+    if (running != null && !running.isDone()) return running;
     String since = token;
     CompletableFuture<Result<T>> sync = since == null
         ? read(null, true)
@@ -105,7 +111,7 @@ public final class ListSync<K, T> {
     running = sync;
     sync.whenComplete((result, failure) -> {
       synchronized (this) {
-        running = null;
+        if (running == sync) running = null;
       }
     });
     return sync;
@@ -115,6 +121,13 @@ public final class ListSync<K, T> {
    * Syncs now, then {@code every} after each sync ends, until the subscription or the client is closed.
    * {@code onSync} gets each result and {@code onError} each failed sync (syncing goes on), both on the
    * client's executor, never on a game thread: hop to it for game API calls.
+   * After a failed sync the loop waits the failure's {@code Retry-After} instead when it is longer (a
+   * 429 or 503), and while the rate budget is spent ({@link CommunityApi#rateLimit()}) until it renews.
+   *
+   * @param every the wait between the end of a sync and the next one
+   * @param onSync gets each sync's result
+   * @param onError gets each failed sync
+   * @return the running loop: close it to stop
    */
   public ListPoller.Subscription start(Duration every, Consumer<Result<T>> onSync, Consumer<ApiException> onError) {
     Objects.requireNonNull(onSync, "onSync");
@@ -127,12 +140,12 @@ public final class ListSync<K, T> {
   private void syncAndReschedule(ListPoller.Subscription s, Duration every, Consumer<Result<T>> onSync, Consumer<ApiException> onError) {
     if (s.isClosed()) return;
     sync().whenComplete((result, failure) -> {
-      if (s.isClosed()) return;
+      if (s.isClosed() || api.transport.isClosed()) return;
       try {
         if (failure != null) onError.accept(ApiException.unwrap(failure));
         else onSync.accept(result);
       } finally {
-        api.schedule(() -> syncAndReschedule(s, every, onSync, onError), every, s);
+        api.schedule(() -> syncAndReschedule(s, every, onSync, onError), api.nextDelay(every, failure), s);
       }
     });
   }
@@ -162,7 +175,7 @@ public final class ListSync<K, T> {
       if (next != null) return pages(since, next, received);
       if (answer.syncToken() == null) {
         return CompletableFuture.failedFuture(new ApiException(ApiException.Kind.INVALID_RESPONSE, answer.status(),
-            route.method + " " + route.path + " answered without a Sync-Token", null, null, null));
+            route.method + " " + route.path + " answered without a Sync-Token", null, null, null, null));
       }
       return CompletableFuture.completedFuture(new Walk<>(received, answer.syncToken()));
     });

@@ -10,12 +10,27 @@ import java.util.concurrent.ThreadLocalRandom;
  * (a longer one ends the call with the 429 or 503, for the caller to decide), else after a random
  * delay of up to {@code baseDelay} × 2<sup>n</sup>, capped at {@code maxDelay} ("full jitter").
  * GETs and POSTs (which carry an Idempotency-Key) follow it; PATCHes only when the caller asks.
+ *
+ * @param maxAttempts attempts in all, the first included (1: never retry)
+ * @param baseDelay the first retry's longest random wait, doubling with each retry
+ * @param maxDelay the longest random wait
+ * @param maxRetryAfter the longest Retry-After waited for; a longer one ends the call with its answer
  */
 public record RetryPolicy(int maxAttempts, Duration baseDelay, Duration maxDelay, Duration maxRetryAfter) {
 
+  /** 4 attempts; waits up to 250 ms × 2<sup>n</sup>, at most 5 s; a Retry-After up to 10 s. */
   public static final RetryPolicy DEFAULT = new RetryPolicy(4, Duration.ofMillis(250), Duration.ofSeconds(5), Duration.ofSeconds(10));
+  /** One attempt: never retry. */
   public static final RetryPolicy NONE = new RetryPolicy(1, Duration.ZERO, Duration.ZERO, Duration.ZERO);
 
+  /**
+   * Checks the values: at least 1 attempt, no negative delay.
+   *
+   * @param maxAttempts attempts in all, at least 1
+   * @param baseDelay the first retry's longest random wait
+   * @param maxDelay the longest random wait
+   * @param maxRetryAfter the longest Retry-After waited for
+   */
   public RetryPolicy {
     if (maxAttempts < 1) throw new IllegalArgumentException("maxAttempts: expected 1 or more");
     if (baseDelay.isNegative() || maxDelay.isNegative() || maxRetryAfter.isNegative()) throw new IllegalArgumentException("delays: expected 0 or more");

@@ -27,10 +27,11 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * JSON to records and back, strictly: Gson by default accepts {@code "3"} for an int, fills a missing
- * field with 0 and ignores unknown ones, which would hide a change of the API behind wrong values.
- * Here an unknown or missing field, a wrong type or a {@code null} outside {@link Nullable} components
- * fails, naming the field by its path.
+ * JSON to records and back, strictly: Gson by default accepts {@code "3"} for an int and fills a
+ * missing field with 0, which would hide a change of the API behind wrong values. Here a missing field,
+ * a wrong type or a {@code null} outside {@link Nullable} components fails, naming the field by its
+ * path. A field this client does not know is ignored (the service may add fields: that is not a
+ * breaking change), unless decoding is {@code strict}, where it fails too (for tests).
  */
 final class StrictJson {
   private static final TypeAdapter<JsonElement> TREE = new Gson().getAdapter(JsonElement.class);
@@ -45,8 +46,13 @@ final class StrictJson {
 
   private StrictJson() {}
 
+  /** Decodes strictly: an unknown field fails. */
   static Object decode(String text, Type type) {
-    return read(parse(text), type, "$");
+    return decode(text, type, true);
+  }
+
+  static Object decode(String text, Type type, boolean strict) {
+    return read(parse(text), type, "$", strict);
   }
 
   /** Parses strict JSON (no comments, single quotes, NaN or trailing data, which JsonParser allows). */
@@ -64,16 +70,20 @@ final class StrictJson {
   }
 
   static Object read(JsonElement json, Type type, String path) {
+    return read(json, type, path, true);
+  }
+
+  static Object read(JsonElement json, Type type, String path, boolean strict) {
     if (json == null || json.isJsonNull()) throw new DecodingException(path + ": null where a value is required");
     if (type instanceof ParameterizedType p && p.getRawType() == List.class) {
       if (!json.isJsonArray()) throw wrongType(path, "an array", json);
       JsonArray array = json.getAsJsonArray();
       List<Object> items = new ArrayList<>(array.size());
-      for (int i = 0; i < array.size(); i++) items.add(read(array.get(i), p.getActualTypeArguments()[0], path + "[" + i + "]"));
+      for (int i = 0; i < array.size(); i++) items.add(read(array.get(i), p.getActualTypeArguments()[0], path + "[" + i + "]", strict));
       return List.copyOf(items);
     }
     if (!(type instanceof Class<?> c)) throw new IllegalArgumentException("unsupported type " + type);
-    if (c.isRecord()) return readRecord(json, c, path);
+    if (c.isRecord()) return readRecord(json, c, path, strict);
     if (c == String.class) return primitive(json, path, "a string", JsonPrimitive::isString).getAsString();
     if (c == boolean.class || c == Boolean.class) return primitive(json, path, "a boolean", JsonPrimitive::isBoolean).getAsBoolean();
     if (c == int.class || c == Integer.class) return integer(json, path, Integer.MIN_VALUE, Integer.MAX_VALUE).intValue();
@@ -90,13 +100,13 @@ final class StrictJson {
     throw new IllegalArgumentException("unsupported type " + type);
   }
 
-  private static Object readRecord(JsonElement json, Class<?> type, String path) {
+  private static Object readRecord(JsonElement json, Class<?> type, String path, boolean strict) {
     if (!json.isJsonObject()) throw wrongType(path, "an object", json);
     JsonObject object = json.getAsJsonObject();
     RecordComponent[] components = type.getRecordComponents();
     Set<String> names = Arrays.stream(components).map(RecordComponent::getName).collect(Collectors.toSet());
     List<String> unknown = object.keySet().stream().filter(k -> !names.contains(k)).sorted().toList();
-    if (!unknown.isEmpty()) throw new DecodingException(path + ": unknown field(s) " + String.join(", ", unknown));
+    if (strict && !unknown.isEmpty()) throw new DecodingException(path + ": unknown field(s) " + String.join(", ", unknown));
     Object[] values = new Object[components.length];
     for (int i = 0; i < components.length; i++) {
       RecordComponent component = components[i];
@@ -104,7 +114,7 @@ final class StrictJson {
       if (!object.has(component.getName())) throw new DecodingException(at + ": missing");
       JsonElement value = object.get(component.getName());
       boolean nullable = component.isAnnotationPresent(Nullable.class) && !component.getType().isPrimitive();
-      values[i] = value.isJsonNull() && nullable ? null : read(value, component.getGenericType(), at);
+      values[i] = value.isJsonNull() && nullable ? null : read(value, component.getGenericType(), at, strict);
     }
     try {
       Constructor<?> canonical = type.getDeclaredConstructor(Arrays.stream(components).map(RecordComponent::getType).toArray(Class<?>[]::new));

@@ -56,6 +56,11 @@ public final class WebhookVerifier {
     this(secret, DEFAULT_TOLERANCE, Clock.systemUTC());
   }
 
+  /**
+   * @param secret the endpoint's secret, {@code whsec_<base64>} (or the base64 alone)
+   * @param tolerance how far the webhook-timestamp may be from {@code clock}'s time, either way
+   * @param clock the clock to check timestamps against (a fixed one in tests)
+   */
   public WebhookVerifier(String secret, Duration tolerance, Clock clock) {
     Objects.requireNonNull(secret, "secret");
     String encoded = secret.startsWith(PREFIX) ? secret.substring(PREFIX.length()) : secret;
@@ -69,12 +74,24 @@ public final class WebhookVerifier {
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
-  /** Verifies a request from its headers (names in any case) and its raw body. */
+  /**
+   * Verifies a request from its headers (names in any case) and its raw body.
+   *
+   * @param headers the request's headers, one value per name (see {@link #singleValued})
+   * @param body the request's body, exactly as received
+   * @throws VerificationException when the request is not the service's, or too old: answer 400 and ignore it
+   */
   public void verify(Map<String, String> headers, byte[] body) throws VerificationException {
     verify(header(headers, "webhook-id"), header(headers, "webhook-timestamp"), header(headers, "webhook-signature"), body);
   }
 
-  /** The same, for a body received as text (UTF-8). */
+  /**
+   * The same, for a body received as text (UTF-8).
+   *
+   * @param headers the request's headers, one value per name
+   * @param body the request's body, as text
+   * @throws VerificationException when the request is not the service's, or too old
+   */
   public void verify(Map<String, String> headers, String body) throws VerificationException {
     verify(headers, body.getBytes(StandardCharsets.UTF_8));
   }
@@ -83,6 +100,9 @@ public final class WebhookVerifier {
    * Headers as servers hand them, a list of values per name (the JDK's {@code HttpExchange},
    * Jakarta's, Netty's once copied), as {@link #verify(Map, byte[])} takes them: the first value of
    * each name, or all of them joined by a space for webhook-signature (several signatures may come).
+   *
+   * @param headers the headers, a list of values per name
+   * @return the headers, one value per name
    */
   public static Map<String, String> singleValued(Map<String, ? extends List<String>> headers) {
     Map<String, String> single = new java.util.HashMap<>();
@@ -93,7 +113,15 @@ public final class WebhookVerifier {
     return single;
   }
 
-  /** Verifies the three header values and the raw body. */
+  /**
+   * Verifies the three header values and the raw body.
+   *
+   * @param id the webhook-id header: the same on every attempt of one delivery (drop repeats by it)
+   * @param timestamp the webhook-timestamp header, seconds since 1970
+   * @param signatures the webhook-signature header: one or more {@code v1,<base64>}, space-separated
+   * @param body the request's body, exactly as received
+   * @throws VerificationException when a header is missing, the timestamp is out of tolerance, or no signature is valid
+   */
   public void verify(String id, String timestamp, String signatures, byte[] body) throws VerificationException {
     if (id == null || timestamp == null || signatures == null) throw new VerificationException("missing webhook-id, webhook-timestamp or webhook-signature");
     long seconds;
@@ -128,7 +156,14 @@ public final class WebhookVerifier {
     throw new VerificationException("no valid signature");
   }
 
-  /** The v1 signature of a message: {@code v1,<base64>} (for tests of a receiver). */
+  /**
+   * The v1 signature of a message (for tests of a receiver).
+   *
+   * @param id the webhook-id
+   * @param timestampSeconds the webhook-timestamp
+   * @param body the body
+   * @return {@code v1,<base64>}, as the webhook-signature header carries it
+   */
   public String signature(String id, long timestampSeconds, byte[] body) {
     return "v1," + Base64.getEncoder().encodeToString(sign(id, timestampSeconds, body));
   }

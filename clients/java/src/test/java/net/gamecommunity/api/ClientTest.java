@@ -7,7 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import net.gamecommunity.api.ScriptedServer.Reply;
@@ -56,18 +61,6 @@ class ClientTest {
     }
   }
 
-  @Test
-  void whenTheClientIsClosedWhileACallIsInFlight_thenThatCallFailsSayingSo() throws IOException {
-    try (ScriptedServer server = new ScriptedServer()) {
-      server.script.add(new Reply(200, "[]", Map.of(), Duration.ofMillis(300)));
-      CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").build();
-      var inFlight = api.getAllMaps();
-      api.close();
-      ApiException e = assertThrows(ApiException.class, () -> CommunityApi.Blocking.await(inFlight));
-      assertEquals(ApiException.Kind.UNEXPECTED, e.kind());
-      assertEquals("java.lang.IllegalStateException: this CommunityApi is closed", e.getMessage());
-    }
-  }
 
   @Test
   void whenTheServiceHasNoSuchRoute_thenTheKindIsNotNotFound_andTheMessageSaysToCheckTheBaseUrl() throws IOException {
@@ -99,13 +92,128 @@ class ClientTest {
     CommunityApi api = CommunityApi.builder("http://127.0.0.1:9/api", "gsk_test").build();
     api.close();
     ApiException e = assertThrows(ApiException.class, () -> api.blocking().getAllMaps());
-    assertEquals(ApiException.Kind.UNEXPECTED, e.kind());
-    assertTrue(e.getMessage().contains("closed"), e.getMessage());
+    assertEquals(ApiException.Kind.CLOSED, e.kind());
   }
 
   @Test
   void whenTheBaseUrlIsNotHttp_thenTheBuilderRefusesIt() {
     assertThrows(IllegalArgumentException.class, () -> CommunityApi.builder("api.example.org", "gsk_test"));
     assertThrows(IllegalArgumentException.class, () -> CommunityApi.builder("https://api.example.org/api", " "));
+  }
+
+  private static final String MAP = "{\"id\":6,\"name\":\"Sky run\",\"enable\":true,\"spawnLocation\":null,\"difficulty\":\"hard\"}";
+
+  @Test
+  void whenAnAnswerHasAFieldThisClientDoesNotKnow_thenItIsIgnored_unlessDecodingIsStrict() throws IOException {
+    String added = "[" + MAP.replace("}", ",\"discordId\":\"123\"}") + "]";
+    try (ScriptedServer server = new ScriptedServer();
+        CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").build();
+        CommunityApi strict = CommunityApi.builder(server.baseUrl(), "gsk_test").strictDecoding(true).build()) {
+      server.script.add(Reply.of(200, added, Map.of()));
+      server.script.add(Reply.of(200, added, Map.of()));
+      server.script.add(Reply.of(200, "[" + MAP.replace(",\"difficulty\":\"hard\"", "") + "]", Map.of()));
+      assertEquals("Sky run", api.blocking().getAllMaps().get(0).name());
+      ApiException e = assertThrows(ApiException.class, () -> strict.blocking().getAllMaps());
+      assertEquals(ApiException.Kind.INVALID_RESPONSE, e.kind());
+      assertTrue(e.getMessage().contains("unknown field(s) discordId"), e.getMessage());
+      ApiException missing = assertThrows(ApiException.class, () -> api.blocking().getAllMaps());
+      assertTrue(missing.getMessage().contains("$[0].difficulty: missing"), missing.getMessage());
+    }
+  }
+
+  @Test
+  void whenAConnectionIsRefused_thenTheFailureCompletesOnTheClientsExecutor_orTheCallbackExecutor() throws Exception {
+    int closedPort;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    String nowhere = "http://127.0.0.1:" + closedPort + "/api";
+    ExecutorService mine = Executors.newSingleThreadExecutor(r -> new Thread(r, "my-plugin-io"));
+    ExecutorService main = Executors.newSingleThreadExecutor(r -> new Thread(r, "server-main"));
+    try (CommunityApi api = CommunityApi.builder(nowhere, "gsk_test").retryPolicy(RetryPolicy.NONE).executor(mine).build();
+        CommunityApi onMain = CommunityApi.builder(nowhere, "gsk_test").retryPolicy(RetryPolicy.NONE).callbackExecutor(main).build()) {
+      assertEquals("my-plugin-io", api.getAllMaps().handle((ok, failure) -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS));
+      assertEquals("server-main", onMain.getAllMaps().handle((ok, failure) -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS));
+      assertEquals(ApiException.Kind.NETWORK, assertThrows(ApiException.class, () -> onMain.blocking().getAllMaps()).kind());
+    } finally {
+      mine.shutdown();
+      main.shutdown();
+    }
+  }
+
+  @Test
+  void whenAnAnswerArrives_thenItCompletesOnTheCallbackExecutor_whileBlockingCallsDoNotNeedIt() throws Exception {
+    ExecutorService main = Executors.newSingleThreadExecutor(r -> new Thread(r, "server-main"));
+    try (ScriptedServer server = new ScriptedServer();
+        CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").callbackExecutor(main).build()) {
+      server.script.add(Reply.of(200, "[]", Map.of()));
+      server.script.add(Reply.of(200, "[]", Map.of()));
+      assertEquals("server-main", api.getAllMaps().thenApply(maps -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS));
+      // Waiting on the callback executor's own thread: a completion queued to it would never run.
+      assertEquals(List.of(), main.submit(() -> api.blocking().getAllMaps()).get(10, TimeUnit.SECONDS));
+    } finally {
+      main.shutdown();
+    }
+  }
+
+  @Test
+  void whenAnArgumentIsNull_thenTheFutureFails_notTheCaller() throws Exception {
+    try (CommunityApi api = CommunityApi.builder("http://127.0.0.1:9/api", "gsk_test").build()) {
+      CompletableFuture<PlayerSummary> lookup = api.getPlayerByNick(null);
+      ApiException e = ApiException.unwrap(assertThrows(ExecutionException.class, () -> lookup.get(10, TimeUnit.SECONDS)));
+      assertEquals(ApiException.Kind.INVALID_ARGUMENT, e.kind());
+      assertTrue(e.getMessage().startsWith("nick:"), e.getMessage());
+      assertEquals(ApiException.Kind.INVALID_ARGUMENT, assertThrows(ApiException.class, () -> api.blocking().createRewardLog(null)).kind());
+      assertEquals(ApiException.Kind.INVALID_ARGUMENT,
+          assertThrows(ApiException.class, () -> api.blocking().createRewardLog(NewRewardLog.now(1, 2), null)).kind());
+      assertEquals(ApiException.Kind.INVALID_ARGUMENT, assertThrows(ApiException.class, () -> api.blocking().updateWorld(null)).kind());
+    }
+  }
+
+  @Test
+  void whenTheServiceNamesItsError_thenErrorGivesTheName_and410And422HaveTheirKinds() throws IOException {
+    try (ScriptedServer server = new ScriptedServer();
+        CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").retryPolicy(RetryPolicy.NONE).build()) {
+      server.script.add(Reply.of(409, "{\"code\":409,\"message\":\"playerId: no player has id 77\"}", Map.of("Error-Name", "REFERENCE_NOT_FOUND")));
+      server.script.add(Reply.of(422, "{\"code\":422,\"message\":\"Idempotency-Key already used\"}", Map.of("Error-Name", "IDEMPOTENCY_KEY_REUSED")));
+      server.script.add(Reply.of(410, "{\"code\":410,\"message\":\"since: too old\"}", Map.of("Error-Name", "SYNC_TOKEN_EXPIRED")));
+      server.script.add(Reply.of(409, "{\"code\":409,\"message\":\"no name\"}", Map.of()));
+      ApiException reference = assertThrows(ApiException.class, () -> api.blocking().createRewardLog(NewRewardLog.now(77, 1)));
+      assertEquals(ApiException.Kind.CONFLICT, reference.kind());
+      assertEquals("REFERENCE_NOT_FOUND", reference.error().orElseThrow());
+      assertTrue(reference.toString().contains("REFERENCE_NOT_FOUND"), reference.toString());
+      assertEquals(ApiException.Kind.UNPROCESSABLE, assertThrows(ApiException.class, () -> api.blocking().createRewardLog(NewRewardLog.now(1, 1))).kind());
+      assertEquals(ApiException.Kind.GONE, assertThrows(ApiException.class, () -> api.blocking().getAllMaps()).kind());
+      assertTrue(assertThrows(ApiException.class, () -> api.blocking().createRewardLog(NewRewardLog.now(1, 1))).error().isEmpty());
+    }
+  }
+
+  @Test
+  void whenAnAnswerCarriesTheRateLimit_thenTheClientExposesTheBudgetLeft() throws IOException {
+    try (ScriptedServer server = new ScriptedServer(); CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").build()) {
+      assertTrue(api.rateLimit().isEmpty());
+      server.script.add(Reply.of(200, "[]", Map.of("RateLimit", "\"user\"; r=17; t=42", "RateLimit-Policy", "\"user\"; q=600; w=60")));
+      Instant before = Instant.now();
+      api.blocking().getAllMaps();
+      RateLimit budget = api.rateLimit().orElseThrow();
+      assertEquals(17, budget.remaining());
+      assertEquals(600, budget.limit());
+      assertTrue(!budget.resetsAt().isBefore(before.plusSeconds(42)) && budget.resetsAt().isBefore(Instant.now().plusSeconds(43)), budget.toString());
+    }
+  }
+
+  @Test
+  void whenACallbackIsAttachedAfterTheAnswerCame_thenItStillRunsOnTheClientsThreads_notTheCallers() throws Exception {
+    try (ScriptedServer server = new ScriptedServer(); CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").build()) {
+      server.script.add(Reply.of(200, "[]", Map.of()));
+      CompletableFuture<List<ParkourMap>> maps = api.getAllMaps();
+      maps.handle((ok, failure) -> null).get(10, TimeUnit.SECONDS);
+      while (!maps.isDone()) Thread.sleep(1);
+      // A plain CompletableFuture would run these on this thread (a game's main thread, in a plugin).
+      String late = maps.thenApply(m -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS);
+      assertTrue(late.startsWith("community-api-"), late);
+      String chained = maps.thenApply(m -> m).exceptionally(f -> null).thenApply(m -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS);
+      assertTrue(chained.startsWith("community-api-"), chained);
+    }
   }
 }

@@ -118,4 +118,20 @@ class ListSyncTest {
     if (q < 0) return uri;
     return uri.substring(0, q + 1) + String.join("&", java.util.Arrays.stream(uri.substring(q + 1).split("&")).sorted().toList());
   }
+
+  @Test
+  void whenASyncMeets503WithRetryAfter_thenTheLoopWaitsThatLong_notItsInterval() throws Exception {
+    try (ScriptedServer server = new ScriptedServer();
+        CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").retryPolicy(RetryPolicy.NONE).build()) {
+      server.script.add(list(SKY, "t1", null));
+      server.script.add(ScriptedServer.Reply.of(503, "{\"code\":503,\"message\":\"Database unavailable, retry later\"}", Map.of("Retry-After", "30")));
+      List<ApiException> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+      try (ListPoller.Subscription loop = api.mapsSync().start(java.time.Duration.ofMillis(10), r -> {}, errors::add)) {
+        assertFalse(loop.isClosed());
+        while (errors.isEmpty()) Thread.sleep(10);
+        Thread.sleep(500); // 50 intervals
+        assertEquals(2, server.received.size());
+      }
+    }
+  }
 }

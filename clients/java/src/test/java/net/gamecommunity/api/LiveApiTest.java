@@ -276,13 +276,37 @@ class LiveApiTest {
   void whenTheRecordDoesNotExist_then404WithAShortMessage() {
     assertEquals("Cosmetic not found", failure(ApiException.Kind.NOT_FOUND, () -> c.blocking().getCosmetic(999_999)).getMessage());
     failure(ApiException.Kind.NOT_FOUND, () -> CommunityApi.Blocking.await(d.getPlayerByNick(unique("nobody"))));
+    assertEquals(Optional.empty(), d.blocking().findPlayerByNick(unique("nobody")));
+    assertEquals("Steve", d.blocking().findPlayerByNick("steve").orElseThrow().pseudo());
     failure(ApiException.Kind.NOT_FOUND, () -> a.blocking().updateWorld(WorldUpdate.of(999_999).state("x").build()));
   }
 
   @Test
-  void whenAUsernameIsTakenInAnotherCase_then409NamesIt() {
+  void whenAUsernameIsTakenInAnotherCase_then409NamesIt_asADuplicate() {
     ApiException e = failure(ApiException.Kind.CONFLICT, () -> a.blocking().register(NewApiUser.named("USER-c")));
     assertTrue(e.getMessage().contains("'USER-c'"), e.getMessage());
+    assertEquals(Optional.of("DUPLICATE"), e.error());
+  }
+
+  @Test
+  void whenARewardIsRecordedTwice_orForAPlayerThatDoesNotExist_thenBothAre409_toldApartByTheirErrorName() {
+    int rewardId = ThreadLocalRandom.current().nextInt(1_000_000, Integer.MAX_VALUE);
+    Instant at = Instant.parse("2026-11-22T10:00:00Z");
+    a.blocking().createRewardLog(NewRewardLog.at(1, rewardId, at));
+    ApiException duplicate = failure(ApiException.Kind.CONFLICT, () -> a.blocking().createRewardLog(NewRewardLog.at(1, rewardId, at)));
+    assertEquals(Optional.of("DUPLICATE"), duplicate.error());
+    ApiException noPlayer = failure(ApiException.Kind.CONFLICT, () -> a.blocking().createRewardLog(NewRewardLog.now(999_999, rewardId)));
+    assertEquals(Optional.of("REFERENCE_NOT_FOUND"), noPlayer.error());
+  }
+
+  @Test
+  void whenACallIsAnswered_thenTheClientKnowsTheRateBudgetLeft() {
+    try (CommunityApi limited = client(env("COMMUNITY_API_RATE_LIMITED_URL"), env("COMMUNITY_API_KEY_B"), RetryPolicy.NONE)) {
+      limited.getAllMaps().handle((ok, failure) -> null).join();
+      RateLimit budget = limited.rateLimit().orElseThrow();
+      assertEquals(Integer.parseInt(env("COMMUNITY_API_RATE_LIMIT")), budget.limit());
+      assertTrue(budget.remaining() >= 0 && budget.remaining() < budget.limit(), budget.toString());
+    }
   }
 
   @Test
@@ -302,6 +326,8 @@ class LiveApiTest {
       assertEquals(ApiException.Kind.RATE_LIMITED, refused.kind(), refused.toString());
       Duration wait = refused.retryAfter().orElseThrow();
       assertTrue(!wait.isNegative() && wait.compareTo(Duration.ofSeconds(60)) <= 0, wait.toString());
+      assertEquals(Optional.of("RATE_LIMITED"), refused.error());
+      assertEquals(0, limited.rateLimit().orElseThrow().remaining());
     }
   }
 

@@ -131,6 +131,7 @@ class RetryTest {
       assertEquals(ApiException.Kind.NETWORK, e.kind());
       assertEquals(0, e.status());
       assertTrue(e.getMessage().contains("after 3 attempt(s)"), e.getMessage());
+      assertTrue(e.getMessage().contains("127.0.0.1:" + closedPort), e.getMessage());
       assertFalse(e.requestId().isPresent());
     }
   }
@@ -142,5 +143,26 @@ class RetryTest {
     assertEquals(ApiException.Kind.INVALID_RESPONSE, e.kind());
     assertTrue(e.getMessage().contains("$[0].enable: expected a boolean"), e.getMessage());
     assertNotNull(e.getCause());
+  }
+
+  @Test
+  void whenADeadlineIsGiven_thenNoRetryStartsThatWouldEndAfterIt_andTheLastAnswerIsTheFailure() {
+    RetryPolicy patient = new RetryPolicy(4, Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofSeconds(30));
+    try (CommunityApi slow = client(patient, Duration.ofSeconds(10))) {
+      for (int i = 0; i < 4; i++) server.script.add(ScriptedServer.Reply.of(503, UNAVAILABLE, Map.of("Retry-After", "2")));
+      ApiException e = assertThrows(ApiException.class,
+          () -> CommunityApi.Blocking.await(slow.withDeadline(Duration.ofSeconds(1)).getAllMaps()));
+      assertEquals(ApiException.Kind.UNAVAILABLE, e.kind());
+      assertEquals(1, server.received.size(), "a retry 2 s later would end after the 1 s deadline");
+    }
+  }
+
+  @Test
+  void whenAnAttemptOutlastsTheDeadline_thenTheCallFailsAsNetworkAtTheDeadline() {
+    server.script.add(new ScriptedServer.Reply(200, "[]", Map.of(), Duration.ofSeconds(5)));
+    ApiException e = assertThrows(ApiException.class,
+        () -> CommunityApi.Blocking.await(api.withDeadline(Duration.ofMillis(300)).getAllMaps()));
+    assertEquals(ApiException.Kind.NETWORK, e.kind());
+    assertTrue(e.getMessage().contains("timed out"), e.getMessage());
   }
 }

@@ -23,6 +23,8 @@ final class ScriptedServer implements AutoCloseable {
   }
 
   final Queue<Reply> script = new ConcurrentLinkedQueue<>();
+  /** Replies by method, used before the script: the same one to every request of that method. */
+  private final Map<String, Reply> byMethod = new java.util.concurrent.ConcurrentHashMap<>();
   final List<Map<String, String>> received = new CopyOnWriteArrayList<>();
   private final HttpServer server;
   private final ExecutorService threads = Executors.newCachedThreadPool();
@@ -38,15 +40,22 @@ final class ScriptedServer implements AutoCloseable {
     return "http://127.0.0.1:" + server.getAddress().getPort() + "/api";
   }
 
+  void route(String method, Reply reply) {
+    byMethod.put(method, reply);
+  }
+
   private void answer(HttpExchange exchange) throws IOException {
+    String requestBody = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
     received.add(Map.of(
+        "body", requestBody,
         "method", exchange.getRequestMethod(),
         "uri", exchange.getRequestURI().toString(),
         "idempotencyKey", String.valueOf(exchange.getRequestHeaders().getFirst("Idempotency-Key")),
         "ifNoneMatch", String.valueOf(exchange.getRequestHeaders().getFirst("If-None-Match")),
         "apiKey", String.valueOf(exchange.getRequestHeaders().getFirst("X-API-Key")),
         "userAgent", String.valueOf(exchange.getRequestHeaders().getFirst("User-Agent"))));
-    Reply next = script.poll();
+    Reply next = byMethod.get(exchange.getRequestMethod());
+    if (next == null) next = script.poll();
     if (next == null) next = Reply.of(500, "{\"code\":500,\"message\":\"script ran out\"}", Map.of());
     try {
       Thread.sleep(next.delay().toMillis());

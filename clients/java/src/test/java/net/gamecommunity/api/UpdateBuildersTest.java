@@ -42,4 +42,13 @@ class UpdateBuildersTest {
     WorldUpdate update = WorldUpdate.of(4).gamerulePvp(false).lastUsed(Instant.parse("2026-11-20T18:42:00.900Z")).clearSpawnLocation().build();
     assertEquals("{\"id\":4,\"gamerulePvp\":false,\"lastUsed\":\"2026-11-20T18:42:00Z\",\"spawnLocation\":null}", update.body.toString());
   }
+
+  @Test
+  void whenAFormAnswerIsBuiltByName_thenEachAnswerGoesToItsQuestion_andMissingOnesAreNamed() {
+    NewFormAnswer answer = NewFormAnswer.builder(7).video("https://example.org/v").question1("a").question2("b").question3("c")
+        .question4("d").question5("e").stages(true, null, null).comment("hi").build();
+    assertEquals(new NewFormAnswer(7, "https://example.org/v", "a", "b", "c", "d", "e", true, null, null, "hi"), answer);
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> NewFormAnswer.builder(7).question1("a").question3("c").build());
+    assertEquals("form answer: missing video, question2, question4, question5", e.getMessage());
+  }
 }

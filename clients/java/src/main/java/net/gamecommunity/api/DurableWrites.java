@@ -1,0 +1,314 @@
+package net.gamecommunity.api;
+
+import com.google.gson.JsonObject;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+/**
+ * Writes that outlast outages and restarts: each one is saved to a file (its body and its
+ * Idempotency-Key) before it is sent, and sent again, with the same key, until the service answers it:
+ * a success, or a definite refusal (a 4xx other than 408 and 429). No answer, a 5xx, a 408 or a 429
+ * keeps it, and it is sent again after a growing wait (Retry-After when the service gives one, else 1 s
+ * doubling up to {@code maxWait}). Writes left by an earlier run are sent again when the queue opens.
+ * One write is sent at a time, in the order they were made.
+ *
+ * <p>The service remembers a key for 24 hours: a write still unanswered after {@code giveUpAfter} (23
+ * hours by default) is dropped and reported as failed, rather than risk being recorded twice. A reward
+ * without a moment is given the moment it was queued, so that a late resend records when it happened.
+ * Every outcome goes to the listener given to {@link #open}, those of earlier runs' writes included.
+ *
+ * <pre>{@code
+ * DurableWrites writes = DurableWrites.open(api, getDataFolder().toPath().resolve("pending-writes"),
+ *     outcome -> { if (!outcome.succeeded()) getLogger().warning("not recorded: " + outcome); });
+ * writes.createRewardLog(NewRewardLog.now(playerId, rewardId)); // saved now; recorded once the service answers
+ * ...
+ * writes.close(); // onDisable, before api.close(): what is still pending stays on disk for the next start
+ * }</pre>
+ */
+public final class DurableWrites implements AutoCloseable {
+  private static final String SUFFIX = ".json";
+  private static final Duration FIRST_WAIT = Duration.ofSeconds(1);
+
+  private final CommunityApi api;
+  private final Path directory;
+  private final Consumer<Outcome> listener;
+  private final Duration maxWait;
+  private final Duration giveUpAfter;
+  private final Deque<Entry> queue = new ArrayDeque<>();
+  private final ListPoller.Subscription timer = new ListPoller.Subscription();
+  private final AtomicLong sequence = new AtomicLong();
+  private boolean sending;
+  private int failures;
+  private volatile boolean closed;
+
+  /**
+   * What became of one write.
+   *
+   * @param idempotencyKey the key it was sent with
+   * @param operation {@code "createRewardLog"} or {@code "createForm"}
+   * @param value what the service recorded ({@link RewardLog} or {@link FormAnswer}), or null when it failed
+   * @param failure why it was not recorded (a definite refusal, or no answer within {@code giveUpAfter}), or null
+   */
+  public record Outcome(String idempotencyKey, String operation, Object value, ApiException failure) {
+    /** @return true when the service recorded the write (or had already, on an earlier attempt) */
+    public boolean succeeded() {
+      return failure == null;
+    }
+  }
+
+  /** One saved write: its file, and what it holds. */
+  private record Entry(Path file, Route route, String key, JsonObject body, Instant queuedAt, CompletableFuture<Object> result) {}
+
+  private DurableWrites(CommunityApi api, Path directory, Consumer<Outcome> listener, Duration maxWait, Duration giveUpAfter) {
+    this.api = api;
+    this.directory = directory;
+    this.listener = listener;
+    this.maxWait = maxWait;
+    this.giveUpAfter = giveUpAfter;
+  }
+
+  /**
+   * Opens the queue kept in {@code directory} (created if missing; one file per pending write), and
+   * starts sending what an earlier run left there.
+   *
+   * @param api the client to send with; close the queue before it
+   * @param directory where pending writes are kept: the plugin's own data folder, say
+   * @param listener gets every write's outcome, on the client's executor
+   * @return the open queue
+   * @throws IOException when the directory cannot be created or read
+   */
+  public static DurableWrites open(CommunityApi api, Path directory, Consumer<Outcome> listener) throws IOException {
+    return open(api, directory, listener, Duration.ofMinutes(1), Duration.ofHours(23));
+  }
+
+  /**
+   * {@link #open(CommunityApi, Path, Consumer)} with other waits.
+   *
+   * @param api the client to send with
+   * @param directory where pending writes are kept
+   * @param listener gets every write's outcome
+   * @param maxWait the longest wait between two attempts at one write (1 minute by default)
+   * @param giveUpAfter how long after it was queued a write is dropped if still unanswered (23 hours by
+   *     default; more than 24 hours could record it twice, the service forgetting its key)
+   * @return the open queue
+   * @throws IOException when the directory cannot be created or read
+   */
+  public static DurableWrites open(CommunityApi api, Path directory, Consumer<Outcome> listener, Duration maxWait, Duration giveUpAfter)
+      throws IOException {
+    DurableWrites writes = new DurableWrites(Objects.requireNonNull(api, "api"), Objects.requireNonNull(directory, "directory"),
+        Objects.requireNonNull(listener, "listener"), CommunityApi.Builder.positive(maxWait, "maxWait"),
+        CommunityApi.Builder.positive(giveUpAfter, "giveUpAfter"));
+    Files.createDirectories(directory);
+    List<Path> files;
+    try (Stream<Path> list = Files.list(directory)) {
+      files = list.filter(f -> f.getFileName().toString().endsWith(SUFFIX)).sorted().toList();
+    }
+    for (Path file : files) writes.load(file);
+    writes.sendNext();
+    return writes;
+  }
+
+  /**
+   * Saves a reward log, then sends it until answered. Without a moment, it is given this one.
+   *
+   * @param log the reward
+   * @return completed with what the service recorded, or failed when it refused it (never for an outage:
+   *     the write waits); failed with {@link ApiException.Kind#CLOSED} if the queue closes first, the write staying saved
+   */
+  public CompletableFuture<RewardLog> createRewardLog(NewRewardLog log) {
+    if (log != null && log.rewardedAt() == null) log = NewRewardLog.at(log.playerId(), log.rewardId(), Instant.now());
+    return enqueue(Route.CREATE_REWARD_LOG, log).thenApply(RewardLog.class::cast);
+  }
+
+  /**
+   * Saves a form answer, then sends it until answered.
+   *
+   * @param answer the form answer
+   * @return completed with what the service recorded, or failed when it refused it
+   */
+  public CompletableFuture<FormAnswer> createForm(NewFormAnswer answer) {
+    return enqueue(Route.CREATE_FORM, answer).thenApply(FormAnswer.class::cast);
+  }
+
+  /** @return how many writes wait for an answer (those of earlier runs included) */
+  public synchronized int pending() {
+    return queue.size();
+  }
+
+  /**
+   * Stops sending: the writes not yet answered stay on disk, sent again when a queue is next opened on
+   * this directory. Their futures fail with {@link ApiException.Kind#CLOSED}.
+   */
+  @Override
+  public void close() {
+    List<Entry> left;
+    synchronized (this) {
+      closed = true;
+      timer.close();
+      left = new ArrayList<>(queue);
+    }
+    for (Entry e : left) e.result().completeExceptionally(Transport.closedException(null));
+  }
+
+  private CompletableFuture<Object> enqueue(Route route, Record request) {
+    if (request == null) {
+      return Transport.failLater(new ApiException(ApiException.Kind.INVALID_ARGUMENT, 0, "request: null where a value is required",
+          null, null, null, null), api.transport.executor);
+    }
+    if (closed || api.transport.isClosed()) return Transport.failLater(Transport.closedException(null), api.transport.executor);
+    String key = UUID.randomUUID().toString();
+    Instant now = Instant.now();
+    JsonObject body = StrictJson.encode(request);
+    JsonObject saved = new JsonObject();
+    saved.addProperty("route", route.name());
+    saved.addProperty("idempotencyKey", key);
+    saved.addProperty("queuedAt", now.toString());
+    saved.add("body", body);
+    // Sorted by name, files come back in the order they were made.
+    Path file = directory.resolve(String.format("%019d-%06d-%s%s", now.toEpochMilli(), sequence.incrementAndGet() % 1_000_000, key, SUFFIX));
+    try {
+      writeDurably(file, saved.toString());
+    } catch (IOException e) {
+      return Transport.failLater(new ApiException(ApiException.Kind.UNEXPECTED, 0, "could not save the write to " + file + ": " + e,
+          null, null, null, e), api.transport.executor);
+    }
+    Entry entry = new Entry(file, route, key, body, now, new BoundFuture<>(api.transport.executor));
+    synchronized (this) {
+      queue.add(entry);
+    }
+    sendNext();
+    return entry.result();
+  }
+
+  /** Writes the text to a temporary file, forces it to the disk, then renames it: a crash leaves the whole file or none. */
+  private static void writeDurably(Path file, String text) throws IOException {
+    Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
+    try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+      channel.write(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
+      channel.force(true);
+    }
+    try {
+      Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE);
+    } catch (AtomicMoveNotSupportedException e) {
+      Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+
+  private void load(Path file) {
+    try {
+      JsonObject saved = StrictJson.parse(Files.readString(file, StandardCharsets.UTF_8)).getAsJsonObject();
+      Route route = Route.valueOf(saved.get("route").getAsString());
+      if (route != Route.CREATE_REWARD_LOG && route != Route.CREATE_FORM) throw new IllegalArgumentException("not a durable route: " + route);
+      Entry entry = new Entry(file, route, saved.get("idempotencyKey").getAsString(), saved.getAsJsonObject("body"),
+          Instant.parse(saved.get("queuedAt").getAsString()), new CompletableFuture<>());
+      synchronized (this) {
+        queue.add(entry);
+      }
+    } catch (IOException | RuntimeException unreadable) {
+      // Kept aside for a person to look at, and reported: it would fail the same way on every start.
+      Path aside = file.resolveSibling(file.getFileName() + ".unreadable");
+      try {
+        Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
+      } catch (IOException ignored) {
+        // reported below all the same
+      }
+      report(new Outcome(null, null, null, new ApiException(ApiException.Kind.UNEXPECTED, 0,
+          "a saved write could not be read, kept as " + aside + ": " + unreadable, null, null, null, unreadable)));
+    }
+  }
+
+  private void sendNext() {
+    Entry head;
+    synchronized (this) {
+      if (closed || sending || queue.isEmpty()) return;
+      head = queue.peek();
+      sending = true;
+    }
+    if (Instant.now().isAfter(head.queuedAt().plus(giveUpAfter))) {
+      finish(head, null, new ApiException(ApiException.Kind.NETWORK, 0, "not answered within " + giveUpAfter + " of being queued: dropped,"
+          + " since the service keeps an Idempotency-Key 24 hours only", null, null, null, null));
+      return;
+    }
+    api.send(head.route(), Map.of(), head.body(), Map.of(CommunityApi.IDEMPOTENCY_KEY, head.key()), true).whenComplete((answer, failure) -> {
+      if (failure == null) {
+        finish(head, answer.body(), null);
+        return;
+      }
+      ApiException e = ApiException.unwrap(failure);
+      if (definite(e)) {
+        finish(head, null, e);
+      } else if (e.kind() != ApiException.Kind.CLOSED) {
+        retryLater(e);
+      } else {
+        synchronized (this) {
+          sending = false;
+        }
+      }
+    });
+  }
+
+  /** An answer that sending again would not change: a 4xx other than 408 (the request came too slowly) and 429 (later). */
+  private static boolean definite(ApiException e) {
+    return e.status() >= 400 && e.status() < 500 && e.status() != 408 && e.status() != 429
+        || e.kind() == ApiException.Kind.INVALID_RESPONSE || e.kind() == ApiException.Kind.INVALID_ARGUMENT;
+  }
+
+  private void retryLater(ApiException e) {
+    Duration wait;
+    synchronized (this) {
+      sending = false;
+      failures++;
+      long cap = Math.min(maxWait.toMillis(), FIRST_WAIT.toMillis() << Math.min(failures - 1, 20));
+      wait = Duration.ofMillis(cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1));
+    }
+    if (e.retryAfter().isPresent() && e.retryAfter().get().compareTo(wait) > 0) wait = e.retryAfter().get();
+    api.schedule(this::sendNext, wait, timer);
+  }
+
+  private void finish(Entry entry, Object value, ApiException failure) {
+    try {
+      Files.deleteIfExists(entry.file());
+    } catch (IOException e) {
+      // Left on disk, it would be sent again at the next start: harmless within 24 hours (same key).
+    }
+    synchronized (this) {
+      queue.remove(entry);
+      sending = false;
+      failures = 0;
+    }
+    // The listener first: whoever waits on the future finds the outcome reported.
+    report(new Outcome(entry.key(), entry.route() == Route.CREATE_FORM ? "createForm" : "createRewardLog", value, failure));
+    if (failure == null) entry.result().complete(value);
+    else entry.result().completeExceptionally(failure);
+    sendNext();
+  }
+
+  private void report(Outcome outcome) {
+    try {
+      listener.accept(outcome);
+    } catch (RuntimeException listenerBug) {
+      // The listener's own failure must not stop the queue.
+    }
+  }
+}

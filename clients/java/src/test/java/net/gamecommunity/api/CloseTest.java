@@ -1,0 +1,107 @@
+package net.gamecommunity.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import net.gamecommunity.api.ScriptedServer.Reply;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A plugin's disable (or /reload) closes the client while calls are pending: none may be left to hang
+ * a thread that waits on it. The waits below are bounded so that a regression fails instead of hanging.
+ */
+class CloseTest {
+  private static final Duration LONG = Duration.ofSeconds(30);
+  private static final String WORLD = "{\"id\":4,\"name\":\"w\"}";
+
+  /** The failure of a future that must be complete already (or within a second: close completes on its own thread). */
+  private static ApiException failureOf(CompletableFuture<?> future) throws Exception {
+    ExecutionException e = assertThrows(ExecutionException.class, () -> future.get(1, TimeUnit.SECONDS));
+    return ApiException.unwrap(e);
+  }
+
+  private static List<String> clientThreads() {
+    return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+        .filter(n -> n.startsWith("community-api")).toList();
+  }
+
+  @Test
+  void whenTheClientIsClosedWhileACallIsInFlight_thenThatCallFailsAtOnceAsClosed() throws Exception {
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.script.add(new Reply(200, "[]", Map.of(), LONG));
+      CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").build();
+      CompletableFuture<List<ParkourMap>> inFlight = api.getAllMaps();
+      while (server.received.isEmpty()) Thread.sleep(5);
+      api.close();
+      assertEquals(ApiException.Kind.CLOSED, failureOf(inFlight).kind());
+    }
+  }
+
+  @Test
+  void whenTheClientIsClosedWhileACallWaitsToRetry_thenThatCallFailsAtOnceAsClosed() throws Exception {
+    RetryPolicy patient = new RetryPolicy(3, Duration.ofMillis(10), Duration.ofMillis(10), Duration.ofSeconds(60));
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.script.add(Reply.of(503, "{\"code\":503,\"message\":\"Database unavailable, retry later\"}", Map.of("Retry-After", "30")));
+      CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").retryPolicy(patient).build();
+      CompletableFuture<List<ParkourMap>> waiting = api.getAllMaps();
+      while (server.received.isEmpty()) Thread.sleep(5);
+      Thread.sleep(100); // the 503 answered: the call now waits 30 s to retry
+      api.close();
+      assertEquals(ApiException.Kind.CLOSED, failureOf(waiting).kind());
+      assertEquals(1, server.received.size());
+    }
+  }
+
+  @Test
+  void whenTheClientIsClosedWithAGracePeriod_thenAWriteInFlightFinishes_andAReadFailsAsClosed() throws Exception {
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.route("POST", new Reply(201, "{\"id\":9,\"playerId\":1,\"rewardId\":42,\"rewardedAt\":\"2026-11-22T09:15:30Z\"}", Map.of(), Duration.ofMillis(300)));
+      server.route("GET", new Reply(200, "[]", Map.of(), LONG));
+      CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").build();
+      CompletableFuture<Created<RewardLog>> write = api.createRewardLog(NewRewardLog.now(1, 42));
+      CompletableFuture<List<ParkourMap>> read = api.getAllMaps();
+      while (server.received.size() < 2) Thread.sleep(5);
+      api.close(Duration.ofSeconds(20));
+      assertEquals(9, write.get(1, TimeUnit.SECONDS).value().id());
+      assertEquals(ApiException.Kind.CLOSED, failureOf(read).kind());
+    }
+  }
+
+  @Test
+  void whenTheGracePeriodEndsBeforeAWrite_thenThatWriteFailsAsClosed() throws Exception {
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.script.add(new Reply(200, WORLD, Map.of(), LONG));
+      CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").build();
+      CompletableFuture<FreebuildWorld> write = api.updateWorld(WorldUpdate.of(4).state("loaded").build());
+      while (server.received.isEmpty()) Thread.sleep(5);
+      api.close(Duration.ofMillis(100));
+      assertEquals(ApiException.Kind.CLOSED, failureOf(write).kind());
+    }
+  }
+
+  @Test
+  void whenTheClientIsClosed_thenNoneOfItsThreadsOutlivesIt_andPollersStop() throws Exception {
+    try (ScriptedServer server = new ScriptedServer()) {
+      for (int i = 0; i < 5; i++) server.script.add(Reply.of(200, "[]", Map.of("ETag", "\"e\"")));
+      CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").build();
+      List<ApiException> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+      api.mapsPoller().start(Duration.ofMillis(10), maps -> {}, errors::add);
+      api.getAllMaps().get(5, TimeUnit.SECONDS);
+      while (server.received.size() < 3) Thread.sleep(5);
+      api.close();
+      assertEquals(List.of(), clientThreads());
+      int polls = server.received.size();
+      Thread.sleep(100);
+      assertEquals(polls, server.received.size());
+      assertEquals(List.of(), errors, "a poll cut by close is no error to report");
+    }
+  }
+}
