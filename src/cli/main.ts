@@ -1,10 +1,12 @@
 import dotenv from "dotenv";
 import { ConfigError, loadConfig } from "../config.js";
 import { EmbeddedDatabaseBusyError } from "../db/embedded-lock.js";
+import type { Database } from "../db/database.js";
 import { migrate } from "../db/migrate.js";
 import { openConfiguredDatabase } from "../db/open.js";
 import { createLogger } from "../logger.js";
 import { runCli, USAGE } from "./cli.js";
+import { runThroughServer } from "./control-client.js";
 
 dotenv.config({ quiet: true });
 
@@ -14,15 +16,25 @@ async function main(argv: string[]): Promise<number> {
     return argv.length === 0 ? 2 : 0;
   }
   const config = loadConfig();
+  const io = {
+    stdout: (text: string) => void process.stdout.write(text),
+    stderr: (text: string) => void process.stderr.write(text),
+  };
   // stdout carries the command's output (a key, an export): logs go to stderr.
   const logger = createLogger(config.logLevel === "info" ? "warn" : config.logLevel, process.stderr);
-  const db = openConfiguredDatabase(config, `cli ${argv.slice(0, 2).join(" ")}`);
+  let db: Database;
+  try {
+    db = openConfiguredDatabase(config, `cli ${argv.slice(0, 2).join(" ")}`);
+  } catch (error) {
+    // The embedded database is the running server's: it runs the command (control-channel.ts).
+    if (!(error instanceof EmbeddedDatabaseBusyError)) throw error;
+    const code = await runThroughServer(config.dataDir, argv, io);
+    if (code === undefined) throw error;
+    return code;
+  }
   try {
     if (argv[0] !== "migrate") await migrate(db, logger);
-    return await runCli(argv, { config, db, logger }, {
-      stdout: (text) => process.stdout.write(text),
-      stderr: (text) => process.stderr.write(text),
-    });
+    return await runCli(argv, { config, db, logger }, io);
   } finally {
     await db.close();
   }
