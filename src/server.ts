@@ -5,6 +5,7 @@ import { startControlChannel, type ControlChannel } from "./cli/control-channel.
 import { KeyCache } from "./auth/key-cache.js";
 import { keepKeyCacheInSync } from "./auth/key-invalidation.js";
 import type { Config } from "./config.js";
+import { explainConnectError } from "./db/connect-errors.js";
 import { withTimeout, type Database } from "./db/database.js";
 import { prepareSchema } from "./db/migrate.js";
 import { openConfiguredDatabase } from "./db/open.js";
@@ -107,7 +108,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     await keyUsage?.stop().catch(() => undefined);
     if (redis) await closeRedis(redis);
     await db.close().catch(() => undefined);
-    throw error;
+    throw explainConnectError(error, config.databaseUrl) ?? error;
   }
 
   const port = (server.address() as AddressInfo).port;

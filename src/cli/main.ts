@@ -1,5 +1,6 @@
 import dotenv from "dotenv";
 import { ConfigError, loadConfig } from "../config.js";
+import { DatabaseConnectError, explainConnectError } from "../db/connect-errors.js";
 import { EmbeddedDatabaseBusyError } from "../db/embedded-lock.js";
 import type { Database } from "../db/database.js";
 import { migrate } from "../db/migrate.js";
@@ -35,6 +36,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (argv[0] !== "migrate") await migrate(db, logger);
     return await runCli(argv, { config, db, logger }, io);
+  } catch (error) {
+    throw explainConnectError(error, config.databaseUrl) ?? error;
   } finally {
     await db.close();
   }
@@ -45,7 +48,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof ConfigError || error instanceof EmbeddedDatabaseBusyError) process.stderr.write(`${error.message}\n`);
+    const oneLine = [ConfigError, EmbeddedDatabaseBusyError, DatabaseConnectError].some((kind) => error instanceof kind);
+    if (oneLine) process.stderr.write(`${(error as Error).message}\n`);
     else process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 1;
   },
