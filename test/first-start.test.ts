@@ -90,7 +90,7 @@ describe.runIf(!onPostgres)("first start on the embedded database", () => {
       expect(ok.body).toEqual([]);
       const unknown = await request(first.url).get("/api/player/get-all-players").set("X-API-Key", "gsk_" + "0".repeat(43));
       expect(unknown.status).toBe(401);
-      expect(unknown.body).toEqual({ code: 401, message: "API key missing or invalid" });
+      expect(unknown.body).toEqual({ code: 401, message: "API key missing or invalid: send a valid key in the X-API-Key header" });
 
       // The server holds the embedded database: it runs the command for the CLI (cli-beside-server.test.ts).
       const beside = await runCli(["user", "list"]);

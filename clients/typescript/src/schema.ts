@@ -1157,7 +1157,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1311,7 +1311,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1441,7 +1441,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerSummary"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1589,7 +1589,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1741,7 +1741,7 @@ export interface operations {
                     "application/json": components["schemas"]["Cosmetic"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1943,7 +1943,7 @@ export interface operations {
                     "application/json": components["schemas"]["FormAnswer"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2121,7 +2121,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2275,7 +2275,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2424,7 +2424,7 @@ export interface operations {
                     "application/json": components["schemas"]["RewardLog"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2607,7 +2607,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegisteredUser"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2797,7 +2797,7 @@ export interface operations {
                     "application/json": components["schemas"]["World"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2975,7 +2975,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3102,7 +3102,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminSession"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3219,7 +3219,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3357,7 +3357,7 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedKey"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3391,7 +3391,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No API user has this name: `API user not found`. */
+            /** @description No API user has this name: `API user 'NAME' not found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3551,7 +3551,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiUser"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3585,7 +3585,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No API user has this name: `API user not found`. */
+            /** @description No API user has this name: `API user 'NAME' not found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3746,7 +3746,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiUser"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3780,7 +3780,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No API user has this name: `API user not found`. */
+            /** @description No API user has this name: `API user 'NAME' not found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3927,7 +3927,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4044,7 +4044,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4179,7 +4179,7 @@ export interface operations {
                     "application/json": components["schemas"]["AddedWebhook"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4361,7 +4361,7 @@ export interface operations {
                     "application/json": components["schemas"]["RemovedWebhook"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4537,7 +4537,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4681,7 +4681,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
