@@ -10,6 +10,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: ["default"],
+    // The second one says at the end which tests were skipped, why, and how to run them.
+    reporters: ["default", "./test/helpers/skip-summary.ts"],
   },
 });

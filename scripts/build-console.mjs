@@ -54,6 +54,7 @@ export async function buildConsole() {
   });
   copyFileSync(path.join(source, "styles.css"), path.join(out, "console.css"));
   copyFileSync(path.join(source, "index.html"), path.join(out, "index.html"));
+  copyFileSync(path.join(source, "favicon.svg"), path.join(out, "favicon.svg"));
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
   return true;
 }

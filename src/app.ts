@@ -143,8 +143,11 @@ export function createApp(options: AppOptions): Express {
   api.use(docsRouter(buildOpenApiDocument(routes), config.publicUrl));
   app.use("/api", api);
 
+  // A path that is a route once /api is put in front: the caller forgot the prefix, and is told so.
+  const apiPaths = new Set([...routes.map((route) => `/api${route.path}`), "/api/docs", "/api/openapi.json"]);
   app.use((req) => {
-    throw errors.routeNotFound(req.method, req.originalUrl.split("?")[0] ?? req.path);
+    const path = req.originalUrl.split("?")[0] ?? req.path;
+    throw errors.routeNotFound(req.method, path, apiPaths.has(`/api${path}`) ? `/api${path}` : undefined);
   });
   app.use(errorHandler(logger));
   return app;

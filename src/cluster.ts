@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { AggregatorRegistry } from "prom-client";
 import type { Config } from "./config.js";
 import { prepareSchema } from "./db/migrate.js";
+import { explainConnectError } from "./db/connect-errors.js";
 import { openConfiguredDatabase } from "./db/open.js";
 import type { Logger } from "./logger.js";
 import { listen } from "./listen.js";
@@ -27,6 +28,8 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   try {
     await prepareSchema(db, logger, config.migrateOnStart);
     await bootstrapFirstUser(db, config);
+  } catch (error) {
+    throw explainConnectError(error, config.databaseUrl) ?? error;
   } finally {
     await db.close();
   }

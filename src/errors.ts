@@ -23,7 +23,7 @@ export const ERROR_CATALOGUE = {
   },
   MALFORMED_JSON: {
     status: 400,
-    meaning: "The body is not valid JSON, or a compressed body does not inflate.",
+    meaning: "The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate.",
     action: "Send a valid JSON object, with Content-Type: application/json.",
   },
   UNAUTHENTICATED: {
@@ -43,7 +43,7 @@ export const ERROR_CATALOGUE = {
   },
   ROUTE_NOT_FOUND: {
     status: 404,
-    meaning: "No route has this path.",
+    meaning: "No route has this path; when the same path under /api is a route, the message names it.",
     action: "Check the path against the API documentation (all paths start with /api).",
   },
   METHOD_NOT_ALLOWED: {
@@ -164,12 +164,15 @@ export class ApiError extends Error {
 export const errors = {
   validation: (message: string) => new ApiError("VALIDATION", message),
   malformedJson: (message = "Malformed JSON in request body") => new ApiError("MALFORMED_JSON", message),
-  unauthenticated: () => new ApiError("UNAUTHENTICATED", "API key missing or invalid"),
+  /** One message for a missing and a wrong key: the answer does not tell a guesser which it was. */
+  unauthenticated: () => new ApiError("UNAUTHENTICATED", "API key missing or invalid: send a valid key in the X-API-Key header"),
   forbidden: () => new ApiError("FORBIDDEN", "This API user may not call this route"),
   /** The message does not say which addresses are allowed: that list is the operator's business. */
   addressNotAllowed: () => new ApiError("FORBIDDEN", "This API user may not call the API from this client address"),
   notFound: (what: string) => new ApiError("NOT_FOUND", `${what} not found`),
-  routeNotFound: (method: string, path: string) => new ApiError("ROUTE_NOT_FOUND", `No route ${method} ${path}`),
+  /** `suggestion`: the path the caller most likely meant (the same one under /api). */
+  routeNotFound: (method: string, path: string, suggestion?: string) =>
+    new ApiError("ROUTE_NOT_FOUND", `No route ${method} ${path}${suggestion ? `: the API's paths start with /api, did you mean ${suggestion}?` : ""}`),
   methodNotAllowed: (method: string, path: string) =>
     new ApiError("METHOD_NOT_ALLOWED", `Method ${method} not allowed on ${path}`),
   conflict: (message: string) => new ApiError("CONFLICT", message),

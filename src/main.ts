@@ -2,6 +2,7 @@ import cluster from "node:cluster";
 import dotenv from "dotenv";
 import { runPrimary } from "./cluster.js";
 import { ConfigError, loadConfig } from "./config.js";
+import { DatabaseConnectError } from "./db/connect-errors.js";
 import { EmbeddedDatabaseBusyError } from "./db/embedded-lock.js";
 import { ListenError } from "./listen.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -48,8 +49,9 @@ function exit(logger: Logger, code: number): void {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof EmbeddedDatabaseBusyError || error instanceof ListenError) {
-    process.stderr.write(`${error.message}\n`);
+  const oneLine = [ConfigError, EmbeddedDatabaseBusyError, ListenError, DatabaseConnectError].some((kind) => error instanceof kind);
+  if (oneLine) {
+    process.stderr.write(`${(error as Error).message}\n`);
   } else {
     process.stderr.write(`Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   }

@@ -1,9 +1,11 @@
 import type { Server } from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { createApp, type Lifecycle } from "./app.js";
+import { startControlChannel, type ControlChannel } from "./cli/control-channel.js";
 import { KeyCache } from "./auth/key-cache.js";
 import { keepKeyCacheInSync } from "./auth/key-invalidation.js";
 import type { Config } from "./config.js";
+import { explainConnectError } from "./db/connect-errors.js";
 import { withTimeout, type Database } from "./db/database.js";
 import { prepareSchema } from "./db/migrate.js";
 import { openConfiguredDatabase } from "./db/open.js";
@@ -65,6 +67,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
   let server: Server | undefined;
   let metricsServer: Server | undefined;
   let webhooks: DeliveryWorker | undefined;
+  let control: ControlChannel | undefined;
   try {
     await prepareSchema(db, logger, config.migrateOnStart);
     // In cluster mode the primary has done it, once.
@@ -93,16 +96,19 @@ export async function startService(config: Config, logger: Logger, options: { cl
     // Delivers the webhook outbox; a failing receiver never touches the API nor /readyz.
     webhooks = new DeliveryWorker(db, config, logger, webhookMetrics(metrics.registry, db));
     await webhooks.start();
+    // The embedded database admits this process alone: the CLI's commands come through it.
+    if (db.kind === "embedded") control = await startControlChannel(config, db, logger);
   } catch (error) {
     // A failed start (port taken, migration refused) must not leave the database, or its lock, held.
     server?.close();
     metricsServer?.close();
+    await control?.stop();
     await webhooks?.stop().catch(() => undefined);
     await keySync?.stop().catch(() => undefined);
     await keyUsage?.stop().catch(() => undefined);
     if (redis) await closeRedis(redis);
     await db.close().catch(() => undefined);
-    throw error;
+    throw explainConnectError(error, config.databaseUrl) ?? error;
   }
 
   const port = (server.address() as AddressInfo).port;
@@ -124,7 +130,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     port,
     metricsPort,
     lifecycle,
-    stop: () => (stopped ??= stopGracefully({ config, logger, lifecycle, server: api, metricsServer: metricsListener, keySync, keyUsage, redis, db, webhooks })),
+    stop: () => (stopped ??= stopGracefully({ config, logger, lifecycle, server: api, metricsServer: metricsListener, keySync, keyUsage, redis, db, webhooks, control })),
   };
 }
 
@@ -139,8 +145,9 @@ async function stopGracefully(parts: {
   redis: Redis | undefined;
   db: Database;
   webhooks: DeliveryWorker;
+  control: ControlChannel | undefined;
 }): Promise<boolean> {
-  const { config, logger, lifecycle, server, metricsServer, keySync, keyUsage, redis, db, webhooks } = parts;
+  const { config, logger, lifecycle, server, metricsServer, keySync, keyUsage, redis, db, webhooks, control } = parts;
   lifecycle.stopping = true;
   const deadline = Date.now() + config.shutdownTimeoutMs;
 
@@ -196,6 +203,7 @@ async function stopGracefully(parts: {
     withTimeout(work, left(), `${what} did not finish by the deadline`).catch((error: unknown) =>
       logger.warn({ err: error }, `closing: ${what} failed`),
     );
+  await bounded("the CLI commands in flight", control?.stop() ?? Promise.resolve());
   await bounded("the webhook deliveries in flight", webhooks.stop());
   await bounded("the key channel", keySync?.stop() ?? Promise.resolve());
   // The minutes keys were last used in, noted since the last write: written before the database closes.

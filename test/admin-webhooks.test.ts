@@ -173,6 +173,8 @@ describe("admin webhook routes", () => {
       [{ url: 42 }, 400, "url"],
       [{ url: `https://203.0.113.10/${"a".repeat(2048)}` }, 400, "url"],
       [{ url: "https://203.0.113.10/x", events: ["player.deleted"] }, 400, "events: unknown player.deleted"],
+      // The misspelt event is named before the refused (loopback) URL.
+      [{ url: "http://127.0.0.1:9/x", events: ["reward.created"] }, 400, "events: unknown reward.created; known: reward_log.created, "],
       [{ url: "https://203.0.113.10/x", events: "form.created" }, 400, "events"],
       [{ url: "https://203.0.113.10/x", secret: "whsec_mine" }, 400, "secret: unknown field"],
       [{}, 400, "url"],

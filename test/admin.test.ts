@@ -85,7 +85,7 @@ describe("API users and their keys", () => {
       expect(res.body.message).toContain("graceSeconds");
     }
     expect((await players(viewer)).status).toBe(200);
-    expect(await post("/users/rotate-key", { username: "ghost" })).toMatchObject({ status: 404, body: { message: "API user not found" } });
+    expect(await post("/users/rotate-key", { username: "ghost" })).toMatchObject({ status: 404, body: { message: "API user 'ghost' not found" } });
     expect(await post("/users/revoke", { username: "ghost" })).toMatchObject({ status: 404 });
     expect((await post("/users/revoke", { username: "user-C", keyHash: "x" })).status).toBe(400);
     expect((await players(viewer)).status).toBe(200);

@@ -222,7 +222,7 @@ describe("user allow-ip (CLI)", () => {
   });
 
   it("when the user is unknown or the arguments are wrong, then it says so", async () => {
-    expect(await cli("user", "allow-ip", "ghost", "10.0.0.1")).toMatchObject({ code: 1, stderr: "API user not found\n" });
+    expect(await cli("user", "allow-ip", "ghost", "10.0.0.1")).toMatchObject({ code: 1, stderr: "API user 'ghost' not found\n" });
     expect((await cli("user", "allow-ip", "strict")).code).toBe(2);
     expect((await cli("user", "allow-ip", "strict", "10.0.0.1", "--any")).code).toBe(2);
     expect((await cli("user", "allow-ip")).code).toBe(2);

@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from "./helpers/app.js";
 
 const TABLE = ALLOW_LIST;
 
-const UNAUTHENTICATED = { code: 401, message: "API key missing or invalid" };
+const UNAUTHENTICATED = { code: 401, message: "API key missing or invalid: send a valid key in the X-API-Key header" };
 const FORBIDDEN = { code: 403, message: "This API user may not call this route" };
 
 let t: TestApp;

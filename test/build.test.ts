@@ -83,10 +83,12 @@ describe("build once", () => {
     mkdirSync(path.join(dir, "console/src"), { recursive: true });
     writeFileSync(path.join(dir, "console/index.html"), "<!doctype html><title>t</title>\n");
     writeFileSync(path.join(dir, "console/styles.css"), "body { margin: 0; }\n");
+    writeFileSync(path.join(dir, "console/favicon.svg"), '<svg xmlns="http://www.w3.org/2000/svg"/>\n');
     writeFileSync(path.join(dir, "console/src/main.ts"), "const n: number = 1;\ndocument.title = String(n);\n");
     expect(build(dir).code).toBe(0);
     expect(existsSync(path.join(dir, "dist/console/console.js"))).toBe(true);
     expect(existsSync(path.join(dir, "dist/console/index.html"))).toBe(true);
+    expect(existsSync(path.join(dir, "dist/console/favicon.svg"))).toBe(true);
     expect(build(dir)).toEqual({ code: 0, stderr: "" });
     rmSync(path.join(dir, "dist/console/console.js"));
     const later = new Date(Date.now() + 5_000);

@@ -199,8 +199,8 @@ describe("user list, revoke, rotate", () => {
   });
 
   it("when the user does not exist, or the command is unknown, then a non-zero exit", async () => {
-    expect(await cli(["user", "revoke", "ghost"])).toMatchObject({ code: 1, stderr: "API user not found\n" });
-    expect(await cli(["user", "rotate", "ghost"])).toMatchObject({ code: 1, stderr: "API user not found\n" });
+    expect(await cli(["user", "revoke", "ghost"])).toMatchObject({ code: 1, stderr: "API user 'ghost' not found\n" });
+    expect(await cli(["user", "rotate", "nobody"])).toMatchObject({ code: 1, stderr: "API user 'nobody' not found\n" });
     expect((await cli(["user", "delete", "x"])).code).toBe(2);
     expect((await cli(["frobnicate"])).code).toBe(2);
   });

@@ -21,6 +21,24 @@ const available = chromiumAvailable("console-browser");
 const HOST = BROWSER_HOST;
 const OUTPUT = path.resolve("test-output");
 const shot = (name: string) => path.join(OUTPUT, `console-${name}.png`);
+/** The README's picture of the console, retaken by this run when SCREENSHOT_DOCS=1 (then checked in). */
+const DOCS_SHOT = path.resolve("docs/admin-console.png");
+
+/** Layout facts of the users table a reader would notice: cells shorter than their row, buttons or dates wrapped. */
+const USERS_LAYOUT = `(() => [...document.querySelectorAll("table.users tbody tr")].map((tr) => {
+  const cell = tr.querySelector("td.row-actions");
+  const tops = [...cell.querySelectorAll("button")].map((b) => Math.round(b.getBoundingClientRect().top));
+  const until = [...tr.querySelectorAll(".pending .nowrap")];
+  const name = tr.querySelector(".who-cell .nowrap");
+  return {
+    user: tr.dataset.user,
+    cellShort: Math.round(tr.getBoundingClientRect().height - cell.getBoundingClientRect().height),
+    buttonRows: new Set(tops).size,
+    untilLines: Math.max(1, ...until.map((part) => part.getClientRects().length)),
+    overflow: tr.closest(".table-wrap").scrollWidth - tr.closest(".table-wrap").clientWidth,
+    nameLines: name.getClientRects().length,
+  };
+}))()`;
 
 describe.runIf(available)("the admin console in Chromium", () => {
   let t: TestApp;
@@ -132,6 +150,15 @@ describe.runIf(available)("the admin console in Chromium", () => {
     // The list is fetched again after the dialog closes: the row then shows the old key's expiry.
     await row.locator(".pending", { hasText: "works until" }).waitFor();
     await page.screenshot({ path: shot("users"), fullPage: true });
+    if (process.env.SCREENSHOT_DOCS) await page.screenshot({ path: DOCS_SHOT, fullPage: true });
+    // Row lines straight (each Actions cell as tall as its row), Rotate/Addresses/Revoke on one line, the
+    // hyphenated name and "works until <date>" unbroken.
+    for (const facts of await page.evaluate<{ user: string }[]>(USERS_LAYOUT)) {
+      expect(facts).toEqual({ user: facts.user, cellShort: 0, buttonRows: 1, untilLines: 1, nameLines: 1, overflow: 0 });
+    }
+    expect(await page.locator('tr[data-user="admin-b"] button', { hasText: "Revoke" }).count()).toBe(0);
+    const icon = await fetch(`${t.url}${new URL(await page.evaluate<string>("document.querySelector('link[rel=icon]').href")).pathname}`);
+    expect([icon.status, icon.headers.get("content-type")]).toEqual([200, "image/svg+xml"]);
 
     await page.getByRole("button", { name: "Revoke game-plugin" }).click();
     await expect(page.getByRole("dialog").textContent()).resolves.toContain("stops working at once");
@@ -146,10 +173,28 @@ describe.runIf(available)("the admin console in Chromium", () => {
     await page.getByRole("heading", { name: "Audit log" }).waitFor();
     await page.getByLabel("Actor").fill("admin-b");
     await page.getByLabel("Action").selectOption("api_user.rotate");
+    // Dates in UTC as ISO 8601, as the table shows them, not the browser's local format.
+    await page.getByLabel("From (UTC)").fill("25/11/2026");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.getByText("From: expected an ISO 8601 date in UTC").waitFor();
+    const today = new Date().toISOString().slice(0, 10);
+    await page.getByLabel("From (UTC)").fill(today);
+    await page.getByLabel("Until (UTC)").fill(`${today}T23:59:59Z`);
     await page.getByRole("button", { name: "Filter" }).click();
     // The unfiltered page was there first: wait for the filtered one.
     await expect.poll(() => page.locator("table.audit tbody tr").count(), { timeout: 10_000 }).toBe(1);
     await expect(page.locator("table.audit tbody tr").first().textContent()).resolves.toContain("api_user:game-plugin");
+    // The changes read as field and value, dates in the one format of the console, not raw JSON.
+    const changes = page.locator("table.audit tbody tr").first().locator("dl.changes");
+    const names = await changes.locator("dt").allTextContents();
+    const values = Object.fromEntries((await changes.locator("dd").allTextContents()).map((v, i) => [names[i], v]));
+    expect(values).toEqual({
+      key: "replaced",
+      rotatedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/),
+      revokedAt: "none",
+      previousKeyExpiresAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/),
+    });
+    await expect(page.locator("table.audit tbody tr").first().locator("td").first().textContent()).resolves.toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
     await page.screenshot({ path: shot("audit"), fullPage: true });
   }, 30_000);
 
@@ -204,6 +249,12 @@ describe.runIf(available)("the admin console in Chromium", () => {
     await page.locator('tr[data-user="game-plugin"]').waitFor();
     // No sideways scrolling of the page: the table's rows become cards.
     expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    // The card's role line sits under the name, not under the "User" label.
+    const [name, role] = await Promise.all(
+      [".who-cell .nowrap", ".who-cell small"].map((css) => page.locator(`tr[data-user="game-plugin"] ${css}`).boundingBox()),
+    );
+    expect(role!.x).toBe(name!.x);
+    expect(role!.y).toBeGreaterThan(name!.y);
     await page.screenshot({ path: shot("phone"), fullPage: false });
     // Keyboard: a page, once shown, has the focus (screen readers hear its name), and Tab goes on to its first field.
     // (A reload also shows that the sign-in lasts for the tab: the key is in its sessionStorage.)

@@ -99,7 +99,7 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
   }),
   MALFORMED_JSON: async () => ({
     res: await api().post("/api/inscription").set("X-API-Key", key).set("Content-Type", "application/json").send('{"username":'),
-    message: "Malformed JSON in request body",
+    message: "Malformed JSON in request body: it ends at line 1, column 13 before the JSON is complete",
   }),
   MALFORMED_REQUEST: async () => ({
     res: await raw(t.url, "GET /api/player/get-all-players THIS IS NOT HTTP\r\n\r\n"),
@@ -118,7 +118,7 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
     res: await raw(t.url, `GET /api/player/get-all-players HTTP/1.1\r\nHost: x\r\nX-Padding: ${"p".repeat(20_000)}\r\n\r\n`),
     message: "Request headers larger than 16 KB",
   }),
-  UNAUTHENTICATED: async () => ({ res: await api().get("/api/player/get-all-players"), message: "API key missing or invalid" }),
+  UNAUTHENTICATED: async () => ({ res: await api().get("/api/player/get-all-players"), message: "API key missing or invalid: send a valid key in the X-API-Key header" }),
   FORBIDDEN: async () => ({
     res: await api().get("/api/player/get-all-players").set("X-API-Key", await t.key("nobody-special")),
     message: "This API user may not call this route",
@@ -334,6 +334,40 @@ describe("the error catalogue", () => {
 });
 
 
+describe("errors that point at the fix", () => {
+  it("when the key is missing or wrong, then the same 401 names the X-API-Key header", async () => {
+    const missing = await api().get("/api/player/get-all-players");
+    const wrong = await api().get("/api/player/get-all-players").set("X-API-Key", `gsk_${"0".repeat(43)}`);
+    expect(missing.status).toBe(401);
+    expect(wrong.body).toEqual(missing.body);
+    expect(missing.body).toEqual({ code: 401, message: "API key missing or invalid: send a valid key in the X-API-Key header" });
+  });
+
+  it("when a route's path is called without /api, then the 404 names the path under /api; a path that is no route there gets none", async () => {
+    const res = await api().get("/player/get-all-players?limit=5").set("X-API-Key", key);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({
+      code: 404,
+      message: "No route GET /player/get-all-players: the API's paths start with /api, did you mean /api/player/get-all-players?",
+    });
+    expect((await api().post("/website/create-reward-log")).body.message).toBe(
+      "No route POST /website/create-reward-log: the API's paths start with /api, did you mean /api/website/create-reward-log?",
+    );
+    expect((await api().get("/docs")).body.message).toBe("No route GET /docs: the API's paths start with /api, did you mean /api/docs?");
+    expect((await api().get("/player/no-such-thing")).body.message).toBe("No route GET /player/no-such-thing");
+  });
+
+  it("when the JSON body is malformed, then the message gives the line and column where it stops being JSON", async () => {
+    const send = (body: string) => api().post("/api/inscription").set("X-API-Key", key).set("Content-Type", "application/json").send(body);
+    const res = await send('{\n  "username": "zoe",\n  "password" "secret"\n}');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ code: 400, message: "Malformed JSON in request body at line 3, column 14" });
+    expect((await send('{"username": "zoe",}')).body.message).toBe("Malformed JSON in request body at line 1, column 20");
+    expect((await send("{'username': 'zoe'}")).body.message).toBe("Malformed JSON in request body at line 1, column 2");
+    expect((await send('[1, 2')).body.message).toBe("Malformed JSON in request body: it ends at line 1, column 6 before the JSON is complete");
+  });
+});
+
 describe("CONNECT", () => {
   it("when a client asks for a tunnel to host:port (as to a proxy), then 405 allowing nothing, in the error shape, and the connection closes", async () => {
     const res = await raw(t.url, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nX-Request-Id: tunnel-1\r\n\r\n");
@@ -347,7 +381,7 @@ describe("CONNECT", () => {
   it("when CONNECT names an API path, then what any other method gets there: 401 without a key, 405 with the path's Allow", async () => {
     const anonymous = await raw(t.url, "CONNECT /api/player/get-all-players HTTP/1.1\r\nHost: x\r\n\r\n");
     expect(anonymous.status).toBe(401);
-    expect(anonymous.body).toEqual({ code: 401, message: "API key missing or invalid" });
+    expect(anonymous.body).toEqual({ code: 401, message: "API key missing or invalid: send a valid key in the X-API-Key header" });
     const res = await raw(t.url, `CONNECT /api/player/get-all-players HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`);
     expect(res.status).toBe(405);
     expect(res.body).toEqual({ code: 405, message: "Method CONNECT not allowed on /api/player/get-all-players" });

@@ -361,6 +361,10 @@ describe("webhooks", () => {
       expect((await cli(["webhook", "add", url], strict)).stderr).toMatch(message);
     }
     expect((await cli(["webhook", "add", "https://example.org/", "--events", "world.updated,nope"])).stderr).toMatch(/events: unknown nope/);
+    // A refused URL and a misspelt event: the event is named first (and the known ones listed), not the URL.
+    const misspelt = await cli(["webhook", "add", "http://127.0.0.1:9/hook", "--events", "reward.created"], strict);
+    expect(misspelt.code).toBe(1);
+    expect(misspelt.stderr).toMatch(/^events: unknown reward\.created; known: reward_log\.created, /);
     // Added while allowed, delivered by an instance where it is not: refused at connect time.
     receiver = await startReceiver();
     const { id } = await addWebhook(receiver.url, "reward_log.created");

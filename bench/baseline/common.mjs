@@ -87,7 +87,7 @@ export async function callerOf(headers) {
 
 export const allowed = (user, callers) => [...callers].some((g) => (groups.get(user.toLowerCase()) ?? "").includes(g));
 export const error = (status, message) => [status, { code: status, message }];
-export const UNAUTHORIZED = error(401, "API key missing or invalid");
+export const UNAUTHORIZED = error(401, "API key missing or invalid: send a valid key in the X-API-Key header");
 export const FORBIDDEN = error(403, "This API user may not call this route");
 export const INTERNAL = error(500, "Internal server error");
 export const notFound = (method, path) => error(404, `No route ${method} ${path}`);

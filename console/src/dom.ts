@@ -89,6 +89,17 @@ export function refresher(main: HTMLElement, render: (main: HTMLElement) => Prom
   };
 }
 
+/** Every timestamp of the console in one format, to the second, in UTC: 2026-11-25 04:06:12 UTC. */
 export function when(value: string | null): string {
-  return value ? value.replace("T", " ").replace("Z", " UTC") : "—";
+  if (!value) return "—";
+  const at = new Date(value);
+  return Number.isNaN(at.getTime()) ? value : `${at.toISOString().slice(0, 19).replace("T", " ")} UTC`;
+}
+
+/** A timestamp in a table cell: it may go on two lines between the date and the time, never inside either. */
+export function stamp(value: string | null): HTMLElement {
+  const text = when(value);
+  const space = text.indexOf(" ");
+  if (space < 0) return h("span", { class: "stamp" }, text);
+  return h("span", { class: "stamp" }, h("span", { class: "nowrap" }, text.slice(0, space)), " ", h("span", { class: "nowrap" }, text.slice(space + 1)));
 }

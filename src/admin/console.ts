@@ -24,7 +24,12 @@ export const CONSOLE_POLICY = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-const FILES = { "console.js": "application/javascript; charset=utf-8", "console.css": "text/css; charset=utf-8" } as const;
+const FILES = {
+  "console.js": "application/javascript; charset=utf-8",
+  "console.css": "text/css; charset=utf-8",
+  // Named by the page: without it, browsers ask for /favicon.ico on every load and get a 404.
+  "favicon.svg": "image/svg+xml",
+} as const;
 
 export function consoleRouter(dir = CONSOLE_DIR): Router {
   const router = express.Router({ strict: true });

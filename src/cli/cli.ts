@@ -45,12 +45,21 @@ ${WEBHOOK_USAGE}
 A username beginning with '-' (refused for new users) goes after --: user revoke -- -name.
 
 The CLI uses the same database as the server (DATABASE_URL, or the embedded
-database in DATA_DIR, which only one process may open at a time).`;
+database in DATA_DIR). While the server runs on the embedded database, which
+one process may open at a time, the server runs the command for the CLI.`;
 
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
 }
+
+/** The files a command reads and writes: the caller's own, even when the server runs the command (control-channel.ts). */
+export interface CliFiles {
+  read(file: string): Promise<string>;
+  write(file: string, text: string): Promise<void>;
+}
+
+const localFiles: CliFiles = { read: (file) => readFile(file, "utf8"), write: (file, text) => writeFile(file, text) };
 
 export interface CliDeps {
   config: Config;
@@ -60,6 +69,8 @@ export interface CliDeps {
   actor?: AuditSource;
   /** For --since durations; defaults to the system clock. */
   now?: () => Date;
+  /** Defaults to this process's file system. */
+  files?: CliFiles;
 }
 
 const formatDate = (d: Date | null) => (d ? formatTimestamp(d) : "");
@@ -114,7 +125,7 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
       const file = positionals[0]!;
       let data: unknown;
       try {
-        data = JSON.parse(await readFile(file, "utf8"));
+        data = JSON.parse(await (deps.files ?? localFiles).read(file));
       } catch (error) {
         io.stderr(`Cannot read ${file} as JSON: ${(error as Error).message}\n`);
         return 1;
@@ -136,7 +147,7 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
       if (positionals.length > 1) throw new UsageError("export takes at most one file");
       const json = `${JSON.stringify(await exportData(deps.db.prisma), null, 2)}\n`;
       if (positionals[0]) {
-        await writeFile(positionals[0], json);
+        await (deps.files ?? localFiles).write(positionals[0], json);
         io.stderr(`Exported to ${positionals[0]}\n`);
       } else io.stdout(json);
       return 0;

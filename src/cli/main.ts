@@ -1,10 +1,13 @@
 import dotenv from "dotenv";
 import { ConfigError, loadConfig } from "../config.js";
+import { DatabaseConnectError, explainConnectError } from "../db/connect-errors.js";
 import { EmbeddedDatabaseBusyError } from "../db/embedded-lock.js";
+import type { Database } from "../db/database.js";
 import { migrate } from "../db/migrate.js";
 import { openConfiguredDatabase } from "../db/open.js";
 import { createLogger } from "../logger.js";
 import { runCli, USAGE } from "./cli.js";
+import { runThroughServer } from "./control-client.js";
 
 dotenv.config({ quiet: true });
 
@@ -14,15 +17,27 @@ async function main(argv: string[]): Promise<number> {
     return argv.length === 0 ? 2 : 0;
   }
   const config = loadConfig();
+  const io = {
+    stdout: (text: string) => void process.stdout.write(text),
+    stderr: (text: string) => void process.stderr.write(text),
+  };
   // stdout carries the command's output (a key, an export): logs go to stderr.
   const logger = createLogger(config.logLevel === "info" ? "warn" : config.logLevel, process.stderr);
-  const db = openConfiguredDatabase(config, `cli ${argv.slice(0, 2).join(" ")}`);
+  let db: Database;
+  try {
+    db = openConfiguredDatabase(config, `cli ${argv.slice(0, 2).join(" ")}`);
+  } catch (error) {
+    // The embedded database is the running server's: it runs the command (control-channel.ts).
+    if (!(error instanceof EmbeddedDatabaseBusyError)) throw error;
+    const code = await runThroughServer(config.dataDir, argv, io);
+    if (code === undefined) throw error;
+    return code;
+  }
   try {
     if (argv[0] !== "migrate") await migrate(db, logger);
-    return await runCli(argv, { config, db, logger }, {
-      stdout: (text) => process.stdout.write(text),
-      stderr: (text) => process.stderr.write(text),
-    });
+    return await runCli(argv, { config, db, logger }, io);
+  } catch (error) {
+    throw explainConnectError(error, config.databaseUrl) ?? error;
   } finally {
     await db.close();
   }
@@ -33,7 +48,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof ConfigError || error instanceof EmbeddedDatabaseBusyError) process.stderr.write(`${error.message}\n`);
+    const oneLine = [ConfigError, EmbeddedDatabaseBusyError, DatabaseConnectError].some((kind) => error instanceof kind);
+    if (oneLine) process.stderr.write(`${(error as Error).message}\n`);
     else process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 1;
   },

@@ -3,10 +3,12 @@ import { conflictMessage, generatedKeyCollision } from "../db/constraints.js";
 import { isDatabaseUnavailable, isRecordNotFound, uniqueViolation } from "../db/prisma-errors.js";
 import { ApiError, ERROR_NAME_HEADER, errors } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { malformedJsonMessage } from "./json-position.js";
 import { requestContext } from "../context.js";
 
 interface HttpError {
   type?: unknown;
+  body?: unknown;
   status?: unknown;
   expose?: unknown;
   charset?: unknown;
@@ -20,7 +22,7 @@ const UNAVAILABLE_RETRY_AFTER_S = 1;
 function fromBodyParser(error: HttpError): ApiError | undefined {
   switch (error.type) {
     case "entity.parse.failed":
-      return errors.malformedJson();
+      return errors.malformedJson(malformedJsonMessage(error.body));
     case "entity.too.large":
       return errors.payloadTooLarge();
     case "encoding.unsupported":

@@ -172,7 +172,7 @@ export class ApiUsers {
         data: { revokedAt, previousKeyHash: null, previousKeyHint: null, previousKeyExpiresAt: null, previousKeyLastUsedAt: null },
       });
       const user = await tx.apiUser.findUnique({ where: { username }, select: summary });
-      if (!user) throw errors.notFound("API user");
+      if (!user) throw errors.notFound(`API user '${username}'`);
       if (count === 0) throw errors.conflict(`API user '${user.username}' is already revoked`);
       await recordAudit(tx, { ...by, action: "api_user.revoke", target: `api_user:${user.username}`, changes: { revokedAt } });
       await this.announce(tx, username);
@@ -194,7 +194,7 @@ export class ApiUsers {
     return this.inTransaction(db, async (tx) => {
       const allowedIps = list?.toString() ?? null;
       const { count } = await tx.apiUser.updateMany({ where: { username }, data: { allowedIps } });
-      if (count === 0) throw errors.notFound("API user");
+      if (count === 0) throw errors.notFound(`API user '${username}'`);
       const user = await tx.apiUser.findUniqueOrThrow({ where: { username }, select: summary });
       await recordAudit(tx, { ...by, action: "api_user.allow_ip", target: `api_user:${user.username}`, changes: { allowedIps } });
       await this.announce(tx, username);
@@ -231,7 +231,7 @@ export class ApiUsers {
           "keyHash" = ${key.hash}, "keyHint" = ${key.hint}, "keyLastUsedAt" = NULL,
           "rotatedAt" = ${rotatedAt}::timestamptz, "revokedAt" = NULL
         WHERE username = ${username}::citext`;
-      if (count === 0) throw errors.notFound("API user");
+      if (count === 0) throw errors.notFound(`API user '${username}'`);
       const user = await tx.apiUser.findUniqueOrThrow({ where: { username }, select: summary });
       await recordAudit(tx, {
         ...by,

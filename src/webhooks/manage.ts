@@ -109,6 +109,8 @@ type Added = { endpoint: EndpointSummary; secret: string };
 
 /** Adds an endpoint; the secret returned is the only time it is shown. */
 export async function addEndpoint(prisma: PrismaClient, settings: WebhookSettings, input: AddInput, by: AuditSource): Promise<Added> {
+  // The events first: an unknown one is a typo to fix before anything about the URL (whose check may wait on DNS).
+  checkEvents(input.events ?? []);
   await checkEndpointUrl(input.url, settings.webhooksAllowPrivate);
   return prisma.$transaction((tx) => addEndpointIn(tx, settings, input, by));
 }

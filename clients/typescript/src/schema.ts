@@ -1159,7 +1159,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1322,7 +1322,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1461,7 +1461,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerSummary"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1618,7 +1618,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1779,7 +1779,7 @@ export interface operations {
                     "application/json": components["schemas"]["Cosmetic"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1994,7 +1994,7 @@ export interface operations {
                     "application/json": components["schemas"]["FormAnswer"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2183,7 +2183,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2346,7 +2346,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2504,7 +2504,7 @@ export interface operations {
                     "application/json": components["schemas"]["RewardLog"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2699,7 +2699,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegisteredUser"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2901,7 +2901,7 @@ export interface operations {
                     "application/json": components["schemas"]["World"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3090,7 +3090,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3226,7 +3226,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminSession"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3351,7 +3351,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3497,7 +3497,7 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedKey"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3534,7 +3534,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No API user has this name: `API user not found`. */
+            /** @description No API user has this name: `API user 'NAME' not found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3704,7 +3704,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiUser"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3741,7 +3741,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No API user has this name: `API user not found`. */
+            /** @description No API user has this name: `API user 'NAME' not found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3912,7 +3912,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiUser"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3949,7 +3949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No API user has this name: `API user not found`. */
+            /** @description No API user has this name: `API user 'NAME' not found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4105,7 +4105,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4230,7 +4230,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4373,7 +4373,7 @@ export interface operations {
                     "application/json": components["schemas"]["AddedWebhook"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4567,7 +4567,7 @@ export interface operations {
                     "application/json": components["schemas"]["RemovedWebhook"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4755,7 +4755,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4908,7 +4908,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON, or a compressed body does not inflate. */
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

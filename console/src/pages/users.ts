@@ -1,6 +1,6 @@
 import { api, call, session, type ApiUser } from "../api.js";
 import { openDialog, secretBox } from "../dialog.js";
-import { dataTable, field, h, onSubmit, refresher, when } from "../dom.js";
+import { dataTable, field, h, onSubmit, refresher, stamp, when } from "../dom.js";
 
 const GRACE_CHOICES: [string, number][] = [
   ["24 hours (default)", 86_400],
@@ -66,20 +66,21 @@ function usersTable(users: ApiUser[], refresh: (text?: string) => Promise<void>)
       return h(
         "tr",
         { "data-user": u.username },
-        h("th", { scope: "row", "data-label": "User" }, u.username, h("small", {}, self ? `${u.role} · you` : u.role)),
+        // Name and role in one block: on a phone's card the role line goes under the name, not under the label.
+        h("th", { scope: "row", "data-label": "User" }, h("span", { class: "who-cell" }, h("span", { class: "nowrap" }, u.username), h("small", {}, self ? `${u.role} · you` : u.role))),
         h("td", { "data-label": "Groups" }, u.groups.join(", ") || "none"),
         h("td", { "data-label": "Status" }, h("span", { class: `badge ${u.status}` }, u.status)),
         h("td", { "data-label": "Key" }, h("code", {}, `${u.keyHint}…`)),
-        h("td", { "data-label": "Last used" }, when(u.keyLastUsedAt)),
+        h("td", { "data-label": "Last used" }, stamp(u.keyLastUsedAt)),
         h(
           "td",
           { "data-label": "Previous key", class: "pending" },
           u.pendingRotation
-            ? h("span", {}, h("code", {}, `${u.pendingRotation.keyHint}…`), ` works until ${when(u.pendingRotation.expiresAt)}`)
+            ? h("span", {}, h("code", {}, `${u.pendingRotation.keyHint}…`), " works until ", stamp(u.pendingRotation.expiresAt))
             : "—",
         ),
         h("td", { "data-label": "Allowed addresses" }, u.allowedAddresses ? u.allowedAddresses.join(", ") : "anywhere"),
-        h("td", { "data-label": "Created" }, when(u.createdAt)),
+        h("td", { "data-label": "Created" }, stamp(u.createdAt)),
         h(
           "td",
           { "data-label": "Actions", class: "row-actions" },

@@ -1,6 +1,6 @@
 import { api, call, type WebhookDelivery, type WebhookEndpoint } from "../api.js";
 import { openDialog, secretBox } from "../dialog.js";
-import { announce, dataTable, errorText, field, h, message, onSubmit, refresher, when } from "../dom.js";
+import { announce, dataTable, errorText, field, h, message, onSubmit, refresher, stamp, when } from "../dom.js";
 
 const PAGE_SIZE = 25;
 
@@ -73,7 +73,7 @@ function endpointsTable(endpoints: WebhookEndpoint[], refresh: (text?: string) =
         h("td", { "data-label": "Pending" }, String(e.pending)),
         h("td", { "data-label": "Delivered" }, String(e.delivered)),
         h("td", { "data-label": "Failed" }, String(e.failed)),
-        h("td", { "data-label": "Created" }, when(e.createdAt)),
+        h("td", { "data-label": "Created" }, stamp(e.createdAt)),
         h(
           "td",
           { "data-label": "Actions", class: "row-actions" },
@@ -180,8 +180,8 @@ function deliveriesTable(deliveries: WebhookDelivery[], redeliver: (d: WebhookDe
         h("td", { "data-label": "Event" }, h("code", {}, d.type), h("small", {}, d.webhookId)),
         h("td", { "data-label": "Status" }, h("span", { class: `badge ${d.status}` }, d.status), d.nextAttemptAt ? h("small", {}, `next ${when(d.nextAttemptAt)}`) : null),
         h("td", { "data-label": "Attempts" }, String(d.attempts)),
-        h("td", { "data-label": "Created" }, when(d.createdAt)),
-        h("td", { "data-label": "Last attempt" }, when(d.lastAttemptAt)),
+        h("td", { "data-label": "Created" }, stamp(d.createdAt)),
+        h("td", { "data-label": "Last attempt" }, stamp(d.lastAttemptAt)),
         h("td", { "data-label": "Last answer", class: "changes" }, [d.lastStatus ?? "", d.lastResponse ?? ""].join(" ").trim() || "—"),
         h(
           "td",

@@ -49,7 +49,7 @@ const apiUser = z
   .meta({ id: "ApiUser" });
 
 const username = existingUsernameSchema.meta({ description: "The API user (any case)", example: "website" });
-const NOT_FOUND = { 404: "No API user has this name: `API user not found`." } as const;
+const NOT_FOUND = { 404: "No API user has this name: `API user 'NAME' not found`." } as const;
 /** Usernames compare regardless of case, as the database's citext does. */
 const sameUser = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 

@@ -8,6 +8,7 @@ import { WEBHOOK_EVENTS } from "../../webhooks/events.js";
 import {
   addEndpointIn,
   checkEndpointUrl,
+  checkEvents,
   listDeliveries,
   listEndpoints,
   MAX_URL,
@@ -124,7 +125,10 @@ export const webhookRoutes = [
     successStatus: 201,
     errors: { 409: "Resent with the Idempotency-Key of an addition that succeeded: its secret is not shown again, so the replay is this 409." },
     // The host's DNS lookup, before the transaction: a slow name server holds no connection.
-    checkFirst: async ({ body }, config) => void (await checkEndpointUrl(body.url, config.webhooksAllowPrivate)),
+    checkFirst: async ({ body }, config) => {
+      checkEvents(body.events ?? []);
+      await checkEndpointUrl(body.url, config.webhooksAllowPrivate);
+    },
     async handler({ body }, { db, source, webhooks }) {
       const { endpoint: added, secret } = await addEndpointIn(db, webhooks, body, source);
       return { endpoint: endpointView(added), secret };

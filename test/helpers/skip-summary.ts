@@ -1,0 +1,46 @@
+import path from "node:path";
+import type { Reporter, TestModule } from "vitest/node";
+
+/**
+ * Says at the end of `npm test` which tests were skipped, for want of what,
+ * and how to run them. A suite's condition is not known to the reporter: the
+ * reason is read from its title (the suites that need Chromium, Redis or
+ * PostgreSQL say so) and from this run's database.
+ */
+const HOW = {
+  postgres: ["need PostgreSQL", "DATABASE_URL=postgresql://USER@HOST:5432/postgres npm test (each file makes and drops a database of its own)"],
+  redis: ["need Redis", "REDIS_TEST_URL=redis://HOST:6379 REQUIRE_REDIS=1 npm test (with DATABASE_URL for the multi-instance ones)"],
+  chromium: ["need Chromium", "apt-get install chromium, or CHROMIUM_PATH=/path/to/chromium npm test"],
+  embedded: ["run on the embedded database only", "npm test without DATABASE_URL"],
+} as const;
+
+export default class SkipSummary implements Reporter {
+  onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
+    const onPostgres = Boolean(process.env.DATABASE_URL?.trim());
+    const groups = new Map<keyof typeof HOW, { count: number; files: Set<string> }>();
+    for (const module of modules) {
+      for (const test of module.children.allTests("skipped")) {
+        const name = test.fullName;
+        const reason: keyof typeof HOW = /Chromium/.test(name)
+          ? "chromium"
+          : !onPostgres && (/PostgreSQL/.test(name) || !/Redis/.test(name))
+            ? "postgres"
+            : /Redis/.test(name)
+              ? "redis"
+              : "embedded";
+        const group = groups.get(reason) ?? { count: 0, files: new Set<string>() };
+        group.count++;
+        group.files.add(path.basename(module.moduleId).replace(/\.test\.ts$/, ""));
+        groups.set(reason, group);
+      }
+    }
+    if (groups.size === 0) return;
+    const total = [...groups.values()].reduce((n, g) => n + g.count, 0);
+    const lines = [`\nSkipped ${total} test(s), for what this run does not have:`];
+    for (const [reason, { count, files }] of groups) {
+      const [what, how] = HOW[reason];
+      lines.push(`  ${count} ${what} (${[...files].join(", ")}): ${how}`);
+    }
+    process.stdout.write(`${lines.join("\n")}\n`);
+  }
+}
