@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { createApp, type Lifecycle } from "./app.js";
+import { EventHub } from "./events/hub.js";
 import { KeyCache } from "./auth/key-cache.js";
 import { keepKeyCacheInSync } from "./auth/key-invalidation.js";
 import type { Config } from "./config.js";
@@ -65,6 +66,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
   let server: Server | undefined;
   let metricsServer: Server | undefined;
   let webhooks: DeliveryWorker | undefined;
+  let events: EventHub | undefined;
   try {
     await prepareSchema(db, logger, config.migrateOnStart);
     // In cluster mode the primary has done it, once.
@@ -81,7 +83,8 @@ export async function startService(config: Config, logger: Logger, options: { cl
       redis = createRedis(config.redisUrl, logger);
       await redisSettled(redis, 2_000);
     }
-    const app = createApp({ config, db, logger, keyCache, keyUsage, metrics, lifecycle, redis });
+    events = new EventHub(db, config, logger);
+    const app = createApp({ config, db, logger, keyCache, keyUsage, metrics, lifecycle, redis, events });
 
     server = createHttpServer(app, config, logger);
     trackConnections(server);
@@ -98,6 +101,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     server?.close();
     metricsServer?.close();
     await webhooks?.stop().catch(() => undefined);
+    await events?.close().catch(() => undefined);
     await keySync?.stop().catch(() => undefined);
     await keyUsage?.stop().catch(() => undefined);
     if (redis) await closeRedis(redis);
@@ -119,12 +123,13 @@ export async function startService(config: Config, logger: Logger, options: { cl
   );
   const api = server;
   const metricsListener = metricsServer;
+  const streams = events;
   let stopped: Promise<boolean> | undefined;
   return {
     port,
     metricsPort,
     lifecycle,
-    stop: () => (stopped ??= stopGracefully({ config, logger, lifecycle, server: api, metricsServer: metricsListener, keySync, keyUsage, redis, db, webhooks })),
+    stop: () => (stopped ??= stopGracefully({ config, logger, lifecycle, server: api, metricsServer: metricsListener, keySync, keyUsage, redis, db, webhooks, events: streams })),
   };
 }
 
@@ -139,9 +144,13 @@ async function stopGracefully(parts: {
   redis: Redis | undefined;
   db: Database;
   webhooks: DeliveryWorker;
+  events: EventHub;
 }): Promise<boolean> {
-  const { config, logger, lifecycle, server, metricsServer, keySync, keyUsage, redis, db, webhooks } = parts;
+  const { config, logger, lifecycle, server, metricsServer, keySync, keyUsage, redis, db, webhooks, events } = parts;
   lifecycle.stopping = true;
+  // Event streams never finish by themselves: ended now, so that their clients resume on another instance
+  // at once, and a stream asked for from now on is refused (503).
+  const streamsClosed = events.close();
   const deadline = Date.now() + config.shutdownTimeoutMs;
 
   // Connections a client opened just before the stop may still wait in the
@@ -196,6 +205,7 @@ async function stopGracefully(parts: {
     withTimeout(work, left(), `${what} did not finish by the deadline`).catch((error: unknown) =>
       logger.warn({ err: error }, `closing: ${what} failed`),
     );
+  await bounded("the event streams", streamsClosed);
   await bounded("the webhook deliveries in flight", webhooks.stop());
   await bounded("the key channel", keySync?.stop() ?? Promise.resolve());
   // The minutes keys were last used in, noted since the last write: written before the database closes.
