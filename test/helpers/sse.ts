@@ -1,5 +1,12 @@
 import http from "node:http";
 
+/**
+ * A resume point no database has: GET /api/events answers it 410 once the key and the types passed,
+ * so that the generic tests of every route (auth, fuzz, headers) get an answer that ends, rather than
+ * a stream that never does.
+ */
+export const EXPIRED_EVENT_ID = "7fffffffffffffff0000000000000001";
+
 export interface SseEvent {
   id: string;
   event: string;

@@ -13,13 +13,16 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -61,6 +64,7 @@ public final class CommunityApi implements AutoCloseable {
   private final ExecutorService ownedExecutor;
   private final ScheduledExecutorService scheduler;
   private volatile boolean closed;
+  private final Set<EventSubscription> subscriptions = ConcurrentHashMap.newKeySet();
 
   private CommunityApi(Builder b) {
     this.baseUrl = b.baseUrl;
@@ -225,6 +229,26 @@ public final class CommunityApi implements AutoCloseable {
     return new ListSync<>(this, Route.ALL_MAPS, Map.of(), ParkourMap::id, null);
   }
 
+  /**
+   * The API's writes as they commit (GET /api/events), to {@code listener} on the client's executor, in
+   * order; reconnects and resumes by itself (see {@link EventSubscription}). {@code types}: the event types
+   * ({@code reward_log.created}, …), empty for every type this API user may see. Closed by
+   * {@link EventSubscription#close()} or by {@link #close()}.
+   */
+  public EventSubscription subscribe(Collection<String> types, EventListener listener) {
+    return subscribe(types, null, listener);
+  }
+
+  /** The same, resuming after the event of id {@code lastEventId} (the last one handled before a restart). */
+  public EventSubscription subscribe(Collection<String> types, String lastEventId, EventListener listener) {
+    if (closed) throw new IllegalStateException("this CommunityApi is closed");
+    EventSubscription subscription = new EventSubscription(http, baseUrl, apiKey, userAgent, executor, scheduler,
+        List.copyOf(types), lastEventId, Objects.requireNonNull(listener, "listener"), subscriptions::remove);
+    subscriptions.add(subscription);
+    subscription.start();
+    return subscription;
+  }
+
   /** The same calls, waiting for the answer: for threads that may block, never a game's main thread. */
   public Blocking blocking() {
     return new Blocking(this);
@@ -234,6 +258,7 @@ public final class CommunityApi implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    subscriptions.forEach(EventSubscription::close);
     scheduler.shutdownNow();
     if (ownedExecutor != null) ownedExecutor.shutdown();
   }
