@@ -1,6 +1,6 @@
 // The event stream (GET /api/events), measured: latency from a write's answer on one instance to its
 // event on a stream of another, and what idle streams cost.
-//   npx tsx bench/events.ts [--latency 300] [--idle 1000]
+//   npx tsx bench/events.ts [--latency 300] [--idle 1000]   (--idle: 1,000 at most, one API user's cap)
 // Creates a database on the PostgreSQL server of DATABASE_URL (default: the local one), starts two
 // instances of the service (src/main.ts) sharing it, opens a stream (reward_log.created) on the second,
 // then writes `--latency` reward logs through the first, one at a time, 20 ms apart: for each, the time
@@ -123,6 +123,8 @@ async function main(): Promise<void> {
   try {
     await migrate(db, createLogger("silent"));
     const { apiKey } = await new ApiUsers(db.prisma).create("user-B");
+    // The idle streams' user: EVENTS_STREAMS_PER_USER is 1,000 at most.
+    const { apiKey: idleKey } = await new ApiUsers(db.prisma).create("user-A");
     const player = await db.prisma.player.create({
       data: { pseudo: "bench", token: "t", ip: "203.0.113.1", firstConnection: new Date(), totalTimeConnection: 0 },
     });
@@ -170,7 +172,7 @@ async function main(): Promise<void> {
     const idle = Number(values.idle);
     const before = rssMb(b.child.pid!);
     for (let i = 0; i < idle; i += 50) {
-      streams.push(...(await Promise.all(Array.from({ length: Math.min(50, idle - i) }, () => openStream(b.url, apiKey, agent)))));
+      streams.push(...(await Promise.all(Array.from({ length: Math.min(50, idle - i) }, () => openStream(b.url, idleKey, agent)))));
     }
     await new Promise((r) => setTimeout(r, 2_000));
     const after = rssMb(b.child.pid!);
