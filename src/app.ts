@@ -7,6 +7,7 @@ import type { KeyCache } from "./auth/key-cache.js";
 import { requestContext } from "./context.js";
 import type { Database } from "./db/database.js";
 import { errors } from "./errors.js";
+import { EventHub } from "./events/hub.js";
 import { withTimeout } from "./db/database.js";
 import { isDatabaseUnavailable } from "./db/prisma-errors.js";
 import { consoleRouter } from "./admin/console.js";
@@ -41,7 +42,7 @@ const READINESS_TIMEOUT_MS = 1_000;
  * client, the key cache, the metrics registry, the stopping flag); tests pass
  * their routes, clock and hooks.
  */
-export interface AppOptions extends Pick<AppDeps, "config" | "db" | "logger">, Partial<Pick<AppDeps, "now" | "metrics" | "onRefusedAddress">> {
+export interface AppOptions extends Pick<AppDeps, "config" | "db" | "logger">, Partial<Pick<AppDeps, "now" | "metrics" | "onRefusedAddress" | "events">> {
   /**
    * The client of REDIS_URL (made by createRedis, closed by its owner): the
    * rate-limit counters are kept there, shared by every instance. Required
@@ -90,6 +91,8 @@ export function createApp(options: AppOptions): Express {
     heavyLists: new Bulkhead(config.heavyListsAtOnce, Math.max(1, config.heavyListsAtOnce - 1)),
     metrics: options.metrics ?? new Metrics(db, { processMetrics: false }),
     onRefusedAddress: options.onRefusedAddress ?? auditRefusedAddress(db),
+    // Its owner closes it (server.ts on stopping); it listens only once a stream opens.
+    events: options.events ?? new EventHub(db, config, logger),
   };
   const { metrics } = deps;
   metrics.watchHeavyLists(deps.heavyLists);

@@ -121,8 +121,12 @@ export const envSchema = z.object({
   WEBHOOKS_BACKOFF_MAX_MS: integer(10, 86_400_000, 3_600_000),
   /** Deliveries in flight at once per instance; 0 delivers none here (the other instances do). */
   WEBHOOKS_CONCURRENCY: integer(0, 1_000, 16),
-  /** Days an event is kept once every delivery of it is delivered or failed; then pruned with them. */
+  /** Days an event is kept once every delivery of it is delivered or failed (an event stream resumes that far back); then pruned with them. */
   WEBHOOKS_RETAIN_DAYS: integer(1, 3_650, 30),
+  /** Event streams (GET /api/events) one API user may hold open on an instance at once; beyond, 429. */
+  EVENTS_STREAMS_PER_USER: integer(1, 1_000, 4),
+  /** Bytes of events an event stream may have waiting for a slow client; beyond, the stream is closed (the client resumes). */
+  EVENTS_BUFFER_BYTES: integer(16_384, 64 * 1_048_576, 1_048_576),
   /** Encrypts webhook secrets at rest (AES-256-GCM; at least 32 characters); unset stores them as they are. */
   WEBHOOKS_SECRET_KEY: z
     .string()

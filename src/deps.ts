@@ -2,6 +2,7 @@ import type { CallerDirectory } from "./auth/callers.js";
 import type { Config } from "./config.js";
 import type { requestContext } from "./context.js";
 import type { Database } from "./db/database.js";
+import type { EventHub } from "./events/hub.js";
 import type { Bulkhead } from "./http/bulkhead.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
@@ -27,6 +28,8 @@ export interface AppDeps {
   /** How many full lists are built and sent at once. */
   heavyLists: Bulkhead;
   metrics: Metrics;
+  /** The event streams of this instance (GET /api/events). */
+  events: EventHub;
   /** Where refused client addresses are recorded (beyond the warn log line): the audit log. */
   onRefusedAddress: (event: RefusedAddress) => Promise<void>;
 }

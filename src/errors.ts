@@ -101,6 +101,11 @@ export const ERROR_CATALOGUE = {
     meaning: "Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there).",
     action: "Wait the number of seconds given in Retry-After, then retry; spread requests out (the RateLimit header tells what is left).",
   },
+  TOO_MANY_STREAMS: {
+    status: 429,
+    meaning: "The API user already holds as many event streams (GET /api/events) on this instance as it may (EVENTS_STREAMS_PER_USER, 4 by default).",
+    action: "Close a stream you no longer read, or wait the seconds given in Retry-After and retry; one stream can carry every type.",
+  },
   HEADERS_TOO_LARGE: {
     status: 431,
     meaning: "The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise).",
@@ -119,6 +124,13 @@ export const ERROR_CATALOGUE = {
       "backup since), or it was given before tokens were bound to their database (2026-11-25). Answered by the list routes only.",
     action: "Take the full list again (without since or cursor), replace the cache with it, and keep its new Sync-Token.",
   },
+  EVENT_ID_EXPIRED: {
+    status: 410,
+    meaning:
+      "The event stream cannot resume after this event: it is older than the retention (WEBHOOKS_RETAIN_DAYS, 30 days by " +
+      "default) and events after it may have been pruned, or it is not from this database. Answered by GET /api/events only.",
+    action: "Reload what you keep by sync (the lists, their Sync-Token), then open the stream again without Last-Event-ID.",
+  },
   DATABASE_UNAVAILABLE: {
     status: 503,
     meaning: "The database cannot be reached, or did not answer in time.",
@@ -131,7 +143,7 @@ export const ERROR_CATALOGUE = {
   },
   SHUTTING_DOWN: {
     status: 503,
-    meaning: "This instance is stopping (answered by GET /readyz only).",
+    meaning: "This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile).",
     action: "Send traffic to another instance; this one finishes what it has and exits.",
   },
 } as const satisfies Record<string, { status: number; meaning: string; action: string }>;
@@ -201,5 +213,11 @@ export const errors = {
     new ApiError("LISTS_BUSY", `Too many full lists in progress on this instance: retry in ${retryAfterSeconds} s`),
   syncTokenExpired: (reason: string) => new ApiError("SYNC_TOKEN_EXPIRED", `since: ${reason}; take the full list again, without since`),
   cursorExpired: (reason: string) => new ApiError("SYNC_TOKEN_EXPIRED", `cursor: ${reason}; walk the list again from its first page, without cursor`),
+  tooManyStreams: (limit: number, retryAfterSeconds: number) =>
+    new ApiError("TOO_MANY_STREAMS", `This API user already has ${limit} event stream${limit === 1 ? "" : "s"} open on this instance: close one, or retry in ${retryAfterSeconds} s`),
+  eventIdExpired: () =>
+    new ApiError("EVENT_ID_EXPIRED", "Last-Event-ID: the stream cannot resume after this event (past the retention, or not from this database); reload by sync, then open the stream without it"),
+  typesForbidden: (types: readonly string[]) =>
+    new ApiError("FORBIDDEN", `types: this API user may not subscribe to ${types.join(", ")} (it may call no route that reads or writes that data)`),
   shuttingDown: () => new ApiError("SHUTTING_DOWN", "Not ready: this instance is shutting down"),
 };

@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { createApp, type Lifecycle } from "./app.js";
 import { startControlChannel, type ControlChannel } from "./cli/control-channel.js";
+import { EventHub } from "./events/hub.js";
 import { KeyCache } from "./auth/key-cache.js";
 import { keepKeyCacheInSync } from "./auth/key-invalidation.js";
 import type { Config } from "./config.js";
@@ -68,6 +69,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
   let metricsServer: Server | undefined;
   let webhooks: DeliveryWorker | undefined;
   let control: ControlChannel | undefined;
+  let events: EventHub | undefined;
   try {
     await prepareSchema(db, logger, config.migrateOnStart);
     // In cluster mode the primary has done it, once.
@@ -84,7 +86,8 @@ export async function startService(config: Config, logger: Logger, options: { cl
       redis = createRedis(config.redisUrl, logger);
       await redisSettled(redis, 2_000);
     }
-    const app = createApp({ config, db, logger, keyCache, keyUsage, metrics, lifecycle, redis });
+    events = new EventHub(db, config, logger);
+    const app = createApp({ config, db, logger, keyCache, keyUsage, metrics, lifecycle, redis, events });
 
     server = createHttpServer(app, config, logger);
     trackConnections(server);
@@ -104,6 +107,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     metricsServer?.close();
     await control?.stop();
     await webhooks?.stop().catch(() => undefined);
+    await events?.close().catch(() => undefined);
     await keySync?.stop().catch(() => undefined);
     await keyUsage?.stop().catch(() => undefined);
     if (redis) await closeRedis(redis);
@@ -125,12 +129,13 @@ export async function startService(config: Config, logger: Logger, options: { cl
   );
   const api = server;
   const metricsListener = metricsServer;
+  const streams = events;
   let stopped: Promise<boolean> | undefined;
   return {
     port,
     metricsPort,
     lifecycle,
-    stop: () => (stopped ??= stopGracefully({ config, logger, lifecycle, server: api, metricsServer: metricsListener, keySync, keyUsage, redis, db, webhooks, control })),
+    stop: () => (stopped ??= stopGracefully({ config, logger, lifecycle, server: api, metricsServer: metricsListener, keySync, keyUsage, redis, db, webhooks, control, events: streams })),
   };
 }
 
@@ -146,9 +151,13 @@ async function stopGracefully(parts: {
   db: Database;
   webhooks: DeliveryWorker;
   control: ControlChannel | undefined;
+  events: EventHub;
 }): Promise<boolean> {
-  const { config, logger, lifecycle, server, metricsServer, keySync, keyUsage, redis, db, webhooks, control } = parts;
+  const { config, logger, lifecycle, server, metricsServer, keySync, keyUsage, redis, db, webhooks, control, events } = parts;
   lifecycle.stopping = true;
+  // Event streams never finish by themselves: ended now, so that their clients resume on another instance
+  // at once, and a stream asked for from now on is refused (503).
+  const streamsClosed = events.close();
   const deadline = Date.now() + config.shutdownTimeoutMs;
 
   // Connections a client opened just before the stop may still wait in the
@@ -203,6 +212,7 @@ async function stopGracefully(parts: {
     withTimeout(work, left(), `${what} did not finish by the deadline`).catch((error: unknown) =>
       logger.warn({ err: error }, `closing: ${what} failed`),
     );
+  await bounded("the event streams", streamsClosed);
   await bounded("the CLI commands in flight", control?.stop() ?? Promise.resolve());
   await bounded("the webhook deliveries in flight", webhooks.stop());
   await bounded("the key channel", keySync?.stop() ?? Promise.resolve());

@@ -2,6 +2,7 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "../src/resources/index.js";
 import { ALLOW_LIST } from "./helpers/allow-list.js";
+import { EXPIRED_EVENT_ID } from "./helpers/sse.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 
 const TABLE = ALLOW_LIST;
@@ -31,7 +32,8 @@ afterAll(() => t.close());
 
 function call(method: string, path: string) {
   const agent = request(t.url);
-  const url = `/api${path}`;
+  // The event stream never ends: an expired resume point makes it a 410 once the key and the caller passed.
+  const url = `/api${path}${path === "/events" ? `?lastEventId=${EXPIRED_EVENT_ID}` : ""}`;
   return method === "GET" ? agent.get(url) : method === "POST" ? agent.post(url) : agent.patch(url);
 }
 

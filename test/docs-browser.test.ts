@@ -24,7 +24,7 @@ describe.runIf(available)("the docs page in Chromium", () => {
     await t?.close();
   });
 
-  it("when opened from a host other than localhost over plain HTTP, then it shows every operation (the twelve of the spec and the admin routes), loads nothing from outside, and a screenshot is saved", async () => {
+  it("when opened from a host other than localhost over plain HTTP, then it shows every operation (the twelve of the spec, the event stream and the admin routes), loads nothing from outside, and a screenshot is saved", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 2400 } });
     const outside: string[] = [];
     const pageErrors: string[] = [];
@@ -56,7 +56,7 @@ describe.runIf(available)("the docs page in Chromium", () => {
       [
         "/admin/audit", "/admin/session", "/admin/users", "/admin/users/allowed-addresses", "/admin/users/revoke", "/admin/users/rotate-key",
         "/admin/webhooks", "/admin/webhooks/add", "/admin/webhooks/deliveries", "/admin/webhooks/redeliver", "/admin/webhooks/remove",
-        "/cosmetic/get-cosmetic", "/cosmetic/update-cosmetic", "/form/create-form", "/freebuild/update-world",
+        "/cosmetic/get-cosmetic", "/cosmetic/update-cosmetic", "/events", "/form/create-form", "/freebuild/update-world",
         "/infecte2/get-all-infectes", "/inscription", "/parkour/get-all-maps", "/player/get-all-full-players-by-gradeId",
         "/player/get-all-players", "/player/get-player-by-nick", "/temporary-item/get-active-items", "/website/create-reward-log",
       ].sort(),

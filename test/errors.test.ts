@@ -11,6 +11,7 @@ import { apiRoutes } from "../src/resources/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makeCosmetic } from "./helpers/fixtures.js";
 import { EXPECTED_SECURITY_HEADERS } from "./helpers/security-headers.js";
+import { openStream } from "./helpers/sse.js";
 
 /** Lets the held full lists of the heavy probe below finish. */
 const heldLists: (() => void)[] = [];
@@ -236,6 +237,24 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
       res: await api().get(`/api/parkour/get-all-maps?since=${since}`).set("X-API-Key", key),
       message: "since: this token was given before tokens were bound to their database; take the full list again, without since",
     };
+  },
+  EVENT_ID_EXPIRED: async () => ({
+    // An event this database never had: from another deployment, or pruned long ago.
+    res: await api().get("/api/events").set("X-API-Key", key).set("Last-Event-ID", "7fffffffffffffff0000000000000001"),
+    message: "Last-Event-ID: the stream cannot resume after this event (past the retention, or not from this database); reload by sync, then open the stream without it",
+  }),
+  TOO_MANY_STREAMS: async () => {
+    const capped = await startTestApp({ database: t.database, env: { EVENTS_STREAMS_PER_USER: "1" } });
+    const held = await openStream(capped.url, key);
+    try {
+      expect(held.status).toBe(200);
+      const res = await request(capped.url).get("/api/events").set("X-API-Key", key);
+      expect(res.headers["retry-after"]).toBe("5");
+      return { res, message: "This API user already has 1 event stream open on this instance: close one, or retry in 5 s" };
+    } finally {
+      await held.close();
+      await capped.close();
+    }
   },
   SHUTTING_DOWN: async () => {
     const stopping = await startTestApp({ database: t.database, lifecycle: { stopping: true } });

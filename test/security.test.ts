@@ -11,6 +11,7 @@ import { createLogger } from "../src/logger.js";
 import { apiRoutes } from "../src/resources/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makeCosmetic, makePlayer, makeWorld, unique } from "./helpers/fixtures.js";
+import { EXPIRED_EVENT_ID } from "./helpers/sse.js";
 import { EXPECTED_SECURITY_HEADERS } from "./helpers/security-headers.js";
 
 /**
@@ -88,6 +89,8 @@ function call(route: RouteSpec, headers: Record<string, string | string[]> = {},
   const agent = request(t.url);
   const url = `/api${route.path}`;
   const req = route.method === "GET" ? agent.get(url) : route.method === "POST" ? agent.post(url) : agent.patch(url);
+  // The event stream never ends: an expired resume point makes it a 410 once the key and the caller passed.
+  if (route.eventStream) req.set("Last-Event-ID", EXPIRED_EVENT_ID);
   for (const [name, value] of Object.entries(headers)) req.set(name, value as string);
   if (input.query) req.query(input.query);
   return input.body === undefined ? req : req.send(input.body);
@@ -250,7 +253,8 @@ describe("sensitive player fields", () => {
   it("when every route answers, then token, ip, firstConnection and totalTimeConnection appear only in get-all-full-players-by-gradeId", async () => {
     const first = t.seen.length;
     const caller = keyB;
-    for (const route of apiRoutes) {
+    // The event stream's data is the webhook body, whose players are summaries too (test/events.test.ts).
+    for (const route of apiRoutes.filter((r) => !r.eventStream)) {
       const res = await call(route, { "X-API-Key": caller });
       expect(res.status, routeName(route)).toBeLessThan(400);
       // Failures too: a 404 for the player's token, a 400 naming a bad nick.
@@ -260,7 +264,7 @@ describe("sensitive player fields", () => {
       }
     }
     const responses = t.seen.slice(first);
-    expect(new Set(responses.map((r) => r.path)).size).toBe(apiRoutes.length);
+    expect(new Set(responses.map((r) => r.path)).size).toBe(apiRoutes.length - 1);
 
     const full = responses.filter((r) => r.path === FULL_ROUTE);
     expect(full.every((r) => SENSITIVE.every((f) => JSON.stringify(r.body).includes(`"${f}":`)))).toBe(true);

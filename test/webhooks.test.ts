@@ -457,10 +457,11 @@ describe("webhooks", () => {
     const events = await prisma.$queryRaw<{ id: bigint; rewardId: number }[]>`
       SELECT id, (data::jsonb->>'rewardId')::int AS "rewardId" FROM webhook_events WHERE type = 'reward_log.created' AND (data::jsonb->>'rewardId')::int IN (71, 72, 73)`;
     const idOf = (rewardId: number) => events.find((e) => e.rewardId === rewardId)!.id;
-    // 71: delivered 8 days ago; 72: 8 days old but its delivery pending again; 73: delivered today.
-    await prisma.$executeRaw`UPDATE webhook_events SET "createdAt" = now() - interval '8 days' WHERE id IN (${idOf(71)}, ${idOf(72)})`;
+    // 71 (and every event before it): delivered 8 days ago; 72: 8 days old but its delivery pending again; 73: delivered today.
+    await prisma.$executeRaw`UPDATE webhook_events SET "createdAt" = now() - interval '8 days' WHERE id <= ${idOf(72)}`;
     await prisma.$executeRaw`UPDATE webhook_deliveries SET status = 'pending', "nextAttemptAt" = now() + interval '1 day' WHERE "eventId" = ${idOf(72)}`;
-    expect(await worker.prune()).toBe(1);
+    const before = await prisma.webhookEvent.count({ where: { id: { lt: idOf(72) } } });
+    expect(await worker.prune()).toBe(before);
     const left = await prisma.$queryRaw<{ eventId: bigint }[]>`
       SELECT "eventId" FROM webhook_deliveries WHERE "eventId" IN (${idOf(71)}, ${idOf(72)}, ${idOf(73)}) ORDER BY "eventId"`;
     expect(left.map((d) => d.eventId)).toEqual([idOf(72), idOf(73)]);

@@ -103,7 +103,7 @@ async function refuseAddress(deps: AppDeps, caller: Caller, address: string | un
  * (Node joins two X-API-Key into one value, but keeps only the first
  * Authorization: the second must not go unseen).
  */
-function presentedKey(req: Request): string | undefined {
+export function presentedKey(req: Request): string | undefined {
   const header = req.headers["x-api-key"];
   const authorization = req.headers.authorization;
   let bearer: string | undefined;

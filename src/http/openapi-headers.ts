@@ -64,10 +64,21 @@ export const RESPONSE_HEADERS = {
     required: true,
     schema: { type: "string", example: EXAMPLE_SYNC_TOKEN },
   },
+  "Cache-Control": {
+    description: "On an event stream: `no-cache, no-transform`, so that no cache or proxy keeps or rewrites it.",
+    required: true,
+    schema: { type: "string", example: "no-cache, no-transform" },
+  },
+  "X-Accel-Buffering": {
+    description: "On an event stream: `no`, so that a buffering proxy in front of the service (nginx) passes each event on at once.",
+    required: true,
+    schema: { type: "string", enum: ["no"] },
+  },
   "Retry-After": {
     description:
       "Seconds to wait before retrying, a whole number: until the rate limit's one-minute window ends (429), 1 while the " +
-      "database is unavailable or the instance stops, HEAVY_LIST_WAIT_MS in seconds when every full-list slot stayed taken (LISTS_BUSY).",
+      "database is unavailable or the instance stops, HEAVY_LIST_WAIT_MS in seconds when every full-list slot stayed taken (LISTS_BUSY), " +
+      "5 when the API user already holds as many event streams as it may (TOO_MANY_STREAMS).",
     required: true,
     schema: { type: "integer", format: "int32", minimum: 0, maximum: Math.max(WINDOW_MS, MAX_HEAVY_LIST_WAIT_MS) / 1000, example: 17 },
   },

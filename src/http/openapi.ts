@@ -48,6 +48,8 @@ const GROUP_NAMES = { A: "user-A", B: "user-B", C: "user-C", D: "user-D (the web
 const ONLY_ON: Partial<Record<ErrorKind, (route: RouteSpec) => boolean>> = {
   LISTS_BUSY: (route) => route.heavy === true,
   SYNC_TOKEN_EXPIRED: (route) => route.list !== undefined,
+  EVENT_ID_EXPIRED: (route) => route.eventStream === true,
+  TOO_MANY_STREAMS: (route) => route.eventStream === true,
 };
 
 function meaningsOf(status: number, route: RouteSpec): string {
@@ -79,6 +81,7 @@ function responseHeaders(route: RouteSpec, status: number): Record<string, oas31
   if (!UNAUTHENTICATED_STATUSES.has(status)) names.push("RateLimit", "RateLimit-Policy");
   if (status === 429 || status === 503) names.push("Retry-After");
   if (route.list && status === success) names.push("Link", "Sync-Token");
+  if (route.eventStream && status === success) names.push("Cache-Control", "X-Accel-Buffering");
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${componentName(name)}` }]));
 }
 
@@ -103,9 +106,9 @@ export function documentedStatuses(route: RouteSpec): number[] {
   const statuses = [400, 401, 403, 408, 429, 431, 500, 503];
   if (route.body) statuses.push(413, 415);
   if (route.method === "POST") statuses.push(422);
-  if (route.list) statuses.push(410);
+  if (route.list || route.eventStream) statuses.push(410);
   for (const s of Object.keys(route.errors ?? {})) statuses.push(Number(s));
-  return statuses.sort((a, b) => a - b);
+  return [...new Set(statuses)].sort((a, b) => a - b);
 }
 
 function operation(route: RouteSpec): ZodOpenApiOperationObject {
@@ -116,7 +119,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
     [String(success)]: {
       description: success === 201 ? "Created" : "OK",
       headers: responseHeaders(route, success),
-      content: { "application/json": { schema: route.response } },
+      content: { [route.eventStream ? "text/event-stream" : "application/json"]: { schema: route.response } },
     },
   };
   if (conditional) {
@@ -126,7 +129,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
     };
   }
   for (const status of documentedStatuses(route)) {
-    const own = route.errors?.[status as 404 | 409 | 412];
+    const own = route.errors?.[status as 403 | 404 | 409 | 412];
     const description =
       status === 429
         ? `${meaningsOf(429, route)} The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys ` +

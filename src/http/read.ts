@@ -1,11 +1,13 @@
 import type { Request, Response } from "express";
+import { hashApiKey } from "../auth/api-keys.js";
+import { presentedKey } from "../auth/authenticate.js";
 import type { AppDeps } from "../deps.js";
 import { errors } from "../errors.js";
 import { BulkheadTimeout } from "./bulkhead.js";
 import { nextLink } from "./next-link.js";
 import { sendJsonText } from "./send.js";
 import { isPage, sendList } from "./list.js";
-import { JsonText, Page, StreamedList, Versioned, type ReadContext, type RouteInput, type RouteSpec } from "./route.js";
+import { EventStreamAnswer, JsonText, Page, StreamedList, Versioned, type ReadContext, type RouteInput, type RouteSpec } from "./route.js";
 
 /**
  * How a GET runs: on the reader client, with no audit. A list's version
@@ -30,6 +32,10 @@ export async function runRead(
   if (route.heavy && !isPage(input) && !(await takeHeavySlot(deps, req, res))) return;
   let result = await invoke(ctx);
   if (result instanceof StreamedList) return sendList(result, listTag, req, res, deps);
+  if (result instanceof EventStreamAnswer) {
+    const { types, resumeAfter } = result;
+    return deps.events.serve({ caller: req.caller!, keyHash: hashApiKey(presentedKey(req)!), types, resumeAfter }, res);
+  }
   if (result instanceof Versioned) {
     const tag = `"${result.etag}"`;
     res.setHeader("ETag", tag);

@@ -5,6 +5,7 @@ import type { CallerDirectory } from "../auth/callers.js";
 import type { CallerGroup, Config } from "../config.js";
 import type { DbClient, ReadClient } from "../db/client.js";
 import type { ListSource } from "../db/list-query.js";
+import type { EventKey } from "../events/event-id.js";
 import type { ApiError } from "../errors.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import type { ApiUsers } from "../users/users.js";
@@ -120,6 +121,18 @@ export class StreamedList {
   ) {}
 }
 
+/**
+ * What an event stream's handler answers (GET /api/events): the types and
+ * the resume point it validated and authorized; the stream itself is served
+ * by the instance's EventHub (events/hub.ts).
+ */
+export class EventStreamAnswer {
+  constructor(
+    readonly types: ReadonlySet<string>,
+    readonly resumeAfter: EventKey | undefined,
+  ) {}
+}
+
 type Answer<R> = R extends VersionedResponse ? Versioned : unknown;
 
 interface Declared<Q extends z.ZodType, B extends z.ZodType, H extends z.ZodType, R> {
@@ -140,11 +153,13 @@ interface Declared<Q extends z.ZodType, B extends z.ZodType, H extends z.ZodType
   response: R;
   successStatus?: 200 | 201;
   /** Failures particular to this route, with when they happen; the ones every route shares are added by the documentation. */
-  errors?: Partial<Record<404 | 409 | 412, string>>;
+  errors?: Partial<Record<403 | 404 | 409 | 412, string>>;
   /** Answers a Page: a Link header names the next one. */
   paged?: boolean;
   /** A full list: built and sent under the heavy-list bulkhead (HEAVY_LISTS_AT_ONCE). */
   heavy?: boolean;
+  /** Answers an EventStreamAnswer: server-sent events (text/event-stream) until the client leaves. */
+  eventStream?: boolean;
 }
 
 type ReadDeclaration<Q extends z.ZodType, B extends z.ZodType, H extends z.ZodType, R> = Declared<Q, B, H, R> & {

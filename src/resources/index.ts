@@ -1,6 +1,7 @@
 import type { RouteSpec } from "../http/route.js";
 import { adminRoutes } from "./admin/routes.js";
 import { cosmeticRoutes } from "./cosmetic/routes.js";
+import { eventRoutes } from "./events/routes.js";
 import { formRoutes } from "./form/routes.js";
 import { infectedRoutes } from "./infected/routes.js";
 import { inscriptionRoutes } from "./inscription/routes.js";
@@ -10,7 +11,7 @@ import { rewardLogRoutes } from "./reward-log/routes.js";
 import { temporaryItemRoutes } from "./temporary-item/routes.js";
 import { worldRoutes } from "./world/routes.js";
 
-/** The twelve routes of the spec, then the admin routes behind the console (groups A and B). */
+/** The twelve routes of the spec, the event stream, then the admin routes behind the console (groups A and B). */
 export const apiRoutes: readonly RouteSpec[] = [
   ...playerRoutes,
   ...cosmeticRoutes,
@@ -21,5 +22,6 @@ export const apiRoutes: readonly RouteSpec[] = [
   ...inscriptionRoutes,
   ...worldRoutes,
   ...parkourRoutes,
+  ...eventRoutes,
   ...adminRoutes,
 ];

@@ -41,8 +41,9 @@ export interface RowEvent {
 
 /**
  * The CTEs that record the events of the rows of `w` (a preceding CTE of the
- * same statement holding the written rows), for the endpoints subscribed to
- * them: nothing at all is written when none is. To follow `WITH w AS (…)`.
+ * same statement holding the written rows), with a delivery for each endpoint
+ * subscribed to them. Every event is recorded, subscribed or not: the event
+ * stream (GET /api/events) reads the outbox too. To follow `WITH w AS (…)`.
  */
 export function eventCtes(event: RowEvent): Prisma.Sql {
   const type = typeof event.type === "string" ? Prisma.sql`${event.type}::varchar` : event.type;
@@ -51,7 +52,6 @@ export function eventCtes(event: RowEvent): Prisma.Sql {
       INSERT INTO webhook_events (type, data)
       SELECT t.webhook_type, row_to_json(p)::text
         FROM w CROSS JOIN LATERAL (SELECT ${type} AS webhook_type) t CROSS JOIN LATERAL (SELECT ${event.columns}) p
-       WHERE EXISTS (SELECT 1 FROM webhook_endpoints ep WHERE ep.events = '[]'::jsonb OR ep.events ? t.webhook_type)
       RETURNING id, type),
     webhook_d AS (
       INSERT INTO webhook_deliveries ("eventId", "endpointId")
@@ -66,8 +66,7 @@ export async function recordEvent(client: DbClient, type: string, data: Record<s
   await client.$executeRaw`
     WITH webhook_e AS (
       INSERT INTO webhook_events (type, data)
-      SELECT ${type}, ${JSON.stringify(data)}
-       WHERE EXISTS (SELECT 1 FROM webhook_endpoints ep WHERE ep.events = '[]'::jsonb OR ep.events ? ${type})
+      VALUES (${type}, ${JSON.stringify(data)})
       RETURNING id, type)
     INSERT INTO webhook_deliveries ("eventId", "endpointId")
     SELECT webhook_e.id, ep.id FROM webhook_e JOIN webhook_endpoints ep ON ep.events = '[]'::jsonb OR ep.events ? webhook_e.type`;

@@ -1,4 +1,5 @@
 import type { Config } from "../config.js";
+import { Prisma } from "../generated/prisma/client.js";
 import type { Database, Subscription } from "../db/database.js";
 import type { Logger } from "../logger.js";
 import { attempt, type AttemptResult } from "./attempt.js";
@@ -59,7 +60,11 @@ export class DeliveryWorker {
   ) {}
 
   async start(): Promise<void> {
-    if (this.config.webhooksConcurrency === 0) return;
+    // Without deliveries (WEBHOOKS_CONCURRENCY=0) the outbox is still pruned: the event stream fills it too.
+    if (this.config.webhooksConcurrency === 0) {
+      this.schedule();
+      return;
+    }
     try {
       this.subscription = await this.db.subscribe(DELIVERIES_CHANNEL, {
         message: () => this.kick(),
@@ -115,13 +120,22 @@ export class DeliveryWorker {
   /**
    * Deletes the events older than WEBHOOKS_RETAIN_DAYS none of whose deliveries
    * is pending, with their deliveries (ON DELETE CASCADE): the outbox does not
-   * grow forever. Returns how many events went.
+   * grow forever. Only from its start, in the event stream's order (up to the
+   * first event still kept): while an event is in the outbox, every later one
+   * is too, which is how a stream knows it can resume after it (events/hub.ts).
+   * Returns how many events went.
    */
   async prune(): Promise<number> {
+    const cutoff = Prisma.sql`now() - ${this.config.webhooksRetainDays} * interval '1 day'`;
     return this.db.prisma.$executeRaw`
+      WITH kept AS (
+        SELECT k."writtenBy", k.id FROM webhook_events k
+         WHERE k."createdAt" >= ${cutoff}
+            OR EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d."eventId" = k.id AND d.status = 'pending')
+         ORDER BY k."writtenBy", k.id LIMIT 1)
       DELETE FROM webhook_events e
-       WHERE e."createdAt" < now() - ${this.config.webhooksRetainDays} * interval '1 day'
-         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d."eventId" = e.id AND d.status = 'pending')`;
+       WHERE e."createdAt" < ${cutoff}
+         AND NOT EXISTS (SELECT 1 FROM kept WHERE (kept."writtenBy", kept.id) <= (e."writtenBy", e.id))`;
   }
 
   private async claimAll(): Promise<void> {

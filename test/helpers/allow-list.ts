@@ -12,6 +12,8 @@ export const ALLOW_LIST: [method: string, path: string, groups: string][] = [
   ["PATCH", "/freebuild/update-world", "AB"],
   ["GET", "/parkour/get-all-maps", "ABC"],
   ["GET", "/cosmetic/get-cosmetic", "ABCD"],
+  // The event stream (issue 25): every group, each type then allowed by its own route's groups.
+  ["GET", "/events", "ABCD"],
   // The admin routes behind the console (issue 18): groups A and B, like POST /inscription.
   ["GET", "/admin/session", "AB"],
   ["GET", "/admin/users", "AB"],

@@ -5,6 +5,7 @@ import { Writable } from "node:stream";
 import express from "express";
 import { createApp, type AppOptions } from "../../src/app.js";
 import { loadConfig, type Config } from "../../src/config.js";
+import { EventHub } from "../../src/events/hub.js";
 import { createHttpServer } from "../../src/http/http-server.js";
 import { createLogger } from "../../src/logger.js";
 import { closeRedis, createRedis, redisSettled } from "../../src/redis.js";
@@ -36,6 +37,8 @@ export interface TestApp {
   logs: LogCapture;
   /** Every response sent so far (with its JSON body, if any). */
   seen: SeenResponse[];
+  /** The event streams of this app (GET /api/events). */
+  events: EventHub;
   /** Registers an API user and returns its key. */
   key(username: string, role?: string): Promise<string>;
   close(): Promise<void>;
@@ -62,7 +65,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const database = given ?? (await createTestDatabase());
   const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : undefined;
   if (redis) await redisSettled(redis, 2_000);
-  const api = createApp({ ...appOptions, config, db: database.db, logger, redis });
+  const events = appOptions.events ?? new EventHub(database.db, config, logger);
+  const api = createApp({ ...appOptions, config, db: database.db, logger, redis, events });
   // Every response is kept, and checked against the OpenAPI document when the app closes.
   const seen: SeenResponse[] = [];
   const app = express();
@@ -127,7 +131,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     logs,
     key: async (username, role) => (await users.create(username, role)).apiKey,
     seen,
+    events,
     async close() {
+      await events.close();
       server.closeAllConnections();
       server.close();
       await once(server, "close");

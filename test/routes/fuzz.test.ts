@@ -5,6 +5,7 @@ import type { z } from "zod";
 import type { RouteSpec } from "../../src/http/route.js";
 import { apiRoutes } from "../../src/resources/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { EXPIRED_EVENT_ID } from "../helpers/sse.js";
 import { makeCosmetic, makePlayer, makeWorld } from "../helpers/fixtures.js";
 
 /**
@@ -72,6 +73,8 @@ function call(route: RouteSpec, query: Record<string, unknown>, body?: unknown) 
   const agent = request(t.url);
   const req = route.method === "GET" ? agent.get(path) : route.method === "POST" ? agent.post(path) : agent.patch(path);
   req.set("X-API-Key", key).query(query as Record<string, string>);
+  // The event stream never ends: an expired resume point makes every valid request a 410.
+  if (route.eventStream) req.set("Last-Event-ID", EXPIRED_EVENT_ID);
   return body === undefined ? req : req.set("Content-Type", "application/json").send(JSON.stringify(body));
 }
 
@@ -137,6 +140,7 @@ describe.each(apiRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))("%s",
           const path = `/api${route.path}?${encodeURI(raw).replace(/#/g, "%23")}`;
           const agent = request(t.url);
           const req = route.method === "GET" ? agent.get(path) : route.method === "POST" ? agent.post(path) : agent.patch(path);
+          if (route.eventStream) req.set("Last-Event-ID", EXPIRED_EVENT_ID);
           expectWellFormed(await req.set("X-API-Key", key).query(extra as Record<string, string>), `${raw} ${JSON.stringify(extra)}`);
         }),
         { numRuns: RUNS },

@@ -183,3 +183,4 @@ export class EtagPoller<P extends PollablePath> {
 }
 
 export { ListSync, walkPages, type ListPath, type ListQuery, type ListRow, type Page, type SyncResult } from "./lists.js";
+export { subscribe, type LiveEvent, type SubscribeOptions } from "./events.js";

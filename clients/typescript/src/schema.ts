@@ -264,6 +264,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live events: the API's writes as they commit (server-sent events)
+         * @description A stream of the events webhooks announce (docs/WEBHOOKS.md), for callers that cannot receive webhooks (behind NAT). Every event committed through any instance reaches every stream, once, in the order of the transactions that wrote them. To resume after a dropped connection, reconnect (to any instance) with `Last-Event-ID` (or `lastEventId`): every event since comes, once. A resume point older than the retention is answered 410: reload by sync, then stream again without it. A caller may subscribe to a type when it may call the route that reads or writes that data (cosmetic: get-cosmetic; world: update-world; reward_log: create-reward-log; form: create-form; api_user: inscription; player: get-all-players; infected_stats: get-all-infectes; temporary_item: get-active-items; parkour_map: get-all-maps). The stream ends when its key is revoked or expires, when the instance stops, or when the client lets more than EVENTS_BUFFER_BYTES wait: reconnect and resume. Opening a stream counts against the rate limit; its events do not.
+         *
+         *     **Callers:** user-A, user-B, user-C, user-D (the website) (caller groups A, B, C, D).
+         */
+        get: operations["events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/session": {
         parameters: {
             query?: never;
@@ -1102,7 +1124,11 @@ export interface components {
         Link: string;
         /** @description Where the next sync starts: send it back as `since` on this route to get only the rows inserted or changed after this answer was read, with a new Sync-Token. Opaque; it does not expire (410 only if rows were deleted since). On a page walk every page carries the first page's: keep the one of the last page. */
         SyncToken: string;
-        /** @description Seconds to wait before retrying, a whole number: until the rate limit's one-minute window ends (429), 1 while the database is unavailable or the instance stops, HEAVY_LIST_WAIT_MS in seconds when every full-list slot stayed taken (LISTS_BUSY). */
+        /** @description On an event stream: `no-cache, no-transform`, so that no cache or proxy keeps or rewrites it. */
+        CacheControl: string;
+        /** @description On an event stream: `no`, so that a buffering proxy in front of the service (nginx) passes each event on at once. */
+        XAccelBuffering: "no";
+        /** @description Seconds to wait before retrying, a whole number: until the rate limit's one-minute window ends (429), 1 while the database is unavailable or the instance stops, HEAVY_LIST_WAIT_MS in seconds when every full-list slot stayed taken (LISTS_BUSY), 5 when the API user already holds as many event streams as it may (TOO_MANY_STREAMS). */
         RetryAfter: number;
     };
     pathItems: never;
@@ -1258,7 +1284,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats; a page, with limit, takes no slot), with Retry-After. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats; a page, with limit, takes no slot), with Retry-After. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1421,7 +1447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats; a page, with limit, takes no slot), with Retry-After. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats; a page, with limit, takes no slot), with Retry-After. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1560,7 +1586,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1717,7 +1743,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1930,7 +1956,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2119,7 +2145,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2282,7 +2308,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats; a page, with limit, takes no slot), with Retry-After. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats; a page, with limit, takes no slot), with Retry-After. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2445,7 +2471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2643,7 +2669,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2838,7 +2864,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3026,7 +3052,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3189,7 +3215,152 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    events: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated event types (`reward_log.created,form.created`); default: every type this API user may see. */
+                types?: string;
+                /** @description Last-Event-ID, for clients that cannot set headers. */
+                lastEventId?: string;
+            };
+            header?: {
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Accel-Buffering": components["headers"]["XAccelBuffering"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Types were asked for that this API user may not see: `types: this API user may not subscribe to world.updated (…)`; or the user is in no caller group. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The event stream cannot resume after this event: it is older than the retention (WEBHOOKS_RETAIN_DAYS, 30 days by default) and events after it may have been pruned, or it is not from this database. Answered by GET /api/events only. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The API user already holds as many event streams (GET /api/events) on this instance as it may (EVENTS_STREAMS_PER_USER, 4 by default). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3312,7 +3483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3437,7 +3608,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3650,7 +3821,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3857,7 +4028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4050,7 +4221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4191,7 +4362,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4316,7 +4487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4512,7 +4683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4706,7 +4877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4854,7 +5025,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5061,7 +5232,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz only). */
+            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

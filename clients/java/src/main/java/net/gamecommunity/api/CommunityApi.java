@@ -3,13 +3,16 @@ package net.gamecommunity.api;
 import com.google.gson.JsonObject;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
@@ -39,6 +42,7 @@ public final class CommunityApi implements AutoCloseable {
   private final Duration deadline;
   /** Where futures complete; null: the transport's executor. */
   private final Executor callbacks;
+  private final Set<EventSubscription> subscriptions = ConcurrentHashMap.newKeySet();
 
   private CommunityApi(Transport transport, Duration deadline, Executor callbacks) {
     this.transport = transport;
@@ -300,6 +304,37 @@ public final class CommunityApi implements AutoCloseable {
   }
 
   /**
+   * The API's writes as they commit (GET /api/events), to {@code listener} on the client's callback
+   * executor (or its own), in order; reconnects and resumes by itself, waiting out Retry-After (see
+   * {@link EventSubscription}). Closed by {@link EventSubscription#close()} or by {@link #close()}.
+   *
+   * @param types the event types ({@code reward_log.created}, …); empty for every type this API user may see
+   * @param listener called with each event, and with failures
+   * @return the running subscription
+   */
+  public EventSubscription subscribe(Collection<String> types, EventListener listener) {
+    return subscribe(types, null, listener);
+  }
+
+  /**
+   * The same, resuming after the event of id {@code lastEventId} (the last one handled before a restart).
+   *
+   * @param types the event types; empty for every type this API user may see
+   * @param lastEventId the id of the last event handled, or null to start from now
+   * @param listener called with each event, and with failures
+   * @return the running subscription
+   */
+  public EventSubscription subscribe(Collection<String> types, String lastEventId, EventListener listener) {
+    if (transport.isClosed()) throw new IllegalStateException("this CommunityApi is closed");
+    EventSubscription subscription = new EventSubscription(transport.http, transport.baseUrl, transport.apiKey, transport.userAgent,
+        callbacks != null ? callbacks : transport.executor, transport.scheduler, List.copyOf(types), lastEventId,
+        Objects.requireNonNull(listener, "listener"), subscriptions::remove);
+    subscriptions.add(subscription);
+    subscription.start();
+    return subscription;
+  }
+
+  /**
    * The same calls, waiting for the answer: for threads that may block, never a game's main thread.
    * They do not go through the callback executor, so waiting cannot deadlock on it.
    *
@@ -344,6 +379,7 @@ public final class CommunityApi implements AutoCloseable {
    */
   @Override
   public void close() {
+    subscriptions.forEach(EventSubscription::close);
     transport.close(Duration.ZERO);
   }
 
@@ -356,6 +392,7 @@ public final class CommunityApi implements AutoCloseable {
    * @param grace the longest wait for writes in flight
    */
   public void close(Duration grace) {
+    subscriptions.forEach(EventSubscription::close);
     transport.close(Objects.requireNonNull(grace, "grace"));
   }
 

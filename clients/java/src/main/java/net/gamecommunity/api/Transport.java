@@ -55,8 +55,8 @@ final class Transport {
   private static final Pattern QUOTA = Pattern.compile("(?:^|;)\\s*q\\s*=\\s*(\\d+)");
 
   final String baseUrl;
-  private final String apiKey;
-  private final String userAgent;
+  final String apiKey;
+  final String userAgent;
   private final Duration requestTimeout;
   final RetryPolicy retryPolicy;
   final boolean strictDecoding;

@@ -53,7 +53,8 @@ final class ScriptedServer implements AutoCloseable {
         "idempotencyKey", String.valueOf(exchange.getRequestHeaders().getFirst("Idempotency-Key")),
         "ifNoneMatch", String.valueOf(exchange.getRequestHeaders().getFirst("If-None-Match")),
         "apiKey", String.valueOf(exchange.getRequestHeaders().getFirst("X-API-Key")),
-        "userAgent", String.valueOf(exchange.getRequestHeaders().getFirst("User-Agent"))));
+        "userAgent", String.valueOf(exchange.getRequestHeaders().getFirst("User-Agent")),
+        "lastEventId", String.valueOf(exchange.getRequestHeaders().getFirst("Last-Event-ID"))));
     Reply next = byMethod.get(exchange.getRequestMethod());
     if (next == null) next = script.poll();
     if (next == null) next = Reply.of(500, "{\"code\":500,\"message\":\"script ran out\"}", Map.of());

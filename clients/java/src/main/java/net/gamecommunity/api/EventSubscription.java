@@ -1,0 +1,307 @@
+package net.gamecommunity.api;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Flow;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * A live subscription to the API's events (GET /api/events, server-sent events), made by
+ * {@link CommunityApi#subscribe}. It reconnects by itself, to whichever instance answers, resuming after the
+ * last event it delivered (Last-Event-ID): no event is lost nor delivered twice across reconnections. It
+ * waits the Retry-After of a 429 or 503, otherwise the server's {@code retry:} hint, then jittered backoff
+ * while failures repeat; 30 s without a byte (the server sends a heartbeat every 10 s) counts as a dead
+ * connection. A refusal no reconnection changes (401, 403, 410) stops it ({@link EventListener#onStopped}).
+ * {@link #close()} stops it; so does {@link CommunityApi#close()}.
+ */
+public final class EventSubscription implements AutoCloseable {
+  private static final long IDLE_TIMEOUT_MS = 30_000;
+  private static final long MAX_DELAY_MS = 30_000;
+
+  private final HttpClient http;
+  private final URI uri;
+  private final String apiKey;
+  private final String userAgent;
+  private final Executor executor;
+  private final ScheduledExecutorService scheduler;
+  private final EventListener listener;
+  private final Consumer<EventSubscription> onClose;
+  private final Object lock = new Object();
+  private volatile boolean closed;
+  private volatile String lastEventId;
+  private long retryMillis = 2_000;
+  private int failures;
+  /** Which connection is current: the callbacks of an older one (cut for idleness) are ignored. */
+  private int generation;
+  private volatile long lastByteAt;
+  private Flow.Subscription body;
+  private CompletableFuture<?> exchange;
+  private Future<?> timer;
+  /** The listener's calls, chained: one at a time, in order, on the executor. */
+  private CompletableFuture<Void> delivered = CompletableFuture.completedFuture(null);
+
+  EventSubscription(HttpClient http, String baseUrl, String apiKey, String userAgent, Executor executor, ScheduledExecutorService scheduler,
+      Collection<String> types, String lastEventId, EventListener listener, Consumer<EventSubscription> onClose) {
+    this.http = http;
+    this.uri = URI.create(baseUrl + "/events" + (types == null || types.isEmpty() ? ""
+        : "?types=" + URLEncoder.encode(String.join(",", types), StandardCharsets.UTF_8)));
+    this.apiKey = apiKey;
+    this.userAgent = userAgent;
+    this.executor = executor;
+    this.scheduler = scheduler;
+    this.lastEventId = lastEventId;
+    this.listener = listener;
+    this.onClose = onClose;
+  }
+
+  /**
+   * Where a reconnection resumes.
+   *
+   * @return the id of the last event delivered (or the position the server sent); null before the first
+   */
+  public String lastEventId() {
+    return lastEventId;
+  }
+
+  /**
+   * Whether it stopped.
+   *
+   * @return true once closed, by you, by {@link CommunityApi#close()}, or after {@link EventListener#onStopped}
+   */
+  public boolean isClosed() {
+    return closed;
+  }
+
+  /** Stops the subscription: the connection is closed, and the listener is not called again. */
+  @Override
+  public void close() {
+    synchronized (lock) {
+      if (closed) return;
+      closed = true;
+      generation++;
+      cutConnection();
+    }
+    onClose.accept(this);
+  }
+
+  void start() {
+    connect();
+  }
+
+  private void connect() {
+    int current;
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri)
+        .header("X-API-Key", apiKey).header("User-Agent", userAgent).header("Accept", "text/event-stream").GET();
+    synchronized (lock) {
+      if (closed) return;
+      current = ++generation;
+      String resumeAfter = lastEventId;
+      if (resumeAfter != null) request.header("Last-Event-ID", resumeAfter);
+      lastByteAt = System.currentTimeMillis();
+      timer = every(() -> checkIdle(current));
+      exchange = http.sendAsync(request.build(), info -> info.statusCode() == 200
+              ? HttpResponse.BodySubscribers.fromLineSubscriber(new Lines(current), lines -> "", StandardCharsets.UTF_8, null)
+              : HttpResponse.BodySubscribers.ofString(StandardCharsets.UTF_8))
+          .whenComplete((response, error) -> ended(current, response, error));
+    }
+  }
+
+  /** A connection ended: stop for good, or reconnect after the right wait. */
+  private void ended(int connection, HttpResponse<String> response, Throwable error) {
+    Duration wait = null;
+    Throwable reason = error;
+    synchronized (lock) {
+      if (closed || connection != generation) return;
+      cutConnection();
+    }
+    if (response != null && response.statusCode() != 200) {
+      ApiException refusal = refusal(response);
+      int status = response.statusCode();
+      if (status == 400 || status == 401 || status == 403 || status == 404 || status == 410) {
+        stop(refusal);
+        return;
+      }
+      reason = refusal;
+      wait = refusal.retryAfter().orElse(null);
+    } else if (response != null) {
+      reason = new IllegalStateException("the server ended the stream");
+    }
+    long delay;
+    synchronized (lock) {
+      failures++;
+      delay = wait != null ? wait.toMillis()
+          : failures == 1 ? retryMillis
+          : (long) (ThreadLocalRandom.current().nextDouble() * Math.min(MAX_DELAY_MS, retryMillis << Math.min(failures - 1, 10)));
+    }
+    Throwable told = reason;
+    deliver(() -> listener.onReconnecting(told, delay));
+    try {
+      scheduler.schedule(this::connect, delay, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException clientClosed) {
+      close();
+    }
+  }
+
+  private void stop(ApiException reason) {
+    deliver(() -> listener.onStopped(reason));
+    close();
+  }
+
+  private static ApiException refusal(HttpResponse<String> response) {
+    int status = response.statusCode();
+    String message = "HTTP " + status + " from GET /events";
+    try {
+      JsonElement error = StrictJson.parse(response.body());
+      if (error.isJsonObject() && error.getAsJsonObject().has("message")) message = error.getAsJsonObject().get("message").getAsString();
+    } catch (RuntimeException notTheApisError) {
+      // The status says enough.
+    }
+    String requestId = response.headers().firstValue(Transport.REQUEST_ID).orElse(null);
+    String name = response.headers().firstValue(Transport.ERROR_NAME).orElse(null);
+    return new ApiException(ApiException.Kind.of(status), status, message, requestId, Transport.retryAfter(response), name, null);
+  }
+
+  private void checkIdle(int connection) {
+    synchronized (lock) {
+      if (closed || connection != generation || System.currentTimeMillis() - lastByteAt < IDLE_TIMEOUT_MS) return;
+    }
+    // A killed instance leaves no FIN behind: the connection is given up, and another made.
+    ended(connection, null, new java.io.IOException("no byte for " + IDLE_TIMEOUT_MS + " ms: connection dead"));
+  }
+
+  private Future<?> every(Runnable task) {
+    try {
+      return scheduler.scheduleWithFixedDelay(task, 1_000, 1_000, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException clientClosed) {
+      return CompletableFuture.completedFuture(null);
+    }
+  }
+
+  /** Under the lock. */
+  private void cutConnection() {
+    if (timer != null) timer.cancel(false);
+    if (body != null) body.cancel();
+    if (exchange != null) exchange.cancel(true);
+    body = null;
+    exchange = null;
+    timer = null;
+  }
+
+  private CompletableFuture<Void> deliver(Runnable call) {
+    synchronized (lock) {
+      delivered = delivered.thenRunAsync(() -> {
+        try {
+          call.run();
+        } catch (RuntimeException listenerFailed) {
+          // The listener's own failure: the next event still comes.
+        }
+      }, executor).exceptionally(rejected -> null);
+      return delivered;
+    }
+  }
+
+  /** The stream's lines (WHATWG parsing: fields, comments, a blank line ends a frame); one requested at a time. */
+  private final class Lines implements Flow.Subscriber<String> {
+    private final int connection;
+    private Flow.Subscription subscription;
+    private String id;
+    private final List<String> data = new ArrayList<>();
+
+    Lines(int connection) {
+      this.connection = connection;
+    }
+
+    @Override
+    public void onSubscribe(Flow.Subscription s) {
+      synchronized (lock) {
+        if (closed || connection != generation) {
+          s.cancel();
+          return;
+        }
+        subscription = s;
+        body = s;
+      }
+      s.request(1);
+    }
+
+    @Override
+    public void onNext(String line) {
+      lastByteAt = System.currentTimeMillis();
+      if (!line.isEmpty()) {
+        field(line);
+        subscription.request(1);
+        return;
+      }
+      String position = id;
+      List<String> frame = List.copyOf(data);
+      id = null;
+      data.clear();
+      synchronized (lock) {
+        if (closed || connection != generation) return;
+        failures = 0;
+        if (position != null) lastEventId = position;
+      }
+      if (frame.isEmpty()) {
+        subscription.request(1);
+        return;
+      }
+      JsonObject message = StrictJson.parse(String.join("\n", frame)).getAsJsonObject();
+      Event event = new Event(lastEventId, message.get("type").getAsString(), message.get("timestamp").getAsString(), message.getAsJsonObject("data"));
+      // The next line once the listener has the event: a listener slower than the stream holds the stream back.
+      deliver(() -> {
+        if (!closed) listener.onEvent(event);
+      }).whenComplete((done, error) -> subscription.request(1));
+    }
+
+    private void field(String line) {
+      if (line.startsWith(":")) return;
+      int colon = line.indexOf(':');
+      String name = colon < 0 ? line : line.substring(0, colon);
+      String value = colon < 0 ? "" : line.substring(colon + 1);
+      if (value.startsWith(" ")) value = value.substring(1);
+      switch (name) {
+        case "id" -> {
+          if (value.indexOf('\0') < 0) id = value;
+        }
+        case "data" -> data.add(value);
+        case "retry" -> {
+          if (value.matches("\\d{1,9}")) {
+            synchronized (lock) {
+              retryMillis = Long.parseLong(value);
+            }
+          }
+        }
+        default -> {
+          // event: the type is in the data too; anything else is ignored, as the format says.
+        }
+      }
+    }
+
+    @Override
+    public void onError(Throwable error) {
+      // The exchange's future fails too: ended() reconnects.
+    }
+
+    @Override
+    public void onComplete() {
+      // The exchange's future completes too: ended() reconnects.
+    }
+  }
+}

@@ -1,0 +1,107 @@
+package net.gamecommunity.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The subscription's reconnection rules, against a scripted server: streams that end, a 429 with
+ * Retry-After, a 410. What the live service streams is checked in {@link LiveApiTest}.
+ */
+class EventSubscriptionTest {
+  private static final String ID_0 = "00000000000000100000000000000001";
+  private static final String ID_1 = "00000000000000100000000000000002";
+  private static final String ID_2 = "00000000000000110000000000000003";
+
+  private ScriptedServer server;
+  private ExecutorService executor;
+  private CommunityApi api;
+  private final List<String> calls = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void start() throws IOException {
+    server = new ScriptedServer();
+    executor = Executors.newSingleThreadExecutor(r -> new Thread(r, "plugin-executor"));
+    api = CommunityApi.builder(server.baseUrl(), "gsk_test").executor(executor).build();
+  }
+
+  @AfterEach
+  void stop() {
+    api.close();
+    executor.shutdownNow();
+    server.close();
+  }
+
+  private static String event(String id, int rewardId) {
+    return "id: " + id + "\nevent: reward_log.created\ndata: {\"type\":\"reward_log.created\",\"timestamp\":\"2026-11-25T10:00:00.000Z\","
+        + "\"data\":{\"id\":" + rewardId + ",\"playerId\":1,\"rewardId\":" + rewardId + ",\"rewardedAt\":\"2026-11-25T10:00:00Z\"}}\n\n";
+  }
+
+  private final EventListener recorder = new EventListener() {
+    @Override
+    public void onEvent(Event e) {
+      calls.add("event " + e.id() + " " + e.data().get("rewardId").getAsInt() + " on " + Thread.currentThread().getName());
+    }
+
+    @Override
+    public void onStopped(ApiException reason) {
+      calls.add("stopped " + reason.status());
+    }
+
+    @Override
+    public void onReconnecting(Throwable reason, long delayMillis) {
+      calls.add("reconnecting in " + delayMillis);
+    }
+  };
+
+  private void waitFor(String what, java.util.function.BooleanSupplier test) throws InterruptedException {
+    long until = System.currentTimeMillis() + 10_000;
+    while (!test.getAsBoolean()) {
+      if (System.currentTimeMillis() > until) throw new AssertionError("timed out waiting for " + what + ": " + calls);
+      Thread.sleep(10);
+    }
+  }
+
+  @Test
+  void reconnectsAfterTheRetryHintAndRetryAfterResumingAfterTheLastEventThenStopsOnA410() throws InterruptedException {
+    server.script.add(ScriptedServer.Reply.of(200, "retry: 100\nid: " + ID_0 + "\n\n" + event(ID_1, 7) + ": heartbeat\n\n", Map.of()));
+    server.script.add(ScriptedServer.Reply.of(429, "{\"code\":429,\"message\":\"too many streams\"}", Map.of("Retry-After", "1")));
+    server.script.add(ScriptedServer.Reply.of(200, event(ID_2, 8), Map.of()));
+    server.script.add(ScriptedServer.Reply.of(410, "{\"code\":410,\"message\":\"Last-Event-ID: past the retention\"}", Map.of()));
+    EventSubscription subscription = api.subscribe(List.of("reward_log.created"), recorder);
+    waitFor("the 410", () -> calls.contains("stopped 410"));
+    assertEquals(List.of(
+        "event " + ID_1 + " 7 on plugin-executor",
+        "reconnecting in 100",
+        "reconnecting in 1000",
+        "event " + ID_2 + " 8 on plugin-executor",
+        "reconnecting in 100",
+        "stopped 410"), calls);
+    assertEquals(List.of("null", ID_1, ID_1, ID_2), server.received.stream().map(r -> r.get("lastEventId")).toList());
+    assertEquals("/api/events?types=reward_log.created", server.received.get(0).get("uri"));
+    assertTrue(subscription.isClosed());
+  }
+
+  @Test
+  void resumesAfterTheIdGivenAndIsClosedWithTheClient() throws InterruptedException {
+    server.script.add(new ScriptedServer.Reply(200, event(ID_2, 9), Map.of(), Duration.ofSeconds(3)));
+    EventSubscription subscription = api.subscribe(List.of(), ID_1, recorder);
+    waitFor("the request", () -> server.received.size() == 1);
+    assertEquals(ID_1, server.received.get(0).get("lastEventId"));
+    assertEquals("/api/events", server.received.get(0).get("uri"));
+    api.close();
+    assertTrue(subscription.isClosed());
+    Thread.sleep(3_500);
+    assertEquals(List.of(), calls);
+  }
+}

@@ -1,0 +1,75 @@
+package net.gamecommunity.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** subscribe() against the live service (run by clients/java/test-live.mjs): events as writes commit, and who may see what. */
+class EventsLiveTest {
+  private static String env(String name) {
+    String value = System.getenv(name);
+    if (value == null || value.isBlank()) throw new IllegalStateException(name + " is not set: run the tests with clients/java/test-live.mjs");
+    return value;
+  }
+
+  private static void waitFor(String what, java.util.function.BooleanSupplier test) throws InterruptedException {
+    long until = System.currentTimeMillis() + 10_000;
+    while (!test.getAsBoolean()) {
+      if (System.currentTimeMillis() > until) throw new AssertionError("timed out waiting for " + what);
+      Thread.sleep(10);
+    }
+  }
+
+  @Test
+  void whenAWriteCommits_thenTheSubscriberGetsItsEvent_onTheClientsExecutor() throws Exception {
+    CommunityApi b = CommunityApi.builder(env("COMMUNITY_API_URL"), env("COMMUNITY_API_KEY_B")).build();
+    try {
+      List<Event> events = new CopyOnWriteArrayList<>();
+      List<String> threads = new CopyOnWriteArrayList<>();
+      EventSubscription subscription = b.subscribe(List.of("reward_log.created"), event -> {
+        events.add(event);
+        threads.add(Thread.currentThread().getName());
+      });
+      // The stream's first frame is its position: from then on, a write is ours to see.
+      waitFor("the stream's position", () -> subscription.lastEventId() != null);
+      int rewardId = ThreadLocalRandom.current().nextInt(1_000_000, Integer.MAX_VALUE);
+      RewardLog log = b.blocking().createRewardLog(NewRewardLog.now(1, rewardId)).value();
+      waitFor("the event", () -> events.stream().anyMatch(e -> e.data().get("rewardId").getAsInt() == rewardId));
+      Event event = events.stream().filter(e -> e.data().get("rewardId").getAsInt() == rewardId).findFirst().orElseThrow();
+      assertEquals("reward_log.created", event.type());
+      assertEquals(log.id(), event.data().get("id").getAsInt());
+      assertEquals(event.id(), subscription.lastEventId());
+      assertTrue(threads.stream().allMatch(t -> t.startsWith("community-api")), threads.toString());
+      b.close();
+      assertTrue(subscription.isClosed());
+    } finally {
+      b.close();
+    }
+  }
+
+  @Test
+  void whenACallerAsksForATypeItMayNotSee_thenTheSubscriptionStopsWithThe403() throws Exception {
+    try (CommunityApi c = CommunityApi.builder(env("COMMUNITY_API_URL"), env("COMMUNITY_API_KEY_C")).build()) {
+      CompletableFuture<ApiException> stopped = new CompletableFuture<>();
+      EventSubscription subscription = c.subscribe(List.of("reward_log.created"), new EventListener() {
+        @Override
+        public void onEvent(Event event) {}
+
+        @Override
+        public void onStopped(ApiException reason) {
+          stopped.complete(reason);
+        }
+      });
+      ApiException reason = stopped.get(10, TimeUnit.SECONDS);
+      assertEquals(403, reason.status());
+      assertTrue(reason.getMessage().startsWith("types: this API user may not subscribe to reward_log.created"), reason.getMessage());
+      waitFor("the subscription to close", subscription::isClosed);
+    }
+  }
+}

@@ -1,0 +1,249 @@
+import type { Response } from "express";
+import type { Config } from "../config.js";
+import type { Database, Subscription } from "../db/database.js";
+import { errors } from "../errors.js";
+import type { Logger } from "../logger.js";
+import { USER_CHANGED_CHANNEL } from "../users/users.js";
+import { compareKeys, ZERO_KEY, type EventKey } from "./event-id.js";
+import { eventsBetween, keyState, lastEvent, nextEvents, oldestWrittenAt, PAGE, writtenAt, type StreamEvent } from "./outbox.js";
+import { Stream, type StreamRequest, type Tail } from "./stream.js";
+
+/** The channel a trigger of webhook_events notifies when a transaction that wrote events commits (migration 20261125100000). */
+export const EVENTS_CHANNEL = "webhook_events";
+/** The outbox is read this often without a notification (a lost LISTEN, a notification that came before its commit was visible). */
+const POLL_MS = 1_000;
+/** While a channel is down, the outbox and the keys of open streams are looked at this often. */
+const DEGRADED_POLL_MS = 250;
+/** Events held back by an older transaction still running: read again this soon, doubling while held, up to DEGRADED_POLL_MS. */
+const HELD_BACK_POLL_MS = 5;
+/** Seconds a client refused for too many streams is told to wait. */
+const STREAMS_RETRY_AFTER_S = 5;
+/** A resume point is answered 410 once within this much of the retention's end: the hourly pruning may take it any moment. */
+const RETENTION_MARGIN_MS = 3_600_000;
+
+/**
+ * The event streams of this instance (GET /api/events), fed from the outbox.
+ * One tail per instance reads it in the stream's order (outbox.ts), the same
+ * sequence on every instance: a position (the SSE id) means the same on each,
+ * and resuming after it sends every later event once. A transaction still
+ * running holds back the events committed after it began writing, until it
+ * ends (an import: until its end). The tail wakes on LISTEN webhook_events,
+ * polls every second besides, and again at once while events are held back.
+ * A new stream catches up from its resume point with reads of its own, one
+ * page at a time as its client takes them, then takes the tail's events.
+ */
+export class EventHub implements Tail {
+  private head: EventKey = ZERO_KEY;
+  private readonly streams = new Set<Stream>();
+  private readonly perUser = new Map<number, number>();
+  private starting: Promise<void> | undefined;
+  private closed = false;
+  private channels: Subscription[] = [];
+  private channelsDown = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private reading: Promise<void> | undefined;
+  private again = false;
+  /** Reads in a row that found events held back. */
+  private heldFor = 0;
+  private retryChannels: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly config: Pick<Config, "eventsStreamsPerUser" | "eventsBufferBytes" | "webhooksRetainDays">,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Streams open on this instance. */
+  get size(): number {
+    return this.streams.size;
+  }
+
+  /**
+   * Serves one stream until the client leaves, its key stops being valid, the
+   * reader is too slow, or the instance stops. What it throws before the
+   * first byte (429, 410, 503) is the answer.
+   */
+  async serve(request: StreamRequest, res: Response): Promise<void> {
+    if (this.closed) throw errors.shuttingDown();
+    const userId = request.caller.id;
+    const open = this.perUser.get(userId) ?? 0;
+    if (open >= this.config.eventsStreamsPerUser) {
+      res.setHeader("Retry-After", String(STREAMS_RETRY_AFTER_S));
+      throw errors.tooManyStreams(this.config.eventsStreamsPerUser, STREAMS_RETRY_AFTER_S);
+    }
+    // Taken before any wait, so that concurrent requests of one user count each other.
+    this.perUser.set(userId, open + 1);
+    let stream: Stream | undefined;
+    try {
+      await this.start();
+      const key = await keyState(this.db, request.keyHash);
+      if (!key.valid) throw errors.unauthenticated();
+      if (request.resumeAfter) await this.checkResumable(request.resumeAfter);
+      if (this.closed) throw errors.shuttingDown();
+      if (res.destroyed) return;
+      stream = new Stream(request, res, this.config.eventsBufferBytes, this.logger);
+      this.streams.add(stream);
+      stream.begin(request.resumeAfter ?? this.head, key.until);
+      await stream.catchUp(this);
+      await stream.ended;
+    } finally {
+      if (stream) this.streams.delete(stream);
+      const left = (this.perUser.get(userId) ?? 1) - 1;
+      if (left > 0) this.perUser.set(userId, left);
+      else this.perUser.delete(userId);
+    }
+  }
+
+  /** Ends every stream (their clients reconnect, elsewhere) and stops listening; new streams are refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.retryChannels);
+    for (const stream of this.streams) stream.end();
+    await Promise.all(this.channels.map((c) => c.close().catch(() => undefined)));
+    this.channels = [];
+    await this.reading;
+  }
+
+  /** The tail's position: every event up to it has been handed to the live streams. */
+  get position(): EventKey {
+    return this.head;
+  }
+
+  /** The events after `after`, up to `upTo`, of the given types: a stream catching up. */
+  readRange(after: EventKey, upTo: EventKey, types: ReadonlySet<string>): Promise<StreamEvent[]> {
+    return eventsBetween(this.db, after, upTo, types);
+  }
+
+  private start(): Promise<void> {
+    return (this.starting ??= this.startOnce().catch((error: unknown) => {
+      this.starting = undefined;
+      throw error;
+    }));
+  }
+
+  private async startOnce(): Promise<void> {
+    await this.listen();
+    // From where the outbox ends now: streams that resume read what came before themselves.
+    this.head = (await lastEvent(this.db)) ?? ZERO_KEY;
+    this.schedule();
+  }
+
+  /** LISTENs for new events and for key revocations; a channel that drops is opened again, polling meanwhile. */
+  private async listen(): Promise<void> {
+    const subscribe = async (channel: string, message: (payload: string) => void) => {
+      try {
+        this.channels.push(
+          await this.db.subscribe(channel, {
+            message,
+            lost: (error) => {
+              this.logger.warn({ err: error, channel }, "event streams: LISTEN connection lost; polling until it is back");
+              this.reconnect();
+            },
+          }),
+        );
+      } catch (error) {
+        this.logger.warn({ err: error, channel }, "event streams: LISTEN failed; polling until it works");
+        this.channelsDown++;
+      }
+    };
+    this.channelsDown = 0;
+    await subscribe(EVENTS_CHANNEL, () => this.kick());
+    await subscribe(USER_CHANGED_CHANNEL, (username) => this.recheckKeys(username));
+    if (this.channelsDown > 0) this.reconnect();
+  }
+
+  private reconnect(): void {
+    if (this.closed || this.retryChannels) return;
+    this.channelsDown = Math.max(1, this.channelsDown);
+    this.retryChannels = setTimeout(() => {
+      void (async () => {
+        const old = this.channels;
+        this.channels = [];
+        await Promise.all(old.map((c) => c.close().catch(() => undefined)));
+        this.retryChannels = undefined;
+        if (this.closed) return;
+        await this.listen();
+        // Whatever was announced meanwhile.
+        this.kick();
+        this.recheckKeys(undefined);
+      })();
+    }, 1_000);
+    this.retryChannels.unref();
+  }
+
+  private schedule(delay = this.channelsDown > 0 ? DEGRADED_POLL_MS : POLL_MS): void {
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      if (this.channelsDown > 0) this.recheckKeys(undefined);
+      this.kick();
+    }, delay);
+    this.timer.unref();
+  }
+
+  /** Reads the tail; once at a time, again if asked meanwhile. */
+  private kick(): void {
+    if (this.closed || !this.starting) return;
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    this.reading = this.readTail()
+      .then((heldBack) => {
+        this.heldFor = heldBack ? this.heldFor + 1 : 0;
+        this.schedule(heldBack ? Math.min(DEGRADED_POLL_MS, HELD_BACK_POLL_MS * 2 ** (this.heldFor - 1)) : undefined);
+      })
+      .catch((error: unknown) => {
+        this.logger.warn({ err: error }, "event streams: reading the outbox failed; will retry");
+        this.schedule();
+      })
+      .finally(() => {
+        this.reading = undefined;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  /** Hands the new events to the streams; whether committed events wait behind a running transaction. */
+  private async readTail(): Promise<boolean> {
+    if (this.streams.size === 0) {
+      // Nobody to hand events to: only the position moves (one cheap read, no event data).
+      const last = await lastEvent(this.db, this.head);
+      if (last && this.streams.size === 0) this.head = last;
+      return false;
+    }
+    for (;;) {
+      const { events, held } = await nextEvents(this.db, this.head);
+      for (const event of events) {
+        this.head = event.key;
+        for (const stream of this.streams) stream.live(event);
+      }
+      if (events.length < PAGE) return held;
+    }
+  }
+
+  /** 410 unless every event after `after` is still in the outbox. */
+  private async checkResumable(after: EventKey): Promise<void> {
+    const oldestKept = Date.now() - this.config.webhooksRetainDays * 86_400_000 + RETENTION_MARGIN_MS;
+    // The outbox is pruned from its start (webhooks/worker.ts): while this event is in it, so is every later one. The
+    // position of a stream opened on an empty outbox is resumable while no event of then can have been pruned.
+    const at = compareKeys(after, ZERO_KEY) === 0 ? ((await oldestWrittenAt(this.db)) ?? new Date()) : await writtenAt(this.db, after);
+    if (!at || at.getTime() < oldestKept) throw errors.eventIdExpired();
+  }
+
+  /** A user's keys changed (revoked, rotated): its streams whose key no longer authenticates end. All streams when undefined. */
+  private recheckKeys(username: string | undefined): void {
+    const affected = [...this.streams].filter((s) => username === undefined || s.username.toLowerCase() === username.toLowerCase());
+    for (const keyHash of new Set(affected.map((s) => s.keyHash))) {
+      keyState(this.db, keyHash)
+        .then((state) => {
+          for (const stream of affected) if (stream.keyHash === keyHash) stream.keyChanged(state.valid, state.until);
+        })
+        .catch((error: unknown) => this.logger.warn({ err: error }, "event streams: checking a key failed; will retry"));
+    }
+  }
+}
+

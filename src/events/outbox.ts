@@ -1,0 +1,99 @@
+import type { Database } from "../db/database.js";
+import { Prisma } from "../generated/prisma/client.js";
+import { messageBody } from "../webhooks/attempt.js";
+import { encodeEventId, type EventKey } from "./event-id.js";
+
+/**
+ * The event stream's reads of the outbox (webhook_events), in its order:
+ * ("writtenBy", id), and only the events whose transaction is below the xmin
+ * of the read's snapshot. Every transaction below it has ended and every
+ * later one gets a higher id, so no event can ever appear before a position
+ * once read: the sequence is the same from every instance.
+ */
+
+/** Events read at once, by the tail and by a stream catching up. */
+export const PAGE = 500;
+
+/** An event as streams send it: its place in the stream, its type, and its SSE frame. */
+export interface StreamEvent {
+  key: EventKey;
+  type: string;
+  frame: string;
+}
+
+interface OutboxRow {
+  xid: string;
+  id: string;
+  type: string;
+  data: string;
+  createdAt: Date;
+}
+
+const XMIN = Prisma.sql`pg_snapshot_xmin(pg_current_snapshot())::text::bigint`;
+const after = (key: EventKey) => Prisma.sql`("writtenBy", id) > (${key.xid}::bigint, ${key.id}::bigint)`;
+const toKey = (row: { xid: string; id: string }): EventKey => ({ xid: BigInt(row.xid), id: BigInt(row.id) });
+
+function toStreamEvent(row: OutboxRow): StreamEvent {
+  // The webhook body, byte for byte (webhooks/attempt.ts).
+  const body = messageBody({ messageId: "", type: row.type, data: row.data, createdAt: row.createdAt });
+  const key = toKey(row);
+  return { key, type: row.type, frame: `id: ${encodeEventId(key)}\nevent: ${row.type}\ndata: ${body}\n\n` };
+}
+
+/** The last event readable now (after `from`), without its data; undefined when none. */
+export async function lastEvent(db: Database, from?: EventKey): Promise<EventKey | undefined> {
+  const [row] = await db.prisma.$queryRaw<{ xid: string; id: string }[]>`
+    SELECT "writtenBy"::text AS xid, id::text AS id FROM webhook_events
+     WHERE "writtenBy" < ${XMIN} ${from ? Prisma.sql`AND ${after(from)}` : Prisma.empty}
+     ORDER BY "writtenBy" DESC, id DESC LIMIT 1`;
+  return row ? toKey(row) : undefined;
+}
+
+/**
+ * The next events after `from` (a page); `held`: whether committed events
+ * wait behind a transaction still running (read again soon).
+ */
+export async function nextEvents(db: Database, from: EventKey): Promise<{ events: StreamEvent[]; held: boolean }> {
+  const rows = await db.prisma.$queryRaw<(OutboxRow & { held: boolean })[]>`
+    WITH s AS (SELECT ${XMIN} AS xmin)
+    SELECT e."writtenBy"::text AS xid, e.id::text AS id, e.type, e.data, e."createdAt",
+           EXISTS (SELECT 1 FROM webhook_events h WHERE h."writtenBy" >= s.xmin) AS held
+      FROM s LEFT JOIN LATERAL (
+        SELECT * FROM webhook_events WHERE ${after(from)} AND "writtenBy" < s.xmin
+         ORDER BY "writtenBy", id LIMIT ${PAGE}) e ON TRUE`;
+  return { events: rows.filter((r) => r.xid !== null).map(toStreamEvent), held: rows[0]?.held ?? false };
+}
+
+/** The events after `from`, up to `upTo` (a position already read, so final), of the given types: a stream catching up. */
+export async function eventsBetween(db: Database, from: EventKey, upTo: EventKey, types: ReadonlySet<string>): Promise<StreamEvent[]> {
+  const rows = await db.prisma.$queryRaw<OutboxRow[]>`
+    SELECT "writtenBy"::text AS xid, id::text AS id, type, data, "createdAt"
+      FROM webhook_events
+     WHERE ${after(from)} AND ("writtenBy", id) <= (${upTo.xid}::bigint, ${upTo.id}::bigint)
+       AND type IN (${Prisma.join([...types])})
+     ORDER BY "writtenBy", id
+     LIMIT ${PAGE}`;
+  return rows.map(toStreamEvent);
+}
+
+/** When the event at `key` was written; undefined when it is not in the outbox. */
+export async function writtenAt(db: Database, key: EventKey): Promise<Date | undefined> {
+  const [row] = await db.prisma.$queryRaw<{ createdAt: Date }[]>`
+    SELECT "createdAt" FROM webhook_events WHERE "writtenBy" = ${key.xid}::bigint AND id = ${key.id}::bigint`;
+  return row?.createdAt;
+}
+
+/** When the first event still in the outbox was written; undefined when it is empty. */
+export async function oldestWrittenAt(db: Database): Promise<Date | undefined> {
+  const [row] = await db.prisma.$queryRaw<{ createdAt: Date }[]>`SELECT "createdAt" FROM webhook_events ORDER BY "writtenBy", id LIMIT 1`;
+  return row?.createdAt;
+}
+
+/** Whether a key still authenticates, and until when (a rotated key's grace period); as users.ts's authenticate decides. */
+export async function keyState(db: Database, keyHash: string): Promise<{ valid: boolean; until?: number }> {
+  const [row] = await db.prisma.$queryRaw<{ current: boolean; expires: Date | null }[]>`
+    SELECT "keyHash" = ${keyHash} AS current, "previousKeyExpiresAt" AS expires FROM api_users
+     WHERE "revokedAt" IS NULL AND ("keyHash" = ${keyHash} OR ("previousKeyHash" = ${keyHash} AND "previousKeyExpiresAt" > now()))`;
+  if (!row) return { valid: false };
+  return row.current ? { valid: true } : { valid: true, until: row.expires!.getTime() };
+}

@@ -1,0 +1,165 @@
+import type { Response } from "express";
+import type { Caller } from "../auth/caller.js";
+import type { Logger } from "../logger.js";
+import { compareKeys, encodeEventId, ZERO_KEY, type EventKey } from "./event-id.js";
+import { PAGE, type StreamEvent } from "./outbox.js";
+
+/** A comment at least this often, so that proxies and clients see the stream alive (15 s at most, says issue 25). */
+export const HEARTBEAT_MS = 10_000;
+/** The `retry:` hint: how long a browser's EventSource waits before reconnecting. */
+export const RETRY_MS = 2_000;
+
+/** What a stream was asked for, after validation and authorization (resources/events/routes.ts). */
+export interface StreamRequest {
+  caller: Caller;
+  /** SHA-256 of the key the stream was opened with: the stream ends when that key stops being valid. */
+  keyHash: string;
+  types: ReadonlySet<string>;
+  /** After which event to start; undefined: from now. */
+  resumeAfter: EventKey | undefined;
+}
+
+/** Where a stream catching up reads, and up to where (events/hub.ts). */
+export interface Tail {
+  readonly position: EventKey;
+  readRange(after: EventKey, upTo: EventKey, types: ReadonlySet<string>): Promise<StreamEvent[]>;
+}
+
+/**
+ * One client's stream: its position (the key of the last event it was sent,
+ * or passed over as of another type), and how it is written. Its memory is
+ * bounded by EVENTS_BUFFER_BYTES: a reader that lets more than that wait is
+ * closed, and resumes from the last event it had.
+ */
+export class Stream {
+  readonly username: string;
+  readonly keyHash: string;
+  readonly ended: Promise<void>;
+  private finish!: () => void;
+  private position: EventKey = ZERO_KEY;
+  /** The position last sent as an id (events of other types move the position without an id). */
+  private sent: EventKey = ZERO_KEY;
+  private catchingUp = true;
+  private done = false;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private expiry: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly request: StreamRequest,
+    private readonly res: Response,
+    private readonly bufferBytes: number,
+    private readonly logger: Logger,
+  ) {
+    this.username = request.caller.username;
+    this.keyHash = request.keyHash;
+    this.ended = new Promise((resolve) => (this.finish = resolve));
+    res.once("close", () => this.end());
+  }
+
+  /** Sends the head: status, headers, the retry hint, and the position (an id without an event) when starting from now. */
+  begin(from: EventKey, keyExpiresAt: number | undefined): void {
+    this.position = from;
+    this.sent = from;
+    this.keyChanged(true, keyExpiresAt);
+    const res = this.res;
+    res.status(200);
+    res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
+    res.setHeader("Cache-Control", "no-cache, no-transform");
+    // Proxies that buffer (nginx) send each event as it comes.
+    res.setHeader("X-Accel-Buffering", "no");
+    res.flushHeaders();
+    res.socket?.setNoDelay(true);
+    this.write(`retry: ${RETRY_MS}\n${this.request.resumeAfter ? "" : `id: ${encodeEventId(from)}\n`}\n`);
+    this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  /** Reads from the outbox until the stream reaches the tail, one page at a time as the client takes them; then goes live. */
+  async catchUp(hub: Tail): Promise<void> {
+    try {
+      while (!this.done) {
+        const upTo = hub.position;
+        if (compareKeys(this.position, upTo) >= 0) {
+          // Nothing between: from now on the tail's events come to live() (no wait between this check and the switch).
+          this.catchingUp = false;
+          return;
+        }
+        const events = await hub.readRange(this.position, upTo, this.request.types);
+        for (const event of events) this.write(event.frame);
+        this.position = events.length === 0 || events.length < PAGE ? upTo : events.at(-1)!.key;
+        if (events.length > 0) this.sent = events.at(-1)!.key;
+        await this.drained();
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, "event stream: reading the outbox failed; stream closed, the client resumes");
+      this.res.destroy();
+    }
+  }
+
+  /** An event from the tail, in order. */
+  live(event: StreamEvent): void {
+    if (this.done || this.catchingUp || compareKeys(event.key, this.position) <= 0) return;
+    this.position = event.key;
+    if (!this.request.types.has(event.type)) return;
+    this.sent = event.key;
+    this.write(event.frame);
+  }
+
+  /** The key's state changed: the stream ends when it no longer authenticates, or when its grace period ends. */
+  keyChanged(valid: boolean, until: number | undefined): void {
+    clearTimeout(this.expiry);
+    if (!valid) {
+      this.end();
+      return;
+    }
+    if (until !== undefined) {
+      this.expiry = setTimeout(() => this.end(), Math.max(0, until - Date.now()));
+      this.expiry.unref();
+    }
+  }
+
+  /** Ends the stream cleanly: what was written is sent, then the response ends. */
+  end(): void {
+    if (this.done) return;
+    this.done = true;
+    clearInterval(this.heartbeat);
+    clearTimeout(this.expiry);
+    if (!this.res.writableEnded && !this.res.destroyed) this.res.end();
+    this.finish();
+  }
+
+  private beat(): void {
+    // The position moves past events of other types too: sent as an id, a resume does not read them again.
+    const moved = compareKeys(this.position, this.sent) !== 0 && !this.catchingUp;
+    if (moved) this.sent = this.position;
+    this.write(moved ? `: heartbeat\nid: ${encodeEventId(this.position)}\n\n` : `: heartbeat\n\n`);
+  }
+
+  private write(chunk: string): void {
+    if (this.done || this.res.destroyed) return;
+    this.res.write(chunk);
+    if (this.res.writableLength > this.bufferBytes) {
+      // A reader this slow would make the instance hold every event for it: it resumes from its last id instead.
+      this.logger.warn({ user: this.username, heldBytes: this.res.writableLength }, "event stream reader too slow: stream closed, the client resumes");
+      this.done = true;
+      clearInterval(this.heartbeat);
+      clearTimeout(this.expiry);
+      this.res.destroy();
+      this.finish();
+    }
+  }
+
+  private drained(): Promise<void> {
+    const res = this.res;
+    if (!res.writableNeedDrain || res.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        res.off("drain", done);
+        res.off("close", done);
+        resolve();
+      };
+      res.on("drain", done);
+      res.on("close", done);
+    });
+  }
+}

@@ -1,0 +1,237 @@
+import net from "node:net";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { EventHub } from "../src/events/hub.js";
+import { startTestApp, type TestApp } from "./helpers/app.js";
+import { onPostgres } from "./helpers/database.js";
+import { makePlayer } from "./helpers/fixtures.js";
+import { openStream, type SseClient } from "./helpers/sse.js";
+
+/**
+ * GET /api/events in one process (PGlite, or PostgreSQL when DATABASE_URL is
+ * set): events as the API's writes commit, resuming, who may see what, the
+ * limits. Across instances: events-instances.test.ts.
+ */
+let t: TestApp;
+let keyB: string;
+let keyC: string;
+let playerId: number;
+const open: SseClient[] = [];
+
+const stream = async (key: string | undefined, query = "", headers: Record<string, string> = {}) => {
+  const s = await openStream(t.url, key, query, headers);
+  open.push(s);
+  return s;
+};
+let nextReward = 1;
+const reward = async (rewardId = nextReward++) => {
+  const res = await fetch(`${t.url}/api/website/create-reward-log`, {
+    method: "POST",
+    headers: { "X-API-Key": keyB, "Content-Type": "application/json" },
+    body: JSON.stringify({ playerId, rewardId }),
+  });
+  expect(res.status).toBe(201);
+  return rewardId;
+};
+const rewardIds = (s: SseClient) => s.events.filter((e) => e.event === "reward_log.created").map((e) => (JSON.parse(e.data) as { data: { rewardId: number } }).data.rewardId);
+
+beforeAll(async () => {
+  t = await startTestApp({ env: { EVENTS_STREAMS_PER_USER: "3" } });
+  keyB = await t.key("user-B");
+  keyC = await t.key("user-C");
+  playerId = (await makePlayer(t.database.db.prisma)).id;
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe("GET /api/events", () => {
+  it("when writes commit, then each comes as an event: increasing id, its type, the webhook body as data; a retry hint and the position first", async () => {
+    const s = await stream(keyB, "types=reward_log.created");
+    expect(s.status).toBe(200);
+    expect(s.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
+    expect(s.headers["cache-control"]).toBe("no-cache, no-transform");
+    await s.waitFor("the position", () => s.lastId !== "");
+    expect(s.retry).toBe(2000);
+    expect(s.lastId).toMatch(/^[0-9a-f]{32}$/);
+    const first = s.lastId;
+    const ids = [await reward(), await reward(), await reward()];
+    await s.waitFor("three events", () => s.events.length === 3);
+    expect(rewardIds(s)).toEqual(ids);
+    const body = JSON.parse(s.events[0]!.data) as Record<string, unknown>;
+    expect(Object.keys(body)).toEqual(["type", "timestamp", "data"]);
+    expect(body).toMatchObject({ type: "reward_log.created", data: { playerId, rewardId: ids[0] } });
+    // The same bytes a webhook receiver gets: the record as the API answers it, in its field order.
+    expect(Object.keys(body.data as object)).toEqual(["id", "playerId", "rewardId", "rewardedAt"]);
+    const sorted = [first, ...s.events.map((e) => e.id)];
+    expect([...sorted].sort()).toEqual(sorted);
+    expect(new Set(sorted).size).toBe(4);
+  });
+
+  it("when a client reconnects with Last-Event-ID (or lastEventId), then every event since comes, once, in order", async () => {
+    const s = await stream(keyB, "types=reward_log.created");
+    await s.waitFor("the position", () => s.lastId !== "");
+    const before = [await reward(), await reward()];
+    await s.waitFor("two events", () => s.events.length === 2);
+    const resumeFrom = s.events[0]!.id;
+    await s.close();
+    const after = [await reward(), await reward()];
+    const byHeader = await stream(keyB, "types=reward_log.created", { "Last-Event-ID": resumeFrom });
+    const byQuery = await stream(keyB, `types=reward_log.created&lastEventId=${resumeFrom}`);
+    for (const resumed of [byHeader, byQuery]) {
+      await resumed.waitFor("three events", () => resumed.events.length >= 3);
+      expect(rewardIds(resumed)).toEqual([before[1], ...after]);
+    }
+    // Then live, without a gap or a repeat.
+    const live = await reward();
+    await byHeader.waitFor("the live event", () => byHeader.events.length === 4);
+    expect(rewardIds(byHeader)).toEqual([before[1], ...after, live]);
+  });
+
+  it.skipIf(!onPostgres)("when an event commits after a later one was written, then neither is sent before both can be, and a resume misses neither", async () => {
+    const s = await stream(keyB, "types=reward_log.created");
+    await s.waitFor("the position", () => s.lastId !== "");
+    const prisma = t.database.db.prisma;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let began!: () => void;
+    const begun = new Promise<void>((r) => (began = r));
+    // A transaction that writes its event first, and commits last.
+    const slow = prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`INSERT INTO webhook_events (type, data) VALUES ('reward_log.created', '{"rewardId":-1}')`;
+      began();
+      await held;
+    }, { timeout: 20_000 });
+    await begun;
+    const fast = await reward();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(s.events).toEqual([]);
+    release();
+    await slow;
+    await s.waitFor("both events", () => s.events.length === 2);
+    expect(s.events.map((e) => (JSON.parse(e.data) as { data: { rewardId: number } }).data.rewardId)).toEqual([-1, fast]);
+  });
+
+  it("when the resume point is past the retention or not from this database, then 410 before the stream starts", async () => {
+    const s = await stream(keyB, "", { "Last-Event-ID": "7fffffffffffffff0000000000000001" });
+    expect(s.status).toBe(410);
+    expect(JSON.parse(s.body)).toEqual({ code: 410, message: expect.stringMatching(/^Last-Event-ID: the stream cannot resume after this event/) });
+    // An event whose time is past the retention (30 days).
+    const live = await stream(keyB, "types=reward_log.created");
+    await reward();
+    await live.waitFor("an event", () => live.events.length === 1);
+    await t.database.db.prisma.$executeRaw`UPDATE webhook_events SET "createdAt" = now() - interval '30 days' WHERE id = ${BigInt(`0x${live.events[0]!.id.slice(16)}`)}`;
+    expect((await stream(keyB, "", { "Last-Event-ID": live.events[0]!.id })).status).toBe(410);
+  });
+
+  it("when the id sent is not one this service sends, or two differ, then 400 naming it", async () => {
+    const bad = await stream(keyB, "", { "Last-Event-ID": "42" });
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body).message).toMatch(/^Last-Event-ID: expected the id of an event this stream sent/);
+    const both = await stream(keyB, `lastEventId=${"0".repeat(31)}1`, { "Last-Event-ID": `${"0".repeat(31)}2` });
+    expect(both.status).toBe(400);
+    expect(JSON.parse(both.body).message).toMatch(/^lastEventId: differs from the Last-Event-ID header/);
+    const unknown = await stream(keyB, "types=reward_log.created,reward.deleted");
+    expect(unknown.status).toBe(400);
+    expect(JSON.parse(unknown.body).message).toMatch(/^types: unknown event type 'reward.deleted'; expected any of reward_log.created/);
+  });
+
+  it("when a caller asks for a type it may not see, then 403 naming it; without a key 401; by default, every type it may see", async () => {
+    // user-C (group C) may read cosmetics, players and parkour maps, but call neither create-reward-log nor update-world.
+    const refused = await stream(keyC, "types=cosmetic.updated,reward_log.created,world.updated");
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body)).toEqual({ code: 403, message: expect.stringMatching(/^types: this API user may not subscribe to reward_log.created, world.updated /) });
+    expect((await stream(undefined)).status).toBe(401);
+    const allOfC = await stream(keyC);
+    expect(allOfC.status).toBe(200);
+    await allOfC.waitFor("the position", () => allOfC.lastId !== "");
+    await reward();
+    await t.database.db.prisma.$executeRaw`SELECT 1`;
+    const cosmetic = await t.database.db.prisma.cosmetic.create({
+      data: { name: `events-${Date.now()}`, type: "hat", rarity: "rare", game: "lobby", argumentFr: "", argumentEn: "", image: "x.png" },
+    });
+    const update = await fetch(`${t.url}/api/cosmetic/update-cosmetic`, {
+      method: "PATCH",
+      headers: { "X-API-Key": keyB, "Content-Type": "application/json" },
+      body: JSON.stringify({ id: cosmetic.id, price: 5 }),
+    });
+    expect(update.status).toBe(200);
+    await allOfC.waitFor("the cosmetic event", () => allOfC.events.length === 1);
+    // The reward before it was not for user-C.
+    expect(allOfC.events.map((e) => e.event)).toEqual(["cosmetic.updated"]);
+  });
+
+  it("when a user holds EVENTS_STREAMS_PER_USER streams, then another is 429 with Retry-After, until one closes", async () => {
+    const held = [await stream(keyB), await stream(keyB), await stream(keyB)];
+    expect(held.map((s) => s.status)).toEqual([200, 200, 200]);
+    const fourth = await stream(keyB);
+    expect(fourth.status).toBe(429);
+    expect(fourth.headers["retry-after"]).toBe("5");
+    expect(JSON.parse(fourth.body).message).toBe("This API user already has 3 event streams open on this instance: close one, or retry in 5 s");
+    // Another user is not counted with it.
+    expect((await stream(keyC)).status).toBe(200);
+    await held[0]!.close();
+    await waitUntil(() => t.events.size === 3);
+    expect((await stream(keyB)).status).toBe(200);
+  });
+
+  it("when the stream's key is revoked, then the stream ends within a second", async () => {
+    const key = await t.key("user-A");
+    const s = await stream(key);
+    await s.waitFor("the position", () => s.lastId !== "");
+    const revokedAt = Date.now();
+    await t.users.revoke("user-A");
+    await s.end;
+    expect(Date.now() - revokedAt).toBeLessThan(1_000);
+    expect((await stream(key)).status).toBe(401);
+  });
+
+  it("when a reader takes nothing while events pile up, then its stream is closed once EVENTS_BUFFER_BYTES wait, and it resumes from its last event", async () => {
+    const small = await startTestApp({ database: t.database, env: { EVENTS_BUFFER_BYTES: "16384" } });
+    try {
+      const port = new URL(small.url).port;
+      // A client that sends its request and never reads: what the server writes piles up.
+      const socket = net.connect(Number(port), "127.0.0.1");
+      socket.write(`GET /api/events?types=reward_log.created HTTP/1.1\r\nHost: x\r\nX-API-Key: ${keyB}\r\n\r\n`);
+      socket.pause();
+      await waitUntil(() => small.events.size === 1);
+      // 40 MB of events, more than any socket buffer holds.
+      await t.database.db.prisma.$executeRaw`
+        INSERT INTO webhook_events (type, data)
+        SELECT 'reward_log.created', json_build_object('pad', repeat('x', 100000), 'n', n)::text FROM generate_series(1, 400) n`;
+      await waitUntil(() => small.events.size === 0, 20_000);
+      const cut = small.logs.lines.find((l) => l.msg === "event stream reader too slow: stream closed, the client resumes");
+      expect(cut).toBeDefined();
+      // What the server held for it: the buffer, and at most the one event that went over it.
+      expect(cut!.heldBytes as number).toBeLessThan(16_384 + 101_000);
+      socket.destroy();
+    } finally {
+      await small.close();
+    }
+  }, 30_000);
+
+  it("when the instance stops, then its streams end (clients reconnect elsewhere) and a new one is refused", async () => {
+    const hub = new EventHub(t.database.db, t.config, { warn: () => undefined } as never);
+    const stopping = await startTestApp({ database: t.database, events: hub });
+    try {
+      const s = await openStream(stopping.url, keyB);
+      await s.waitFor("the position", () => s.lastId !== "");
+      await hub.close();
+      await s.end;
+      const refused = await openStream(stopping.url, keyB);
+      expect(refused.status).toBe(503);
+    } finally {
+      await stopping.close();
+    }
+  });
+});
+
+async function waitUntil(test: () => boolean, ms = 5_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!test()) {
+    if (Date.now() > until) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

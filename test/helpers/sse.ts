@@ -1,0 +1,117 @@
+import http from "node:http";
+
+/**
+ * A resume point no database has: GET /api/events answers it 410 once the key and the types passed,
+ * so that the generic tests of every route (auth, fuzz, headers) get an answer that ends, rather than
+ * a stream that never does.
+ */
+export const EXPIRED_EVENT_ID = "7fffffffffffffff0000000000000001";
+
+export interface SseEvent {
+  id: string;
+  event: string;
+  data: string;
+}
+
+/**
+ * One GET /api/events, read as a client would (the WHATWG parsing rules for
+ * the fields it uses): its status, headers, the events, the last id (an id
+ * alone moves it too), the comments, and whether the server ended it.
+ */
+export class SseClient {
+  status = 0;
+  headers: http.IncomingHttpHeaders = {};
+  /** The body of an answer that was not a stream (a 4xx), as text. */
+  body = "";
+  readonly events: SseEvent[] = [];
+  readonly comments: string[] = [];
+  lastId = "";
+  retry: number | undefined;
+  /** Set when the connection ended, by the server or by close(). */
+  ended = false;
+  private request: http.ClientRequest;
+  private response: http.IncomingMessage | undefined;
+  private readonly opened: Promise<void>;
+  private readonly closed: Promise<void>;
+
+  constructor(url: string, headers: Record<string, string>) {
+    let resolveOpen!: () => void;
+    let resolveClosed!: () => void;
+    this.opened = new Promise((r) => (resolveOpen = r));
+    this.closed = new Promise((r) => (resolveClosed = r));
+    const done = () => {
+      this.ended = true;
+      resolveOpen();
+      resolveClosed();
+    };
+    this.request = http.get(url, { headers: { Accept: "text/event-stream", ...headers } }, (res) => {
+      this.response = res;
+      this.status = res.statusCode ?? 0;
+      this.headers = res.headers;
+      res.setEncoding("utf8");
+      let buffer = "";
+      let event: Partial<SseEvent> = {};
+      let data: string[] = [];
+      res.on("data", (chunk: string) => {
+        if (this.status !== 200) {
+          this.body += chunk;
+          return;
+        }
+        buffer += chunk;
+        let newline: number;
+        while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
+          const line = buffer.slice(0, newline);
+          buffer = buffer.slice(newline + (buffer.startsWith("\r\n", newline) ? 2 : 1));
+          if (line === "") {
+            if (data.length > 0) this.events.push({ id: this.lastId, event: event.event ?? "message", data: data.join("\n") });
+            event = {};
+            data = [];
+          } else if (line.startsWith(":")) this.comments.push(line.slice(1).trim());
+          else {
+            const colon = line.indexOf(":");
+            const field = colon < 0 ? line : line.slice(0, colon);
+            const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+            if (field === "id") this.lastId = value;
+            else if (field === "event") event.event = value;
+            else if (field === "data") data.push(value);
+            else if (field === "retry") this.retry = Number(value);
+          }
+        }
+      });
+      res.on("close", done);
+      resolveOpen();
+    });
+    this.request.on("error", done);
+  }
+
+  /** Resolves once the status and headers came (or the connection failed). */
+  async ready(): Promise<this> {
+    await this.opened;
+    if (this.status !== 200) await this.closed;
+    return this;
+  }
+
+  async waitFor(what: string, test: () => boolean, ms = 10_000): Promise<void> {
+    const until = Date.now() + ms;
+    while (!test()) {
+      if (Date.now() > until) throw new Error(`timed out waiting for ${what} (${this.events.length} events, ended: ${this.ended})`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  /** Resolves once the connection has ended. */
+  get end(): Promise<void> {
+    return this.closed;
+  }
+
+  close(): Promise<void> {
+    this.response?.destroy();
+    this.request.destroy();
+    return this.closed;
+  }
+}
+
+/** Opens a stream on `base` (http://host:port) with the key and the query given. */
+export function openStream(base: string, key: string | undefined, query = "", headers: Record<string, string> = {}): Promise<SseClient> {
+  return new SseClient(`${base}/api/events${query ? `?${query}` : ""}`, { ...(key ? { "X-API-Key": key } : {}), ...headers }).ready();
+}
