@@ -9,7 +9,7 @@
 //   throughput: `--burst` reward logs at `--concurrency` at once, spread over the instances; writes/s,
 //            and deliveries/s from the first write to the last receipt.
 // Writes the section between its markers in bench/results.md. Load goes to 127.0.0.1 only.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -18,6 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { startService as startServiceOn } from "./service.js";
 import { openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
 import { createLogger } from "../src/logger.js";
@@ -63,44 +64,7 @@ const receiver = createServer((req, res) => {
   });
 });
 
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, "127.0.0.1");
-  await new Promise((r) => probe.once("listening", r));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((r) => probe.close(r));
-  return port;
-}
-
-async function startService(): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: dbUrl,
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      METRICS_PORT: "off",
-      LOG_LEVEL: "warn",
-      RATE_LIMIT_PER_MINUTE: "0",
-      AUTH_FAILURES_PER_MINUTE: "0",
-      WEBHOOKS_ALLOW_PRIVATE: "true",
-      REDIS_URL: "",
-    },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return { child, url };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("service did not become ready");
-}
+const startService = () => startServiceOn(dbUrl, { WEBHOOKS_ALLOW_PRIVATE: "true" });
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const round = (n: number) => (n < 10 ? n.toFixed(1) : String(Math.round(n)));

@@ -1,5 +1,6 @@
 import type { Response } from "express";
 import type { Caller } from "../auth/caller.js";
+import { taken } from "../http/send.js";
 import type { Logger } from "../logger.js";
 import { compareKeys, encodeEventId, ZERO_KEY, type EventKey } from "./event-id.js";
 import { PAGE, type StreamEvent } from "./outbox.js";
@@ -88,7 +89,7 @@ export class Stream {
         for (const event of events) this.write(event.frame);
         this.position = events.length === 0 || events.length < PAGE ? upTo : events.at(-1)!.key;
         if (events.length > 0) this.sent = events.at(-1)!.key;
-        await this.drained();
+        await taken(this.res);
       }
     } catch (error) {
       this.logger.warn({ err: error }, "event stream: reading the outbox failed; stream closed, the client resumes");
@@ -147,19 +148,5 @@ export class Stream {
       this.res.destroy();
       this.finish();
     }
-  }
-
-  private drained(): Promise<void> {
-    const res = this.res;
-    if (!res.writableNeedDrain || res.destroyed) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        res.off("drain", done);
-        res.off("close", done);
-        resolve();
-      };
-      res.on("drain", done);
-      res.on("close", done);
-    });
   }
 }

@@ -1,4 +1,5 @@
 import { nextLink } from "./next-link.js";
+import { taken } from "./send.js";
 import type { Request, Response } from "express";
 import { ALL_ROWS, readBatch, writtenSince, type BatchQuery } from "../db/list-query.js";
 import type { AppDeps } from "../deps.js";
@@ -165,18 +166,4 @@ async function stream(
     logFailure(error);
     res.destroy();
   }
-}
-
-/** Resolves once what was written has been taken by the connection, or the connection is gone. */
-function taken(res: Response): Promise<void> {
-  if (!res.writableNeedDrain || res.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
 }

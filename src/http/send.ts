@@ -14,3 +14,17 @@ export function sendJsonText(res: Response, status: number, text: string): void 
   res.setHeader("Content-Length", String(Buffer.byteLength(text)));
   res.end(text);
 }
+
+/** Resolves once what was written has been taken by the connection, or the connection is gone (backpressure). */
+export function taken(res: Response): Promise<void> {
+  if (!res.writableNeedDrain || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
