@@ -3,17 +3,9 @@ import { CALLER_GROUPS, type CallerGroup } from "../../config.js";
 import { decodeEventId } from "../../events/event-id.js";
 import { HEARTBEAT_MS, RETRY_MS } from "../../events/stream.js";
 import { errors } from "../../errors.js";
-import { defineRoute, EventStreamAnswer, type RouteSpec } from "../../http/route.js";
+import { defineRoute, EventStreamAnswer } from "../../http/route.js";
 import { IMPORT_KINDS, WEBHOOK_EVENTS } from "../../webhooks/events.js";
-import { cosmeticRoutes } from "../cosmetic/routes.js";
-import { formRoutes } from "../form/routes.js";
-import { infectedRoutes } from "../infected/routes.js";
-import { inscriptionRoutes } from "../inscription/routes.js";
-import { parkourRoutes } from "../parkour/routes.js";
-import { playerRoutes } from "../player/routes.js";
-import { rewardLogRoutes } from "../reward-log/routes.js";
-import { temporaryItemRoutes } from "../temporary-item/routes.js";
-import { worldRoutes } from "../world/routes.js";
+import { dataRoutes } from "../data-routes.js";
 
 /**
  * Who may see an event: whoever may call the route that reads or writes its
@@ -32,17 +24,6 @@ const ROUTE_OF_KIND: Record<(typeof IMPORT_KINDS)[keyof typeof IMPORT_KINDS] | "
   api_user: "/inscription",
 };
 
-const dataRoutes: readonly RouteSpec[] = [
-  ...playerRoutes,
-  ...cosmeticRoutes,
-  ...formRoutes,
-  ...infectedRoutes,
-  ...temporaryItemRoutes,
-  ...rewardLogRoutes,
-  ...inscriptionRoutes,
-  ...worldRoutes,
-  ...parkourRoutes,
-];
 
 /** Each event type with the caller groups that may subscribe to it. */
 export const EVENT_CALLERS: ReadonlyMap<string, readonly CallerGroup[]> = new Map(
