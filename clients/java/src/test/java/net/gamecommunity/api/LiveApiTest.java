@@ -227,7 +227,7 @@ class LiveApiTest {
     ListSync.Result<ParkourMap> first = maps.sync().join();
     assertTrue(first.full());
     assertEquals(seeded("parkourMaps", ParkourMap.class), first.changed());
-    assertTrue(maps.token().startsWith("s1."));
+    assertTrue(maps.token().startsWith("s2."));
     assertFalse(maps.sync().join().full());
     assertEquals(seeded("parkourMaps", ParkourMap.class), List.copyOf(new java.util.TreeMap<>(maps.rows()).values()));
     for (ListSync<?, ?> sync : List.of(a.allPlayersSync(), a.infectedStatsSync(), a.activeItemsSync(), a.fullPlayersByGradeIdSync(1))) {
