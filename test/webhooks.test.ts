@@ -384,7 +384,6 @@ describe("webhooks", () => {
     expect(listed.stdout).not.toContain(secret);
     const json = JSON.parse((await cli(["webhook", "list", "--json"])).stdout) as { id: number; events: string[] }[];
     expect(json.find((e) => e.id === id)?.events).toEqual(["world.updated", "cosmetic.updated"]);
-    expect(JSON.stringify(await t.database.db.prisma.webhookEndpoint.findMany())).not.toContain(secret.slice(6, 30) + "X");
     expect((await cli(["webhook", "remove", String(id)])).stdout).toContain(`Removed webhook ${id}`);
     expect((await cli(["webhook", "remove", String(id)])).stderr).toMatch(/Webhook \d+ not found/);
     expect((await cli(["webhook", "remove", "abc"])).stderr).toMatch(/Invalid webhook id 'abc'/);
