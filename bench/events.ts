@@ -8,14 +8,12 @@
 // instance and reports its RSS before and after (Linux /proc). Writes the section between its markers in
 // bench/results.md. Load goes to 127.0.0.1 only.
 import type { ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
-import { startService as startServiceOn } from "./service.js";
+import { scratchDatabase, startService as startServiceOn } from "./service.js";
 import { openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
 import { createLogger } from "../src/logger.js";
@@ -29,22 +27,8 @@ const { values } = parseArgs({
   },
 });
 const root = path.resolve(import.meta.dirname, "..");
-const serverUrl = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const name = `bench_events_${randomBytes(4).toString("hex")}`;
-const dbUrl = (() => {
-  const u = new URL(serverUrl);
-  u.pathname = `/${name}`;
-  return u.toString();
-})();
-const admin = async (sql: string) => {
-  const c = new pg.Client({ connectionString: serverUrl });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-};
+const scratch = scratchDatabase("bench_events");
+const dbUrl = scratch.url;
 
 const startService = () => startServiceOn(dbUrl, { EVENTS_STREAMS_PER_USER: "1000" });
 
@@ -78,7 +62,7 @@ function openStream(url: string, key: string, agent: http.Agent, onEvent?: (data
 }
 
 async function main(): Promise<void> {
-  await admin(`CREATE DATABASE "${name}"`);
+  await scratch.create();
   const services: ChildProcess[] = [];
   const streams: http.ClientRequest[] = [];
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
@@ -166,7 +150,7 @@ async function main(): Promise<void> {
     for (const child of services) child.kill("SIGTERM");
     await Promise.all(services.map((child) => new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)))));
     await db.close();
-    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await scratch.drop();
   }
 }
 

@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import pg from "pg";
 
 /** A service process (src/main.ts through tsx) for the benchmarks that need whole instances: webhooks.ts, events.ts. */
 const root = path.resolve(import.meta.dirname, "..");
@@ -44,4 +46,22 @@ export async function startService(databaseUrl: string, env: Record<string, stri
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error("service did not become ready");
+}
+
+/** A database of the benchmark's own on the PostgreSQL server of DATABASE_URL (the local one by default): made, then dropped. */
+export function scratchDatabase(prefix: string): { url: string; create(): Promise<void>; drop(): Promise<void> } {
+  const serverUrl = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+  const name = `${prefix}_${randomBytes(4).toString("hex")}`;
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: serverUrl });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  return { url: url.toString(), create: () => admin(`CREATE DATABASE "${name}"`), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }

@@ -10,15 +10,13 @@
 //            and deliveries/s from the first write to the last receipt.
 // Writes the section between its markers in bench/results.md. Load goes to 127.0.0.1 only.
 import type { ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
-import { startService as startServiceOn } from "./service.js";
+import { scratchDatabase, startService as startServiceOn } from "./service.js";
 import { openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
 import { createLogger } from "../src/logger.js";
@@ -35,22 +33,8 @@ const { values } = parseArgs({
   },
 });
 const root = path.resolve(import.meta.dirname, "..");
-const serverUrl = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const name = `bench_webhooks_${randomBytes(4).toString("hex")}`;
-const dbUrl = (() => {
-  const u = new URL(serverUrl);
-  u.pathname = `/${name}`;
-  return u.toString();
-})();
-const admin = async (sql: string) => {
-  const c = new pg.Client({ connectionString: serverUrl });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-};
+const scratch = scratchDatabase("bench_webhooks");
+const dbUrl = scratch.url;
 
 const received = new Map<number, number>(); // rewardId → receipt (ms, performance.now)
 const receiver = createServer((req, res) => {
@@ -79,7 +63,7 @@ async function waitFor(test: () => boolean, ms: number): Promise<void> {
 
 async function main(): Promise<void> {
   const instances = Number(values.instances);
-  await admin(`CREATE DATABASE "${name}"`);
+  await scratch.create();
   const services: ChildProcess[] = [];
   const db = openDatabase({ kind: "postgres", url: dbUrl, poolMax: 2 });
   try {
@@ -175,7 +159,7 @@ async function main(): Promise<void> {
     await Promise.all(services.map((s) => new Promise((r) => (s.exitCode !== null ? r(null) : s.once("exit", r)))));
     receiver.close();
     await db.close();
-    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await scratch.drop();
   }
 }
 
