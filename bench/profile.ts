@@ -37,9 +37,16 @@ const { values: args } = parseArgs({
 });
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 const SERVER_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const PATHS: Record<string, () => string> = {
-  "get-player-by-nick": () => `/api/player/get-player-by-nick?nick=Player${Math.floor(Math.random() * 10000)}`,
-  "get-cosmetic": () => `/api/cosmetic/get-cosmetic?id=${1 + Math.floor(Math.random() * 1000)}`,
+let rewardId = 5_000_000;
+/** The request of each route profiled: a point read, or a write whose reward ids never repeat. */
+const REQUESTS: Record<string, () => { method: "GET" | "POST"; path: string; body?: string }> = {
+  "get-player-by-nick": () => ({ method: "GET", path: `/api/player/get-player-by-nick?nick=Player${Math.floor(Math.random() * 10000)}` }),
+  "get-cosmetic": () => ({ method: "GET", path: `/api/cosmetic/get-cosmetic?id=${1 + Math.floor(Math.random() * 1000)}` }),
+  "create-reward-log": () => ({
+    method: "POST",
+    path: "/api/website/create-reward-log",
+    body: JSON.stringify({ playerId: 1 + Math.floor(Math.random() * 10000), rewardId: rewardId++ }),
+  }),
 };
 
 async function admin(sql: string) {
@@ -79,11 +86,15 @@ try {
     if (await fetch(`${base}/api/parkour/get-all-maps`, { headers: { "X-API-Key": key } }).then((r) => r.ok, () => false)) break;
     await new Promise((r) => setTimeout(r, 200));
   }
-  const makePath = PATHS[args.route ?? "get-player-by-nick"]!;
+  const makeRequest = REQUESTS[args.route ?? "get-player-by-nick"];
+  if (!makeRequest) throw new Error(`--route: one of ${Object.keys(REQUESTS).join(", ")}`);
+  // The profile's clock is CLOCK_MONOTONIC in µs, as process.hrtime is: only samples taken under load count, not start-up.
+  const loadStart = Number(process.hrtime.bigint() / 1000n);
   const result = await autocannon({
-    url: base, connections: 32, duration: Number(args.seconds), headers: { "X-API-Key": key },
-    requests: [{ method: "GET", setupRequest: (req) => ({ ...req, path: makePath() }) }],
+    url: base, connections: 32, duration: Number(args.seconds), headers: { "X-API-Key": key, "Content-Type": "application/json" },
+    requests: [{ setupRequest: (req) => ({ ...req, ...makeRequest() }) }],
   });
+  const loadEnd = Number(process.hrtime.bigint() / 1000n);
   const exited = new Promise((r) => service.on("exit", r));
   service.kill("SIGTERM");
   await exited;
@@ -92,8 +103,16 @@ try {
   if (unexpected) console.warn(`${unexpected} answers were not 2xx: the profile is not of the route's normal answer`);
   type Node = { id: number; callFrame: { url: string; functionName: string; lineNumber: number }; hitCount: number };
   const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))!;
-  const profile = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as { nodes: Node[]; startTime: number; endTime: number; samples: number[] };
+  const profile = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as { nodes: Node[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] };
   const interval = (profile.endTime - profile.startTime) / profile.samples.length; // µs per sample
+  // Hits counted again from the samples taken while the load ran.
+  const hits = new Map<number, number>();
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i]!;
+    if (at >= loadStart && at <= loadEnd) hits.set(id, (hits.get(id) ?? 0) + 1);
+  });
+  for (const n of profile.nodes) n.hitCount = hits.get(n.id) ?? 0;
   const bucket = (u: string, fn: string) => {
     if (!u) return fn === "(idle)" ? "idle" : fn === "(garbage collector)" ? "garbage collection" : "node (native)";
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u);

@@ -17,7 +17,7 @@ import { buildOpenApiDocument } from "./http/openapi.js";
 import { createRateLimits, type RateLimitKind } from "./http/rate-limit.js";
 import { parseQueryString } from "./http/query.js";
 import { requestLifecycle } from "./http/request-context.js";
-import { registerRoutes } from "./http/register-routes.js";
+import { directRoutes, registerRoutes } from "./http/register-routes.js";
 import type { RouteSpec } from "./http/route.js";
 import type { Redis } from "./redis.js";
 import { apiRoutes } from "./resources/index.js";
@@ -125,10 +125,6 @@ export function createApp(options: AppOptions): Express {
     if (lifecycle.stopping) this.setHeader("Connection", "close");
     return writeHead.apply(this, args);
   } as typeof app.response.writeHead;
-  app.use(requestLifecycle(logger, (req, res, seconds) => metrics.requestFinished(req, res, seconds)));
-  healthRoutes(app, db, lifecycle);
-  app.use(consoleRouter());
-
   const api = express.Router();
   api.use(Metrics.mountPoint());
   const limits = createRateLimits({
@@ -141,9 +137,15 @@ export function createApp(options: AppOptions): Express {
     },
     onCountingLocally: (locally) => metrics.rateLimitCountingLocally(locally),
   });
-  registerRoutes(api, routes, deps, limits);
+  const compiled = registerRoutes(api, routes, deps, limits);
   // After the routes: a route's request need not pass through the documents' router on its way.
   api.use(docsRouter(buildOpenApiDocument(routes), config.publicUrl));
+
+  app.use(requestLifecycle(logger, (req, res, seconds) => metrics.requestFinished(req, res, seconds)));
+  // The routes' own requests, by exact path, before any router: the rest goes on below.
+  app.use(directRoutes("/api", compiled));
+  healthRoutes(app, db, lifecycle);
+  app.use(consoleRouter());
   app.use("/api", api);
 
   // A path that is a route once /api is put in front: the caller forgot the prefix, and is told so.

@@ -70,7 +70,9 @@ export class Metrics {
 
   /** Times a request once answered (request-context.ts calls it); the route label is the declared path, so URLs with values do not explode the series. */
   requestFinished(req: Request, res: Response, seconds: number): void {
-    const route = req.route ? `${mountOf(res.locals)}${String((req.route as { path: unknown }).path)}` : "unmatched";
+    // A compiled route names itself (http/register-routes.ts); other routers' routes are named by Express.
+    const named = (res.locals as { route?: string }).route;
+    const route = named ?? (req.route ? `${mountOf(res.locals)}${String((req.route as { path: unknown }).path)}` : "unmatched");
     this.requests.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
   }
 

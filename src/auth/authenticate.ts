@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { Request, Response } from "express";
 import type { CallerGroup } from "../config.js";
 import type { AppDeps } from "../deps.js";
 import { errors, type ApiError } from "../errors.js";
@@ -12,10 +12,17 @@ declare module "express-serve-static-core" {
   }
 }
 
-/** The rate limits around the key check: the one on failed authentication, and middleware run once the caller is known. */
+/**
+ * One step of a route's request path (http/register-routes.ts compiles a
+ * route's steps into one handler): it passes by returning, refuses by
+ * throwing the answer. Returns a promise only when it has to wait.
+ */
+export type Step = (req: Request, res: Response) => void | Promise<void>;
+
+/** The rate limits around the key check: the one on failed authentication, and steps run once the caller is known. */
 export interface AuthenticationGuards {
   failures?: FailedAuthentications | undefined;
-  after: RequestHandler[];
+  after: Step[];
 }
 
 /** A limit on failed authentication by client address (http/rate-limit.ts), consulted by the key check. */
@@ -42,8 +49,8 @@ export type Admission = { over: false; check: "database" } | { over: true; retry
 const OPEN: Admission = { over: false, check: "database" };
 
 /** The key check: sets req.caller, or answers 401 (429 for an address over its failure budget, 403 for a refused address). */
-export function authenticate(deps: AppDeps, failures: FailedAuthentications | undefined): RequestHandler {
-  return async (req: Request, res: Response, next: NextFunction) => {
+export function authenticate(deps: AppDeps, failures: FailedAuthentications | undefined): Step {
+  return async (req: Request, res: Response) => {
     const key = presentedKey(req);
     // Hashed only if the failure limit needs it: most requests have a good key from an address in good standing.
     let hashed: string | undefined;
@@ -71,15 +78,13 @@ export function authenticate(deps: AppDeps, failures: FailedAuthentications | un
       await refuseAddress(deps, caller, req.ip, ctx?.requestId);
       throw errors.addressNotAllowed();
     }
-    next();
   };
 }
 
 /** The allow-list of a route: 403 unless the caller is in one of its groups. */
-export function authorize(callers: readonly CallerGroup[], deps: AppDeps): RequestHandler {
-  return (req: Request, _res: Response, next: NextFunction) => {
+export function authorize(callers: readonly CallerGroup[], deps: AppDeps): Step {
+  return (req: Request) => {
     if (!deps.callers.may(req.caller!.username, callers)) throw errors.forbidden();
-    next();
   };
 }
 

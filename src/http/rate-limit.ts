@@ -1,10 +1,10 @@
-import type { Request, RequestHandler, Response } from "express";
+import type { Request, Response } from "express";
 import { ipKeyGenerator, MemoryStore, type ClientRateLimitInfo, type Options, type RateLimitInfo, type Store } from "express-rate-limit";
 import type { Config } from "../config.js";
 import { errors, type ApiError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Redis } from "../redis.js";
-import type { Admission, AuthenticationGuards, FailedAuthentications } from "../auth/authenticate.js";
+import type { Admission, AuthenticationGuards, FailedAuthentications, Step } from "../auth/authenticate.js";
 import type { LeasedCounter } from "./rate-limit-lease.js";
 import { CounterPlace } from "./rate-limit-store.js";
 
@@ -80,28 +80,29 @@ type UserCounter = MemoryStore | LeasedCounter;
  * user's window that this instance takes from Redis (LeasedCounter): no
  * round trip per request, and never more than the limit across instances.
  */
-function perUser(store: UserCounter, limit: number, logger: Logger, onLimited: (kind: RateLimitKind) => void): RequestHandler {
+function perUser(store: UserCounter, limit: number, logger: Logger, onLimited: (kind: RateLimitKind) => void): Step {
   if (store instanceof MemoryStore) store.init({ windowMs: WINDOW_MS } as Options);
-  return async (req, res, next) => {
-    const caller = req.caller!;
-    let info: ClientRateLimitInfo;
-    try {
-      // Most often known at once (a slice this instance holds): no round trip, and no promise to wait for.
-      const counted = store.increment(String(caller.id));
-      info = counted instanceof Promise ? await counted : counted;
-    } catch (error) {
-      // The stores here fall back to memory rather than fail; should one fail, the request passes.
-      logger.warn({ err: error }, "express-rate-limit: error from store, allowing request without rate-limiting.");
-      next();
-      return;
-    }
+  const judge = (res: Response, info: ClientRateLimitInfo) => {
     const seconds = policyHeaders(res, { limit, remaining: Math.max(limit - info.totalHits, 0), resetTime: info.resetTime });
     if (info.totalHits > limit) {
       res.setHeader("Retry-After", String(seconds));
       onLimited("user");
       throw errors.rateLimited(`Too many requests: this API user may send ${limit} a minute; retry in ${seconds} s`);
     }
-    next();
+  };
+  // The stores here fall back to memory rather than fail; should one fail, the request passes.
+  const passWithoutLimit = (error: unknown) => logger.warn({ err: error }, "express-rate-limit: error from store, allowing request without rate-limiting.");
+  return (req, res) => {
+    let counted: ClientRateLimitInfo | Promise<ClientRateLimitInfo>;
+    try {
+      counted = store.increment(String(req.caller!.id));
+    } catch (error) {
+      passWithoutLimit(error);
+      return;
+    }
+    // Most often known at once (a slice this instance holds): no round trip, and no promise to wait for.
+    if (!(counted instanceof Promise)) return judge(res, counted);
+    return counted.then((info) => judge(res, info), passWithoutLimit);
   };
 }
 
