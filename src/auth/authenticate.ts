@@ -59,7 +59,8 @@ export function authenticate(deps: AppDeps, failures: FailedAuthentications | un
     const allowedHere = known && (!known.allowedAddresses || known.allowedAddresses.allows(req.ip));
     const admission = failures ? await failures.admit(req, fingerprint, allowedHere ? known : undefined) : OPEN;
     let caller: Caller | undefined;
-    if (key !== undefined && admission.check === "database") caller = await deps.users.authenticate(key);
+    // A key already found in memory above is not hashed and looked up a second time.
+    if (key !== undefined && admission.check === "database") caller = known ?? (await deps.users.authenticate(key));
     if (key !== undefined && admission.check === "memory") caller = deps.users.authenticateFromMemory(key);
     if (!caller) {
       // Counted only when the key was checked: one that was not has already failed, or the address is guessing.
