@@ -29,12 +29,12 @@ const REDACTED_PATHS = [
 const LOG_BLOCK_BYTES = 4096;
 const LOG_FLUSH_MS = 250;
 
-/** The default destination: stdout, asynchronous, in blocks (above). */
-function stdoutInBlocks(): DestinationStream {
-  const stdout = pino.destination({ dest: 1, sync: false, minLength: LOG_BLOCK_BYTES });
-  const flushing = setInterval(() => stdout.flush(), LOG_FLUSH_MS).unref();
-  stdout.once("close", () => clearInterval(flushing));
-  return stdout;
+/** The default destination (stdout, fd 1): asynchronous, in blocks (above). */
+export function inBlocks(fd = 1): DestinationStream {
+  const destination = pino.destination({ dest: fd, sync: false, minLength: LOG_BLOCK_BYTES });
+  const flushing = setInterval(() => destination.flush(), LOG_FLUSH_MS).unref();
+  destination.once("close", () => clearInterval(flushing));
+  return destination;
 }
 
 /**
@@ -56,6 +56,6 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         return ctx.user ? { reqId: ctx.requestId, user: ctx.user } : { reqId: ctx.requestId };
       },
     },
-    destination ?? (level === "silent" ? pino.destination({ dest: 1, sync: false }) : stdoutInBlocks()),
+    destination ?? (level === "silent" ? pino.destination({ dest: 1, sync: false }) : inBlocks()),
   );
 }
