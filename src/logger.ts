@@ -30,7 +30,7 @@ const LOG_BLOCK_BYTES = 4096;
 const LOG_FLUSH_MS = 250;
 
 /** The default destination (stdout, fd 1): asynchronous, in blocks (above). */
-export function inBlocks(fd = 1): DestinationStream {
+export function inBlocks(fd = 1): ReturnType<typeof pino.destination> {
   const destination = pino.destination({ dest: fd, sync: false, minLength: LOG_BLOCK_BYTES });
   const flushing = setInterval(() => destination.flush(), LOG_FLUSH_MS).unref();
   destination.once("close", () => clearInterval(flushing));
