@@ -19,6 +19,19 @@ const REDACTED_PATHS = [
 ];
 
 /**
+ * Bytes of log lines an instance holds while its stdout does not take them (a
+ * pipe whose reader stopped reading or fell behind: a paused terminal, a stuck
+ * log shipper, a parent process that does not drain it). Past it, lines are
+ * dropped and counted, and a warning says how many once stdout takes lines
+ * again. Unbounded, an unread stdout grew the heap by every line logged until
+ * the process died at V8's heap limit (about 4 GB when started without
+ * npm start's flags).
+ */
+export const LOG_BUFFER_BYTES = 4 * 1_048_576;
+/** At exit, what stdout holds is written only if it took something this recently: an unread pipe must not hold the exit forever. */
+const STUCK_MS = 1_000;
+
+/**
  * JSON lines on stdout by default, written asynchronously (a synchronous
  * write per request line measurably slowed point reads); the entry point
  * flushes it before exiting.
@@ -37,6 +50,46 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         return ctx.user ? { reqId: ctx.requestId, user: ctx.user } : { reqId: ctx.requestId };
       },
     },
-    destination ?? pino.destination({ dest: 1, sync: false }),
+    destination ?? logDestination(1),
   );
+}
+
+/**
+ * An asynchronous destination on a file descriptor that holds at most
+ * `maxBufferBytes` of lines not yet taken (LOG_BUFFER_BYTES): beyond, lines
+ * are dropped, and the first line written once there is room again is a
+ * warning with their count (`droppedLines`). At exit (pino flushes
+ * synchronously then) a destination that took nothing for a second is left
+ * as it is, instead of waiting forever on a pipe nobody reads.
+ */
+export function logDestination(fd: number, maxBufferBytes = LOG_BUFFER_BYTES): DestinationStream {
+  const sonic = pino.destination({ dest: fd, sync: false, maxLength: maxBufferBytes });
+  let dropped = 0;
+  let noticing = false;
+  let lastTaken = Date.now();
+  sonic.on("drop", () => {
+    if (!noticing) dropped++;
+  });
+  sonic.on("write", () => (lastTaken = Date.now()));
+  const write = sonic.write.bind(sonic);
+  const flushSync = sonic.flushSync.bind(sonic);
+  sonic.flushSync = () => {
+    const holding = (sonic as unknown as { _len: number })._len > 0;
+    if (holding && Date.now() - lastTaken > STUCK_MS) return;
+    flushSync();
+  };
+  sonic.write = (line: string) => {
+    if (dropped > 0) {
+      noticing = true;
+      let refused = false;
+      const onDrop = () => (refused = true);
+      sonic.once("drop", onDrop);
+      write(`${JSON.stringify({ level: 40, time: new Date().toISOString(), droppedLines: dropped, msg: "log lines dropped: stdout was not taking them and the log buffer was full" })}\n`);
+      sonic.off("drop", onDrop);
+      noticing = false;
+      if (!refused) dropped = 0;
+    }
+    return write(line);
+  };
+  return sonic;
 }
