@@ -1,9 +1,12 @@
 import { spawn } from "node:child_process";
+import { once } from "node:events";
+import path from "node:path";
 import type { Socket } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createLogger, LOG_BUFFER_BYTES, logDestination } from "../src/logger.js";
+import { spawnOwned } from "./helpers/process.js";
 
 /**
  * A reader of a pipe that reads nothing until told to (SIGUSR2), then copies
@@ -60,4 +63,17 @@ describe("log destination", () => {
     // Every line logged came through or was counted: the count is what the pipe and the buffer could not hold.
     expect(notices.reduce((sum, n) => sum + n.droppedLines, 0)).toBeGreaterThan(lines - (2 * LOG_BUFFER_BYTES) / 500);
   }, 30_000);
+
+  it("when stdout is a pipe nobody reads, then a process that logged to it still exits (pino's flush at exit gives up on it)", async () => {
+    const script = [
+      `const { createLogger } = await import(${JSON.stringify(path.resolve(import.meta.dirname, "../src/logger.ts"))});`,
+      "const logger = createLogger('info');",
+      "for (let i = 0; i < 20000; i++) logger.info({ detail: 'x'.repeat(400) }, 'request');",
+      "setTimeout(() => process.exit(3), 1500);",
+    ].join("\n");
+    const child = spawnOwned(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    child.stdout.pause();
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect(code).toBe(3);
+  }, 20_000);
 });
