@@ -71,8 +71,10 @@ describe("log destination", () => {
       "for (let i = 0; i < 20000; i++) logger.info({ detail: 'x'.repeat(400) }, 'request');",
       "setTimeout(() => process.exit(3), 1500);",
     ].join("\n");
-    const child = spawnOwned(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawnOwned(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script]);
+    // Its stdout is a pipe this test never reads.
     child.stdout.pause();
+    child.stderr.pipe(process.stderr);
     const [code] = (await once(child, "exit")) as [number | null];
     expect(code).toBe(3);
   }, 20_000);
