@@ -11,7 +11,7 @@ import { openSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { Request, Response } from "express";
 import { pino } from "pino";
-import { createLogger, inBlocks } from "../src/logger.js";
+import { createLogger, logDestination } from "../src/logger.js";
 import { Metrics } from "../src/metrics.js";
 import { requestLifecycle } from "../src/http/request-context.js";
 
@@ -44,7 +44,7 @@ cpuMicrosPerCall("metrics observation", (i) => {
 // The whole lifecycle step with the log line, and without it (level warn): the difference is the line.
 // PER_TURN requests per turn of the event loop, so that the destination's writes happen (and count) as they
 // would in the server: each line alone to /dev/null (asynchronous, as before 2026-11-25), or in blocks
-// (the service's destination, logger.ts inBlocks).
+// (the service's destination, logger.ts logDestination).
 const lifecycle = (level: string, destination: pino.DestinationStream) => {
   const handler = requestLifecycle(createLogger(level, destination));
   const listeners: (() => void)[] = [];
@@ -57,7 +57,7 @@ const lifecycle = (level: string, destination: pino.DestinationStream) => {
 };
 const devNull = () => openSync("/dev/null", "w");
 const eachLine = pino.destination({ fd: devNull(), sync: false });
-const blocks = inBlocks(devNull());
+const blocks = logDestination(devNull());
 const withoutLine = await cpuMicrosPerTurns("request lifecycle, no log line (warn)", lifecycle("warn", blocks));
 const withEachLine = await cpuMicrosPerTurns("request lifecycle, log line at info, one write per line", lifecycle("info", eachLine));
 const withBlocks = await cpuMicrosPerTurns("request lifecycle, log line at info, written in blocks (the service's)", lifecycle("info", blocks));

@@ -22,25 +22,29 @@ const REDACTED_PATHS = [
  * Lines on stdout are written in blocks of this many bytes (about 25 request
  * lines), or every LOG_FLUSH_MS, whichever comes first: one write per line
  * (a thread-pool hop and a system call each) cost a point read more than the
- * line itself. What is held is written at exit, also on an uncaught
- * exception (pino flushes on the process's exit); a SIGKILL or a crash of
- * the runtime loses at most one block.
+ * line itself (bench/parts.ts). What is held is written at exit, also on an
+ * uncaught exception (pino flushes on the process's exit); a SIGKILL or a
+ * crash of the runtime loses at most one block.
  */
 const LOG_BLOCK_BYTES = 4096;
 const LOG_FLUSH_MS = 250;
 
-/** The default destination (stdout, fd 1): asynchronous, in blocks (above). */
-export function inBlocks(fd = 1): ReturnType<typeof pino.destination> {
-  const destination = pino.destination({ dest: fd, sync: false, minLength: LOG_BLOCK_BYTES });
-  const flushing = setInterval(() => destination.flush(), LOG_FLUSH_MS).unref();
-  destination.once("close", () => clearInterval(flushing));
-  return destination;
-}
+/**
+ * Bytes of log lines an instance holds while its stdout does not take them (a
+ * pipe whose reader stopped reading or fell behind: a paused terminal, a stuck
+ * log shipper, a parent process that does not drain it). Past it, lines are
+ * dropped and counted, and a warning says how many once stdout takes lines
+ * again. Unbounded, an unread stdout grew the heap by every line logged until
+ * the process died at V8's heap limit (about 4 GB when started without
+ * npm start's flags).
+ */
+export const LOG_BUFFER_BYTES = 4 * 1_048_576;
+/** At exit, what stdout holds is written only if it took something this recently: an unread pipe must not hold the exit forever. */
+const STUCK_MS = 1_000;
 
 /**
- * JSON lines on stdout by default, written asynchronously in blocks (a
- * synchronous write per request line measurably slowed point reads); the
- * entry point flushes it before exiting.
+ * JSON lines on stdout by default, written asynchronously in blocks
+ * (logDestination); the entry point flushes it before exiting.
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
@@ -56,6 +60,53 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         return ctx.user ? { reqId: ctx.requestId, user: ctx.user } : { reqId: ctx.requestId };
       },
     },
-    destination ?? (level === "silent" ? pino.destination({ dest: 1, sync: false }) : inBlocks()),
+    destination ?? logDestination(1),
   );
+}
+
+/**
+ * An asynchronous destination on a file descriptor, written in blocks
+ * (LOG_BLOCK_BYTES, or every LOG_FLUSH_MS), that holds at most
+ * `maxBufferBytes` of lines not yet taken (LOG_BUFFER_BYTES): beyond, lines
+ * are dropped, and the first line written once there is room again is a
+ * warning with their count (`droppedLines`). At exit (pino flushes
+ * synchronously then) a destination that has held lines for a second without
+ * taking any is left as it is, instead of waiting forever on a pipe nobody reads.
+ */
+export function logDestination(fd: number, maxBufferBytes = LOG_BUFFER_BYTES): ReturnType<typeof pino.destination> {
+  const sonic = pino.destination({ dest: fd, sync: false, minLength: LOG_BLOCK_BYTES, maxLength: maxBufferBytes });
+  const holding = () => (sonic as unknown as { _len: number })._len > 0;
+  const flushing = setInterval(() => {
+    if (holding()) sonic.flush();
+  }, LOG_FLUSH_MS).unref();
+  sonic.once("close", () => clearInterval(flushing));
+  let dropped = 0;
+  let noticing = false;
+  // When stdout last took lines, or when lines began to wait for it: an idle destination is not a stuck one.
+  let lastTaken = Date.now();
+  sonic.on("drop", () => {
+    if (!noticing) dropped++;
+  });
+  sonic.on("write", () => (lastTaken = Date.now()));
+  const write = sonic.write.bind(sonic);
+  const flushSync = sonic.flushSync.bind(sonic);
+  sonic.flushSync = () => {
+    if (holding() && Date.now() - lastTaken > STUCK_MS) return;
+    flushSync();
+  };
+  sonic.write = (line: string) => {
+    if (!holding()) lastTaken = Date.now();
+    if (dropped > 0) {
+      noticing = true;
+      let refused = false;
+      const onDrop = () => (refused = true);
+      sonic.once("drop", onDrop);
+      write(`${JSON.stringify({ level: 40, time: new Date().toISOString(), droppedLines: dropped, msg: "log lines dropped: stdout was not taking them and the log buffer was full" })}\n`);
+      sonic.off("drop", onDrop);
+      noticing = false;
+      if (!refused) dropped = 0;
+    }
+    return write(line);
+  };
+  return sonic;
 }
