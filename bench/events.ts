@@ -14,7 +14,7 @@
 // Each stream is a connection of its own: the process raises its open-file limit (and its instances')
 // to what that needs, up to the hard limit, by starting itself again under `ulimit -n`.
 // Writes the section between its markers in bench/results.md. Load goes to 127.0.0.1 only.
-import { spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -78,21 +78,19 @@ const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/
 
 /**
  * Opens a stream; resolves once the head came. With `onEvent`, calls it with each event's data and its
- * arrival time; without, only counts the bytes (many streams in this one process: no parsing).
+ * arrival time; without, reads and drops what comes (idle streams).
  */
 function openStream(
   url: string,
   key: string,
   agent: http.Agent,
   onEvent?: (data: string, at: number) => void,
-  counts?: { bytes: number; closed: number },
 ): Promise<http.ClientRequest> {
   return new Promise((resolve, reject) => {
     const req = http.get(`${url}/api/events?types=reward_log.created`, { headers: { "X-API-Key": key }, agent }, (res) => {
       if (res.statusCode !== 200) reject(new Error(`stream answered ${res.statusCode}`));
-      if (counts) res.once("close", () => counts.closed++);
       if (!onEvent) {
-        res.on("data", (chunk: Buffer) => counts && (counts.bytes += chunk.length));
+        res.resume();
         resolve(req);
         return;
       }
@@ -116,12 +114,70 @@ function openStream(
 }
 
 /** `count` streams of one key, 50 connecting at a time. */
-async function openMany(url: string, key: string, count: number, agent: http.Agent, counts?: { bytes: number; closed: number }): Promise<http.ClientRequest[]> {
+async function openMany(url: string, key: string, count: number, agent: http.Agent): Promise<http.ClientRequest[]> {
   const opened: http.ClientRequest[] = [];
   for (let i = 0; i < count; i += 50) {
-    opened.push(...(await Promise.all(Array.from({ length: Math.min(50, count - i) }, () => openStream(url, key, agent, undefined, counts)))));
+    opened.push(...(await Promise.all(Array.from({ length: Math.min(50, count - i) }, () => openStream(url, key, agent)))));
   }
   return opened;
+}
+
+/**
+ * The fan-out's readers: a process of their own at the lowest priority (so that reading 1,000 streams
+ * neither slows this process's timing of the writes nor takes the instances' CPU first), raw sockets
+ * counting bytes. Resolves once every stream answered 200; `stop()` closes them and tells what came.
+ */
+const READERS = `
+const net = require("node:net");
+const [url, key, count] = process.argv.slice(1);
+const { hostname, port } = new URL(url);
+const buffer = Buffer.alloc(65536);
+let bytes = 0, closed = 0, opened = 0;
+const sockets = [];
+const open = () => new Promise((resolve, reject) => {
+  let first = true;
+  const socket = net.connect({ host: hostname, port: Number(port), onread: { buffer, callback: (n) => {
+    bytes += n;
+    if (first) {
+      first = false;
+      if (buffer.toString("latin1", 0, 12) !== "HTTP/1.1 200") reject(new Error("stream answered " + buffer.toString("latin1", 0, 12)));
+      else resolve();
+    }
+  } } });
+  socket.on("error", reject);
+  socket.on("close", () => closed++);
+  socket.write("GET /api/events?types=reward_log.created HTTP/1.1\\r\\nHost: bench\\r\\nX-API-Key: " + key + "\\r\\n\\r\\n");
+  sockets.push(socket);
+});
+(async () => {
+  for (let i = 0; i < Number(count); i += 50) await Promise.all(Array.from({ length: Math.min(50, Number(count) - i) }, open));
+  opened = sockets.length;
+  process.send({ opened });
+})().catch((error) => { console.error(error); process.exit(1); });
+process.on("message", () => {
+  const open = sockets.length - closed;
+  for (const s of sockets) s.destroy();
+  process.send({ bytes, cutOff: opened - open }, () => process.exit(0));
+});
+`;
+
+async function readers(url: string, key: string, count: number): Promise<{ stop(): Promise<{ bytes: number; cutOff: number }> }> {
+  const child = spawn(process.execPath, ["-e", READERS, url, key, String(count)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  os.setPriority(child.pid!, 19);
+  const next = () =>
+    new Promise<Record<string, number>>((resolve, reject) => {
+      child.once("message", (m) => resolve(m as Record<string, number>));
+      child.once("exit", (code) => reject(new Error(`stream readers exited with ${code}`)));
+    });
+  await next();
+  return {
+    async stop() {
+      const report = next();
+      child.send("stop");
+      const { bytes, cutOff } = await report;
+      return { bytes: bytes!, cutOff: cutOff! };
+    },
+  };
 }
 
 async function main(): Promise<void> {
@@ -199,19 +255,21 @@ async function main(): Promise<void> {
     };
     const without: number[] = [];
     const withStreams: number[] = [];
-    const fanoutCounts = { bytes: 0, closed: 0 };
+    let fanoutBytes = 0;
+    let cutOff = 0;
     let fanoutRss = { before: 0, after: 0 };
     for (let i = 0; i < 2; i++) {
       without.push(...(await steady()));
       const before = rssMb(a.child.pid!);
-      const opened = await openMany(a.url, fanoutKey, fanout, agent, fanoutCounts);
+      const fanoutReaders = await readers(a.url, fanoutKey, fanout);
       await sleep(1_000);
       withStreams.push(...(await steady()));
       if (i === 0) fanoutRss = { before, after: rssMb(a.child.pid!) };
-      for (const s of opened) s.destroy();
+      const got = await fanoutReaders.stop();
+      fanoutBytes += got.bytes;
+      cutOff += got.cutOff;
       await sleep(1_000);
     }
-    const cutOff = fanoutCounts.closed - 2 * fanout;
     without.sort((x, y) => x - y);
     withStreams.sort((x, y) => x - y);
 
@@ -241,7 +299,7 @@ async function main(): Promise<void> {
       row(`the same with ${fanout} streams of reward_log.created open on that instance`, withStreams),
       "",
       `With ${fanout} streams, the writes' p50 rose ${rise(50)} and their p99 ${rise(99)} (${2 * rate * seconds} writes each way, two rounds of ${seconds} s ` +
-        `alternating); the streams took ${Math.round(fanoutCounts.bytes / 1_048_576)} MB of events` +
+        `alternating); the streams' readers (another process, at the lowest priority) took ${Math.round(fanoutBytes / 1_048_576)} MB` +
         `${cutOff > 0 ? `, ${cutOff} were cut off as slow readers` : ", none cut off as a slow reader"}; the writing instance's RSS ` +
         `went ${Math.round(fanoutRss.before)} → ${Math.round(fanoutRss.after)} MB over the first round with them.`,
       "",
