@@ -74,6 +74,11 @@ const round = (n: number) => (n < 10 ? n.toFixed(1) : String(Math.round(n)));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(", ");
 
+/** CPU seconds (user + system) a process has used (Linux /proc; clock ticks of 1/100 s). */
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 
 /**
@@ -208,18 +213,23 @@ async function main(): Promise<void> {
       }),
     );
     let next = 1;
-    const write = async () => {
+    /** One write; unless `failures` counts them, anything but a 201 stops the run (a failure's time is until it failed). */
+    const write = async (failures?: { count: number }) => {
       const rewardId = next++;
       const sent = performance.now();
-      const res = await fetch(`${a.url}/api/website/create-reward-log`, {
-        method: "POST",
-        headers: { "X-API-Key": apiKey, "Content-Type": "application/json" },
-        body: JSON.stringify({ playerId: player.id, rewardId }),
-      });
-      if (res.status !== 201) throw new Error(`write answered ${res.status}: ${await res.text()}`);
-      await res.arrayBuffer();
-      const answered = performance.now();
-      return { rewardId, sent, answered };
+      try {
+        const res = await fetch(`${a.url}/api/website/create-reward-log`, {
+          method: "POST",
+          headers: { "X-API-Key": apiKey, "Content-Type": "application/json" },
+          body: JSON.stringify({ playerId: player.id, rewardId }),
+        });
+        if (res.status !== 201) throw new Error(`write answered ${res.status}: ${await res.text()}`);
+        await res.arrayBuffer();
+      } catch (error) {
+        if (!failures) throw error;
+        failures.count++;
+      }
+      return { rewardId, sent, answered: performance.now() };
     };
     const until = async (test: () => boolean, ms: number) => {
       const end = Date.now() + ms;
@@ -242,14 +252,15 @@ async function main(): Promise<void> {
     const latency = samples.map((s) => received.get(s.rewardId)! - s.answered).sort((x, y) => x - y);
 
     // 2. Write latency at a steady rate, without and with `fanout` streams on the writing instance.
-    const steady = async () => {
+    const failed = { without: { count: 0 }, with: { count: 0 } };
+    const steady = async (failures: { count: number }) => {
       const pending: Promise<{ sent: number; answered: number }>[] = [];
       const start = performance.now();
       for (let i = 0; i < rate * seconds; i++) {
         const due = start + (i * 1_000) / rate;
         const wait = due - performance.now();
         if (wait > 0) await sleep(wait);
-        pending.push(write());
+        pending.push(write(failures));
       }
       return (await Promise.all(pending)).map((w) => w.answered - w.sent);
     };
@@ -258,12 +269,19 @@ async function main(): Promise<void> {
     let fanoutBytes = 0;
     let cutOff = 0;
     let fanoutRss = { before: 0, after: 0 };
+    // CPU seconds of the writing instance during the rounds, without and with the streams.
+    const cpu = { without: 0, with: 0 };
+    const timed = async (into: number[], failures: { count: number }, phase: "without" | "with") => {
+      const start = cpuSeconds(a.child.pid!);
+      into.push(...(await steady(failures)));
+      cpu[phase] += cpuSeconds(a.child.pid!) - start;
+    };
     for (let i = 0; i < 2; i++) {
-      without.push(...(await steady()));
+      await timed(without, failed.without, "without");
       const before = rssMb(a.child.pid!);
       const fanoutReaders = await readers(a.url, fanoutKey, fanout);
       await sleep(1_000);
-      withStreams.push(...(await steady()));
+      await timed(withStreams, failed.with, "with");
       if (i === 0) fanoutRss = { before, after: rssMb(a.child.pid!) };
       const got = await fanoutReaders.stop();
       fanoutBytes += got.bytes;
@@ -299,8 +317,10 @@ async function main(): Promise<void> {
       row(`the same with ${fanout} streams of reward_log.created open on that instance`, withStreams),
       "",
       `With ${fanout} streams, the writes' p50 rose ${rise(50)} and their p99 ${rise(99)} (${2 * rate * seconds} writes each way, two rounds of ${seconds} s ` +
-        `alternating); the streams' readers (another process, at the lowest priority) took ${Math.round(fanoutBytes / 1_048_576)} MB` +
-        `${cutOff > 0 ? `, ${cutOff} were cut off as slow readers` : ", none cut off as a slow reader"}; the writing instance's RSS ` +
+        `alternating; not answered 201: ${failed.without.count} without streams, ${failed.with.count} with them); the streams' readers (another process, at the lowest priority) took ${Math.round(fanoutBytes / 1_048_576)} MB` +
+        `${cutOff > 0 ? `, ${cutOff} were cut off as slow readers` : ", none cut off as a slow reader"}; the writing instance's CPU per write (its own process, utime + stime): ` +
+        `${Math.round((cpu.without * 1e6) / (2 * rate * seconds))} µs without streams, ${Math.round((cpu.with * 1e6) / (2 * rate * seconds))} µs with them (the fan-out's share: ` +
+        `${Math.round(((cpu.with - cpu.without) * 1e6) / (2 * rate * seconds * fanout) * 10) / 10} µs per event and stream); its RSS ` +
         `went ${Math.round(fanoutRss.before)} → ${Math.round(fanoutRss.after)} MB over the first round with them.`,
       "",
       `${idle} idle streams on the second instance: RSS ${idleRss.map((r) => Math.round(r)).join(" → ")} MB, one step per ${PER_USER} streams ` +
