@@ -1,13 +1,20 @@
 // The event stream (GET /api/events), measured: latency from a write's answer on one instance to its
-// event on a stream of another, and what idle streams cost.
-//   npx tsx bench/events.ts [--latency 300] [--idle 1000]   (--idle: 1,000 at most, one API user's cap)
-// Creates a database on the PostgreSQL server of DATABASE_URL (default: the local one), starts two
-// instances of the service (src/main.ts) sharing it, opens a stream (reward_log.created) on the second,
-// then writes `--latency` reward logs through the first, one at a time, 20 ms apart: for each, the time
-// its event arrived minus the time its 201 arrived. Then opens `--idle` more streams on the second
-// instance and reports its RSS before and after (Linux /proc). Writes the section between its markers in
-// bench/results.md. Load goes to 127.0.0.1 only.
-import type { ChildProcess } from "node:child_process";
+// event on a stream of another, what fan-out to many streams costs the writes, and what idle streams cost.
+//   npx tsx bench/events.ts [--latency 300] [--fanout 1000] [--rate 100] [--seconds 10] [--idle 5000]
+// Creates a database on the PostgreSQL server of DATABASE_URL (default: the local one) and starts two
+// instances of the service (src/main.ts, with the memory flags of `npm start`) sharing it.
+// 1. Latency: a stream (reward_log.created) on the second; `--latency` reward logs written through the
+//    first, one at a time, 20 ms apart: for each, the time its event arrived minus the time its 201 arrived.
+// 2. Fan-out: reward logs written through the first instance at a steady `--rate` per second (sent on a
+//    schedule, not one after the other), `--seconds` per round, four rounds alternating: no stream, then
+//    `--fanout` streams of that type open on the same instance, twice. The write latency (request sent →
+//    201) of the rounds without streams against the rounds with them.
+// 3. Idle streams: `--idle` streams opened on the second instance, 1,000 at a time (one API user per
+//    1,000: EVENTS_STREAMS_PER_USER is 1,000 at most), its RSS (Linux /proc) after each thousand.
+// Each stream is a connection of its own: the process raises its open-file limit (and its instances')
+// to what that needs, up to the hard limit, by starting itself again under `ulimit -n`.
+// Writes the section between its markers in bench/results.md. Load goes to 127.0.0.1 only.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -22,26 +29,76 @@ import { ApiUsers } from "../src/users/users.js";
 const { values } = parseArgs({
   options: {
     latency: { type: "string", default: "300" },
-    idle: { type: "string", default: "1000" },
+    fanout: { type: "string", default: "1000" },
+    rate: { type: "string", default: "100" },
+    seconds: { type: "string", default: "10" },
+    idle: { type: "string", default: "5000" },
     out: { type: "string", default: "bench/results.md" },
   },
 });
+const idle = Number(values.idle);
+const fanout = Number(values.fanout);
+const rate = Number(values.rate);
+const seconds = Number(values.seconds);
+/** Streams one API user may hold (the largest EVENTS_STREAMS_PER_USER). */
+const PER_USER = 1_000;
+
+// Every stream is a socket on both sides: the client (this process) and the server hold one file each.
+const NOFILE_RAISED = "BENCH_EVENTS_NOFILE_RAISED";
+const needed = Math.max(idle, fanout) + 1_000;
+const [soft, hard] = /Max open files\s+(\d+|unlimited)\s+(\d+|unlimited)/
+  .exec(readFileSync("/proc/self/limits", "utf8"))!
+  .slice(1)
+  .map((n) => (n === "unlimited" ? Infinity : Number(n))) as [number, number];
+if (soft < needed) {
+  if (hard < needed || process.env[NOFILE_RAISED]) throw new Error(`${needed} open files needed, the hard limit is ${hard}: lower --idle/--fanout`);
+  const again = spawnSync("/bin/sh", ["-c", `ulimit -n ${needed} && exec "$@"`, "sh", process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: "inherit",
+    env: { ...process.env, [NOFILE_RAISED]: "1" },
+  });
+  process.exit(again.status ?? 1);
+}
+
 const root = path.resolve(import.meta.dirname, "..");
 const scratch = scratchDatabase("bench_events");
 const dbUrl = scratch.url;
+const idleUsers = Array.from({ length: Math.ceil(idle / PER_USER) }, (_, i) => `bench-idle-${i + 1}`);
+const fanoutUser = "bench-fanout";
 
-const startService = () => startServiceOn(dbUrl, { EVENTS_STREAMS_PER_USER: "1000" });
+// The stream users may see reward logs: they are callers of create-reward-log (group A, with user-A).
+const startService = () =>
+  startServiceOn(dbUrl, { EVENTS_STREAMS_PER_USER: String(PER_USER), CALLERS_USER_A: ["user-A", fanoutUser, ...idleUsers].join(",") });
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const round = (n: number) => (n < 10 ? n.toFixed(1) : String(Math.round(n)));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(", ");
 
+/** CPU seconds (user + system) a process has used (Linux /proc; clock ticks of 1/100 s). */
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 
-/** Opens a stream and calls `onEvent` with each event's data and its arrival time; resolves once the head came. */
-function openStream(url: string, key: string, agent: http.Agent, onEvent?: (data: string, at: number) => void): Promise<http.ClientRequest> {
+/**
+ * Opens a stream; resolves once the head came. With `onEvent`, calls it with each event's data and its
+ * arrival time; without, reads and drops what comes (idle streams).
+ */
+function openStream(
+  url: string,
+  key: string,
+  agent: http.Agent,
+  onEvent?: (data: string, at: number) => void,
+): Promise<http.ClientRequest> {
   return new Promise((resolve, reject) => {
     const req = http.get(`${url}/api/events?types=reward_log.created`, { headers: { "X-API-Key": key }, agent }, (res) => {
       if (res.statusCode !== 200) reject(new Error(`stream answered ${res.statusCode}`));
+      if (!onEvent) {
+        res.resume();
+        resolve(req);
+        return;
+      }
       res.setEncoding("utf8");
       let buffer = "";
       res.on("data", (chunk: string) => {
@@ -52,13 +109,80 @@ function openStream(url: string, key: string, agent: http.Agent, onEvent?: (data
           const frame = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           const data = /^data: (.*)$/m.exec(frame)?.[1];
-          if (data !== undefined) onEvent?.(data, at);
+          if (data !== undefined) onEvent(data, at);
         }
       });
       resolve(req);
     });
     req.on("error", reject);
   });
+}
+
+/** `count` streams of one key, 50 connecting at a time. */
+async function openMany(url: string, key: string, count: number, agent: http.Agent): Promise<http.ClientRequest[]> {
+  const opened: http.ClientRequest[] = [];
+  for (let i = 0; i < count; i += 50) {
+    opened.push(...(await Promise.all(Array.from({ length: Math.min(50, count - i) }, () => openStream(url, key, agent)))));
+  }
+  return opened;
+}
+
+/**
+ * The fan-out's readers: a process of their own at the lowest priority (so that reading 1,000 streams
+ * neither slows this process's timing of the writes nor takes the instances' CPU first), raw sockets
+ * counting bytes. Resolves once every stream answered 200; `stop()` closes them and tells what came.
+ */
+const READERS = `
+const net = require("node:net");
+const [url, key, count] = process.argv.slice(1);
+const { hostname, port } = new URL(url);
+const buffer = Buffer.alloc(65536);
+let bytes = 0, closed = 0, opened = 0;
+const sockets = [];
+const open = () => new Promise((resolve, reject) => {
+  let first = true;
+  const socket = net.connect({ host: hostname, port: Number(port), onread: { buffer, callback: (n) => {
+    bytes += n;
+    if (first) {
+      first = false;
+      if (buffer.toString("latin1", 0, 12) !== "HTTP/1.1 200") reject(new Error("stream answered " + buffer.toString("latin1", 0, 12)));
+      else resolve();
+    }
+  } } });
+  socket.on("error", reject);
+  socket.on("close", () => closed++);
+  socket.write("GET /api/events?types=reward_log.created HTTP/1.1\\r\\nHost: bench\\r\\nX-API-Key: " + key + "\\r\\n\\r\\n");
+  sockets.push(socket);
+});
+(async () => {
+  for (let i = 0; i < Number(count); i += 50) await Promise.all(Array.from({ length: Math.min(50, Number(count) - i) }, open));
+  opened = sockets.length;
+  process.send({ opened });
+})().catch((error) => { console.error(error); process.exit(1); });
+process.on("message", () => {
+  const open = sockets.length - closed;
+  for (const s of sockets) s.destroy();
+  process.send({ bytes, cutOff: opened - open }, () => process.exit(0));
+});
+`;
+
+async function readers(url: string, key: string, count: number): Promise<{ stop(): Promise<{ bytes: number; cutOff: number }> }> {
+  const child = spawn(process.execPath, ["-e", READERS, url, key, String(count)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  os.setPriority(child.pid!, 19);
+  const next = () =>
+    new Promise<Record<string, number>>((resolve, reject) => {
+      child.once("message", (m) => resolve(m as Record<string, number>));
+      child.once("exit", (code) => reject(new Error(`stream readers exited with ${code}`)));
+    });
+  await next();
+  return {
+    async stop() {
+      const report = next();
+      child.send("stop");
+      const { bytes, cutOff } = await report;
+      return { bytes: bytes!, cutOff: cutOff! };
+    },
+  };
 }
 
 async function main(): Promise<void> {
@@ -69,75 +193,138 @@ async function main(): Promise<void> {
   const db = openDatabase({ kind: "postgres", url: dbUrl, poolMax: 2 });
   try {
     await migrate(db, createLogger("silent"));
-    const { apiKey } = await new ApiUsers(db.prisma).create("user-B");
-    // The idle streams' user: EVENTS_STREAMS_PER_USER is 1,000 at most.
-    const { apiKey: idleKey } = await new ApiUsers(db.prisma).create("user-A");
+    const users = new ApiUsers(db.prisma);
+    const { apiKey } = await users.create("user-B");
+    const { apiKey: fanoutKey } = await users.create(fanoutUser);
+    const idleKeys: string[] = [];
+    for (const name of idleUsers) idleKeys.push((await users.create(name)).apiKey);
     const player = await db.prisma.player.create({
       data: { pseudo: "bench", token: "t", ip: "203.0.113.1", firstConnection: new Date(), totalTimeConnection: 0 },
     });
     const a = await startService();
     const b = await startService();
     services.push(a.child, b.child);
+    const loadAtStart = loadAverage();
     const received = new Map<number, number>();
-    streams.push(await openStream(b.url, apiKey, agent, (data, at) => {
-      const rewardId = (JSON.parse(data) as { data: { rewardId: number } }).data.rewardId;
-      if (!received.has(rewardId)) received.set(rewardId, at);
-    }));
+    streams.push(
+      await openStream(b.url, apiKey, agent, (data, at) => {
+        const rewardId = (JSON.parse(data) as { data: { rewardId: number } }).data.rewardId;
+        if (!received.has(rewardId)) received.set(rewardId, at);
+      }),
+    );
     let next = 1;
-    const write = async () => {
+    /** One write; unless `failures` counts them, anything but a 201 stops the run (a failure's time is until it failed). */
+    const write = async (failures?: { count: number }) => {
       const rewardId = next++;
-      const res = await fetch(`${a.url}/api/website/create-reward-log`, {
-        method: "POST",
-        headers: { "X-API-Key": apiKey, "Content-Type": "application/json" },
-        body: JSON.stringify({ playerId: player.id, rewardId }),
-      });
-      if (res.status !== 201) throw new Error(`write answered ${res.status}: ${await res.text()}`);
-      return { rewardId, answered: performance.now() };
+      const sent = performance.now();
+      try {
+        const res = await fetch(`${a.url}/api/website/create-reward-log`, {
+          method: "POST",
+          headers: { "X-API-Key": apiKey, "Content-Type": "application/json" },
+          body: JSON.stringify({ playerId: player.id, rewardId }),
+        });
+        if (res.status !== 201) throw new Error(`write answered ${res.status}: ${await res.text()}`);
+        await res.arrayBuffer();
+      } catch (error) {
+        if (!failures) throw error;
+        failures.count++;
+      }
+      return { rewardId, sent, answered: performance.now() };
     };
     const until = async (test: () => boolean, ms: number) => {
       const end = Date.now() + ms;
       while (!test()) {
         if (Date.now() > end) throw new Error(`events did not all arrive in time (${received.size} received)`);
-        await new Promise((r) => setTimeout(r, 5));
+        await sleep(5);
       }
     };
 
-    // Warm-up: connections, JIT.
+    // 1. Write → event on the other instance. Warm-up first: connections, JIT.
     const warm: { rewardId: number }[] = [];
     for (let i = 0; i < 50; i++) warm.push(await write());
     await until(() => warm.every((w) => received.has(w.rewardId)), 30_000);
-
     const samples: { rewardId: number; answered: number }[] = [];
     for (let i = 0; i < Number(values.latency); i++) {
       samples.push(await write());
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
     }
     await until(() => samples.every((s) => received.has(s.rewardId)), 60_000);
     const latency = samples.map((s) => received.get(s.rewardId)! - s.answered).sort((x, y) => x - y);
 
-    // Idle streams on the second instance (each its own connection).
-    const idle = Number(values.idle);
-    const before = rssMb(b.child.pid!);
-    for (let i = 0; i < idle; i += 50) {
-      streams.push(...(await Promise.all(Array.from({ length: Math.min(50, idle - i) }, () => openStream(b.url, idleKey, agent)))));
+    // 2. Write latency at a steady rate, without and with `fanout` streams on the writing instance.
+    const failed = { without: { count: 0 }, with: { count: 0 } };
+    const steady = async (failures: { count: number }) => {
+      const pending: Promise<{ sent: number; answered: number }>[] = [];
+      const start = performance.now();
+      for (let i = 0; i < rate * seconds; i++) {
+        const due = start + (i * 1_000) / rate;
+        const wait = due - performance.now();
+        if (wait > 0) await sleep(wait);
+        pending.push(write(failures));
+      }
+      return (await Promise.all(pending)).map((w) => w.answered - w.sent);
+    };
+    const without: number[] = [];
+    const withStreams: number[] = [];
+    let fanoutBytes = 0;
+    let cutOff = 0;
+    let fanoutRss = { before: 0, after: 0 };
+    // CPU seconds of the writing instance during the rounds, without and with the streams.
+    const cpu = { without: 0, with: 0 };
+    const timed = async (into: number[], failures: { count: number }, phase: "without" | "with") => {
+      const start = cpuSeconds(a.child.pid!);
+      into.push(...(await steady(failures)));
+      cpu[phase] += cpuSeconds(a.child.pid!) - start;
+    };
+    for (let i = 0; i < 2; i++) {
+      await timed(without, failed.without, "without");
+      const before = rssMb(a.child.pid!);
+      const fanoutReaders = await readers(a.url, fanoutKey, fanout);
+      await sleep(1_000);
+      await timed(withStreams, failed.with, "with");
+      if (i === 0) fanoutRss = { before, after: rssMb(a.child.pid!) };
+      const got = await fanoutReaders.stop();
+      fanoutBytes += got.bytes;
+      cutOff += got.cutOff;
+      await sleep(1_000);
     }
-    await new Promise((r) => setTimeout(r, 2_000));
-    const after = rssMb(b.child.pid!);
+    without.sort((x, y) => x - y);
+    withStreams.sort((x, y) => x - y);
 
-    const load = os.loadavg().map((l) => l.toFixed(2)).join(", ");
+    // 3. Idle streams on the second instance, a thousand at a time.
+    const idleRss = [rssMb(b.child.pid!)];
+    for (let i = 0; i < idle; i += PER_USER) {
+      streams.push(...(await openMany(b.url, idleKeys[i / PER_USER]!, Math.min(PER_USER, idle - i), agent)));
+      await sleep(2_000);
+      idleRss.push(rssMb(b.child.pid!));
+    }
+    const idleAdded = idleRss.at(-1)! - idleRss[0]!;
+
+    const row = (name: string, xs: number[]) => `| ${name} | ${round(percentile(xs, 50))} | ${round(percentile(xs, 99))} | ${round(xs.at(-1)!)} |`;
+    const rise = (p: number) => `${Math.round((percentile(withStreams, p) / percentile(without, p) - 1) * 100)} %`;
     const section = [
       "<!-- bench/events.ts: start -->",
       "## Event stream",
       "",
-      `Run of ${new Date().toISOString().slice(0, 16)}Z (\`npx tsx bench/events.ts --latency ${values.latency} --idle ${idle}\`): ` +
-        `two instances of the service on one PostgreSQL, writes through the first, the stream on the second, all on this shared, loaded machine ` +
-        `(2 cores for several sessions; numbers from a quiet host will be lower); Node ${process.version}; load average ${load} at the end.`,
+      `Run of ${new Date().toISOString().slice(0, 16)}Z (\`npx tsx bench/events.ts --latency ${values.latency} --fanout ${fanout} --rate ${rate} --seconds ${seconds} --idle ${idle}\`): ` +
+        `two instances of the service (with \`npm start\`'s memory flags) on one PostgreSQL, all on this machine ` +
+        `(${os.cpus().length} cores, shared); Node ${process.version}; load average ${loadAtStart} at the start, ${loadAverage()} at the end.`,
       "",
       "| measure | p50 ms | p99 ms | max ms |",
       "|---|---|---|---|",
-      `| one write at a time: its event on the other instance − the write's 201 | ${round(percentile(latency, 50))} | ${round(percentile(latency, 99))} | ${round(latency.at(-1)!)} |`,
+      row("one write at a time: its event on the other instance − the write's 201", latency),
+      row(`${rate} writes/s through one instance, no stream open: request → 201`, without),
+      row(`the same with ${fanout} streams of reward_log.created open on that instance`, withStreams),
       "",
-      `${idle} idle streams more on the second instance: RSS ${Math.round(before)} MB → ${Math.round(after)} MB (+${Math.round(after - before)} MB).`,
+      `With ${fanout} streams, the writes' p50 rose ${rise(50)} and their p99 ${rise(99)} (${2 * rate * seconds} writes each way, two rounds of ${seconds} s ` +
+        `alternating; not answered 201: ${failed.without.count} without streams, ${failed.with.count} with them); the streams' readers (another process, at the lowest priority) took ${Math.round(fanoutBytes / 1_048_576)} MB` +
+        `${cutOff > 0 ? `, ${cutOff} were cut off as slow readers` : ", none cut off as a slow reader"}; the writing instance's CPU per write (its own process, utime + stime): ` +
+        `${Math.round((cpu.without * 1e6) / (2 * rate * seconds))} µs without streams, ${Math.round((cpu.with * 1e6) / (2 * rate * seconds))} µs with them (the fan-out's share: ` +
+        `${Math.round(((cpu.with - cpu.without) * 1e6) / (2 * rate * seconds * fanout) * 10) / 10} µs per event and stream); its RSS ` +
+        `went ${Math.round(fanoutRss.before)} → ${Math.round(fanoutRss.after)} MB over the first round with them.`,
+      "",
+      `${idle} idle streams on the second instance: RSS ${idleRss.map((r) => Math.round(r)).join(" → ")} MB, one step per ${PER_USER} streams ` +
+        `(+${Math.round(idleAdded)} MB, ${round((idleAdded * 1024) / idle)} KB a stream).`,
       "<!-- bench/events.ts: end -->",
     ].join("\n");
     console.log(section);

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 
@@ -16,10 +17,21 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts an instance on loopback against `databaseUrl`, limits off and logs at warn, `env` on top; resolves once /readyz answers. */
+/** The flags `npm start` gives node (its memory limits), from package.json: instances run as operators run them. */
+function startFlags(): string[] {
+  const { scripts } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { scripts: { start: string } };
+  const flags = /\bnode ((?:--\S+ )*)dist\/main\.js/.exec(scripts.start);
+  if (!flags) throw new Error("package.json: the start script does not run `node [flags] dist/main.js`");
+  return flags[1]!.trim().split(" ").filter(Boolean);
+}
+
+/**
+ * Starts an instance on loopback against `databaseUrl` (src/main.ts, with npm start's node flags), limits
+ * off and logs at warn, `env` on top; resolves once /readyz answers.
+ */
 export async function startService(databaseUrl: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
+  const child = spawn(process.execPath, [...startFlags(), "--import", "tsx", path.join(root, "src/main.ts")], {
     cwd: root,
     env: {
       ...process.env,

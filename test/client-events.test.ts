@@ -97,6 +97,8 @@ describe("the TypeScript client's subscribe()", () => {
     expect(s.events[0]!.data.rewardId).toBe(id);
     s.stop();
     await s.done;
+    // The next test counts its own stream: this one must be gone from the server first (one stream per user here).
+    await waitUntil("the stream's end", () => t.events.size === 0);
   }, 20_000);
 
   it("when it is given a resume point, then it starts after it; one past the retention throws the 410", async () => {

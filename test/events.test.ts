@@ -188,6 +188,30 @@ describe("GET /api/events", () => {
     expect((await stream(key)).status).toBe(401);
   });
 
+  it("when a client speaks HTTP/1.0 (no chunks), then its events come as they are, the end of the connection ending the body", async () => {
+    // Live events are written to the connection already framed: as one HTTP chunk for HTTP/1.1, as they are here.
+    // The streams of the tests before are gone first (user-B may hold three).
+    await waitUntil(() => t.events.size === 0);
+    const socket = net.connect(Number(new URL(t.url).port), "127.0.0.1");
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (text += chunk));
+    socket.write(`GET /api/events?types=reward_log.created HTTP/1.0\r\nX-API-Key: ${keyB}\r\n\r\n`);
+    try {
+      await waitUntil(() => text.includes("\r\n\r\nretry:"));
+      const ids = [await reward(), await reward()];
+      await waitUntil(() => text.includes(`"rewardId":${ids[1]}`), 20_000);
+      expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      expect(text).not.toMatch(/transfer-encoding/i);
+      const event = (id: number) => `id: [0-9a-f]{32}\nevent: reward_log\\.created\ndata: \\{[^\n]*"rewardId":${id}[^\n]*\\}\n\n`;
+      // Heartbeats may come between (a comment, at any moment).
+      const body = text.slice(text.indexOf("\r\n\r\n") + 4).replaceAll(": heartbeat\n\n", "");
+      expect(body).toMatch(new RegExp(`^retry: 2000\nid: [0-9a-f]{32}\n\n(.+\n)*\n*${event(ids[0]!)}${event(ids[1]!)}$`));
+    } finally {
+      socket.destroy();
+    }
+  });
+
   it("when a reader takes nothing while events pile up, then its stream is closed once EVENTS_BUFFER_BYTES wait, and it resumes from its last event", async () => {
     const small = await startTestApp({ database: t.database, env: { EVENTS_BUFFER_BYTES: "16384" } });
     try {

@@ -6,7 +6,7 @@ import type { Logger } from "../logger.js";
 import { USER_CHANGED_CHANNEL } from "../users/users.js";
 import { compareKeys, ZERO_KEY, type EventKey } from "./event-id.js";
 import { eventsBetween, keyState, lastEvent, nextEvents, oldestWrittenAt, PAGE, writtenAt, type StreamEvent } from "./outbox.js";
-import { Stream, type StreamRequest, type Tail } from "./stream.js";
+import { Batch, HEARTBEAT_MS, Stream, type StreamRequest, type Tail } from "./stream.js";
 
 /** The channel a trigger of webhook_events notifies when a transaction that wrote events commits (migration 20261125100000). */
 export const EVENTS_CHANNEL = "webhook_events";
@@ -16,6 +16,12 @@ const POLL_MS = 1_000;
 const DEGRADED_POLL_MS = 250;
 /** Events held back by an older transaction still running: read again this soon, doubling while held, up to DEGRADED_POLL_MS. */
 const HELD_BACK_POLL_MS = 5;
+/** Live streams written to in one turn of the event loop: a fan-out to thousands lets requests in between. */
+const FAN_OUT_SLICE = 100;
+/** Streams get their heartbeats in this many groups, one group at a time: no burst of thousands of writes at once. */
+const BEAT_GROUPS = 10;
+/** Bytes of frames at most in one batch (but one event, whatever its size): what a slow reader may hold over its buffer. */
+const BATCH_BYTES = 65_536;
 /** Seconds a client refused for too many streams is told to wait. */
 const STREAMS_RETRY_AFTER_S = 5;
 /** A resume point is answered 410 once within this much of the retention's end: the hourly pruning may take it any moment. */
@@ -31,6 +37,9 @@ const RETENTION_MARGIN_MS = 3_600_000;
  * polls every second besides, and again at once while events are held back.
  * A new stream catches up from its resume point with reads of its own, one
  * page at a time as its client takes them, then takes the tail's events.
+ * The tail hands a page to the live streams in slices, with the event loop
+ * free between them, and reads the next page once it is handed: events that
+ * come meanwhile go out together. One timer beats every stream's heartbeat.
  */
 export class EventHub implements Tail {
   private head: EventKey = ZERO_KEY;
@@ -46,6 +55,11 @@ export class EventHub implements Tail {
   /** Reads in a row that found events held back. */
   private heldFor = 0;
   private retryChannels: NodeJS.Timeout | undefined;
+  /** The streams by heartbeat group; the timer beats one group every HEARTBEAT_MS / BEAT_GROUPS. */
+  private readonly beatGroups = Array.from({ length: BEAT_GROUPS }, () => new Set<Stream>());
+  private nextGroup = 0;
+  private beatTurn = 0;
+  private beats: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Database,
@@ -73,25 +87,45 @@ export class EventHub implements Tail {
     }
     // Taken before any wait, so that concurrent requests of one user count each other.
     this.perUser.set(userId, open + 1);
-    let stream: Stream | undefined;
-    try {
-      await this.start();
-      const key = await keyState(this.db, request.keyHash);
-      if (!key.valid) throw errors.unauthenticated();
-      if (request.resumeAfter) await this.checkResumable(request.resumeAfter);
-      if (this.closed) throw errors.shuttingDown();
-      if (res.destroyed) return;
-      stream = new Stream(request, res, this.config.eventsBufferBytes, this.logger);
-      this.streams.add(stream);
-      stream.begin(request.resumeAfter ?? this.head, key.until);
-      await stream.catchUp(this);
-      await stream.ended;
-    } finally {
-      if (stream) this.streams.delete(stream);
+    const release = () => {
       const left = (this.perUser.get(userId) ?? 1) - 1;
       if (left > 0) this.perUser.set(userId, left);
       else this.perUser.delete(userId);
+    };
+    let key: Awaited<ReturnType<typeof keyState>>;
+    try {
+      await this.start();
+      key = await keyState(this.db, request.keyHash);
+      if (!key.valid) throw errors.unauthenticated();
+      if (request.resumeAfter) await this.checkResumable(request.resumeAfter);
+      if (this.closed) throw errors.shuttingDown();
+    } catch (error) {
+      release();
+      throw error;
     }
+    if (res.destroyed) {
+      release();
+      return;
+    }
+    const stream = new Stream(request, res, this.config.eventsBufferBytes, this.logger);
+    this.streams.add(stream);
+    const group = this.beatGroups[this.nextGroup++ % BEAT_GROUPS]!;
+    group.add(stream);
+    this.beats ??= setInterval(() => this.beat(), HEARTBEAT_MS / BEAT_GROUPS).unref();
+    stream.begin(request.resumeAfter ?? this.head, request.resumeAfter !== undefined, key.until);
+    // The request is answered from here on by the stream alone: what served it until now (the
+    // router's chain, its promises) is let go, and a stream costs only itself and its connection.
+    void stream.catchUp(this);
+    void stream.ended.then(() => {
+      this.streams.delete(stream);
+      group.delete(stream);
+      release();
+    });
+  }
+
+  /** The next group's heartbeats. */
+  private beat(): void {
+    for (const stream of this.beatGroups[this.beatTurn++ % BEAT_GROUPS]!) stream.beat();
   }
 
   /** Ends every stream (their clients reconnect, elsewhere) and stops listening; new streams are refused. */
@@ -99,6 +133,7 @@ export class EventHub implements Tail {
     this.closed = true;
     clearTimeout(this.timer);
     clearTimeout(this.retryChannels);
+    clearInterval(this.beats);
     for (const stream of this.streams) stream.end();
     await Promise.all(this.channels.map((c) => c.close().catch(() => undefined)));
     this.channels = [];
@@ -217,11 +252,21 @@ export class EventHub implements Tail {
     }
     for (;;) {
       const { events, held } = await nextEvents(this.db, this.head);
-      for (const event of events) {
-        this.head = event.key;
-        for (const stream of this.streams) stream.live(event);
+      for (const batch of batches(events)) {
+        // Moved first: a stream that goes live while the batch is handed out starts after it (and reads it itself).
+        this.head = batch.last;
+        await this.fanOut(batch);
       }
       if (events.length < PAGE) return held;
+    }
+  }
+
+  /** Hands a batch to every live stream, FAN_OUT_SLICE at a time, letting the event loop run between slices. */
+  private async fanOut(batch: Batch): Promise<void> {
+    const streams = [...this.streams];
+    for (let i = 0; i < streams.length; i += FAN_OUT_SLICE) {
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      for (let j = i; j < Math.min(i + FAN_OUT_SLICE, streams.length); j++) streams[j]!.live(batch);
     }
   }
 
@@ -247,3 +292,18 @@ export class EventHub implements Tail {
   }
 }
 
+/** A page of events cut into batches of BATCH_BYTES at most (or of one event larger than that). */
+function* batches(events: readonly StreamEvent[]): Generator<Batch> {
+  let start = 0;
+  let bytes = 0;
+  for (let i = 0; i < events.length; i++) {
+    const size = events[i]!.frame.length;
+    if (i > start && bytes + size > BATCH_BYTES) {
+      yield new Batch(events.slice(start, i));
+      start = i;
+      bytes = 0;
+    }
+    bytes += size;
+  }
+  if (start < events.length) yield new Batch(events.slice(start));
+}

@@ -26,15 +26,87 @@ export interface Tail {
   readRange(after: EventKey, upTo: EventKey, types: ReadonlySet<string>): Promise<StreamEvent[]>;
 }
 
+const typeSets = new Map<string, ReadonlySet<string>>();
+
+/**
+ * The set of these types, one object for every stream that asked for the
+ * same ones (in any order): held once, and a batch's bytes for those types
+ * are built once for all of them (Batch.bytesFor).
+ */
+export function typeSet(types: Iterable<string>): ReadonlySet<string> {
+  const sorted = [...new Set(types)].sort();
+  const name = sorted.join(",");
+  let set = typeSets.get(name);
+  if (!set) typeSets.set(name, (set = new Set(sorted)));
+  return set;
+}
+
+/** Frames as a stream sends them: the body's bytes (raw), the same as one HTTP chunk, and the last event among them. */
+interface Framed {
+  raw: Buffer;
+  chunked: Buffer;
+  last: EventKey;
+}
+
+const CRLF = Buffer.from("\r\n", "latin1");
+
+/** The events of these types among `events` (and after `after`), framed; undefined when none is. */
+function frame(events: readonly StreamEvent[], types: ReadonlySet<string>, after?: EventKey): Framed | undefined {
+  let text = "";
+  let last: EventKey | undefined;
+  for (const event of events) {
+    if (!types.has(event.type) || (after && compareKeys(event.key, after) <= 0)) continue;
+    text += event.frame;
+    last = event.key;
+  }
+  if (!last) return undefined;
+  const raw = Buffer.from(text, "utf8");
+  return { raw, chunked: Buffer.concat([Buffer.from(`${raw.length.toString(16)}\r\n`, "latin1"), raw, CRLF]), last };
+}
+
+/**
+ * Events read by the tail at once, in order, as every live stream sends
+ * them: their frames are encoded once per set of types asked for, not once
+ * per stream.
+ */
+export class Batch {
+  private readonly framed = new Map<ReadonlySet<string>, Framed | undefined>();
+
+  constructor(readonly events: readonly StreamEvent[]) {}
+
+  get first(): EventKey {
+    return this.events[0]!.key;
+  }
+
+  get last(): EventKey {
+    return this.events.at(-1)!.key;
+  }
+
+  /** The events of these types, framed (once for every stream of these types); undefined when none is of them. */
+  of(types: ReadonlySet<string>): Framed | undefined {
+    if (!this.framed.has(types)) this.framed.set(types, frame(this.events, types));
+    return this.framed.get(types);
+  }
+
+  /** The events of these types after `after`: a stream that went live within the batch (its own bytes). */
+  after(after: EventKey, types: ReadonlySet<string>): Framed | undefined {
+    return frame(this.events, types, after);
+  }
+}
+
 /**
  * One client's stream: its position (the key of the last event it was sent,
  * or passed over as of another type), and how it is written. Its memory is
  * bounded by EVENTS_BUFFER_BYTES: a reader that lets more than that wait is
- * closed, and resumes from the last event it had.
+ * closed (having been handed one batch at most over it: 64 KB, or one
+ * larger event), and resumes from the last event it had. Its heartbeats come from
+ * the hub (one timer for all streams). It holds what it needs of its request
+ * and nothing more: thousands of idle streams stay cheap.
  */
 export class Stream {
   readonly username: string;
   readonly keyHash: string;
+  readonly types: ReadonlySet<string>;
   readonly ended: Promise<void>;
   private finish!: () => void;
   private position: EventKey = ZERO_KEY;
@@ -42,23 +114,28 @@ export class Stream {
   private sent: EventKey = ZERO_KEY;
   private catchingUp = true;
   private done = false;
-  private heartbeat: NodeJS.Timeout | undefined;
+  /** Whether the response is sent in HTTP chunks (HTTP/1.1), which live events written to the socket must be framed in. */
+  private chunked = true;
   private expiry: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly request: StreamRequest,
+    request: StreamRequest,
     private readonly res: Response,
     private readonly bufferBytes: number,
     private readonly logger: Logger,
   ) {
     this.username = request.caller.username;
     this.keyHash = request.keyHash;
+    this.types = request.types;
     this.ended = new Promise((resolve) => (this.finish = resolve));
     res.once("close", () => this.end());
   }
 
-  /** Sends the head: status, headers, the retry hint, and the position (an id without an event) when starting from now. */
-  begin(from: EventKey, keyExpiresAt: number | undefined): void {
+  /**
+   * Sends the head: status, headers, the retry hint, and the position (an id without an event) when
+   * starting from now (`resumed` false).
+   */
+  begin(from: EventKey, resumed: boolean, keyExpiresAt: number | undefined): void {
     this.position = from;
     this.sent = from;
     this.keyChanged(true, keyExpiresAt);
@@ -69,10 +146,9 @@ export class Stream {
     // Proxies that buffer (nginx) send each event as it comes.
     res.setHeader("X-Accel-Buffering", "no");
     res.flushHeaders();
+    this.chunked = res.chunkedEncoding;
     res.socket?.setNoDelay(true);
-    this.write(`retry: ${RETRY_MS}\n${this.request.resumeAfter ? "" : `id: ${encodeEventId(from)}\n`}\n`);
-    this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_MS);
-    this.heartbeat.unref();
+    this.write(`retry: ${RETRY_MS}\n${resumed ? "" : `id: ${encodeEventId(from)}\n`}\n`);
   }
 
   /** Reads from the outbox until the stream reaches the tail, one page at a time as the client takes them; then goes live. */
@@ -85,7 +161,7 @@ export class Stream {
           this.catchingUp = false;
           return;
         }
-        const events = await hub.readRange(this.position, upTo, this.request.types);
+        const events = await hub.readRange(this.position, upTo, this.types);
         for (const event of events) this.write(event.frame);
         this.position = events.length === 0 || events.length < PAGE ? upTo : events.at(-1)!.key;
         if (events.length > 0) this.sent = events.at(-1)!.key;
@@ -97,13 +173,16 @@ export class Stream {
     }
   }
 
-  /** An event from the tail, in order. */
-  live(event: StreamEvent): void {
-    if (this.done || this.catchingUp || compareKeys(event.key, this.position) <= 0) return;
-    this.position = event.key;
-    if (!this.request.types.has(event.type)) return;
-    this.sent = event.key;
-    this.write(event.frame);
+  /** Events from the tail, in order: those after the stream's position, of its types, in one write. */
+  live(batch: Batch): void {
+    if (this.done || this.catchingUp || compareKeys(batch.last, this.position) <= 0) return;
+    // The usual case: the whole batch is new to this stream, and its bytes are those of every stream of its types.
+    const framed = compareKeys(batch.first, this.position) > 0 ? batch.of(this.types) : batch.after(this.position, this.types);
+    if (framed) {
+      this.sent = framed.last;
+      this.send(this.chunked ? framed.chunked : framed.raw);
+    }
+    this.position = batch.last;
   }
 
   /** The key's state changed: the stream ends when it no longer authenticates, or when its grace period ends. */
@@ -123,13 +202,14 @@ export class Stream {
   end(): void {
     if (this.done) return;
     this.done = true;
-    clearInterval(this.heartbeat);
     clearTimeout(this.expiry);
     if (!this.res.writableEnded && !this.res.destroyed) this.res.end();
     this.finish();
   }
 
-  private beat(): void {
+  /** A heartbeat comment (the hub's timer calls it every HEARTBEAT_MS). */
+  beat(): void {
+    if (this.done) return;
     // The position moves past events of other types too: sent as an id, a resume does not read them again.
     const moved = compareKeys(this.position, this.sent) !== 0 && !this.catchingUp;
     if (moved) this.sent = this.position;
@@ -139,11 +219,25 @@ export class Stream {
   private write(chunk: string): void {
     if (this.done || this.res.destroyed) return;
     this.res.write(chunk);
+    this.checkHeld();
+  }
+
+  /**
+   * Live events, already framed, straight to the connection: the same bytes for every stream, with none of
+   * the response's per-write work. In order with write(): the response writes to the same socket.
+   */
+  private send(bytes: Buffer): void {
+    const socket = this.res.socket;
+    if (this.done || this.res.destroyed || !socket || socket.destroyed) return;
+    socket.write(bytes);
+    this.checkHeld();
+  }
+
+  private checkHeld(): void {
     if (this.res.writableLength > this.bufferBytes) {
       // A reader this slow would make the instance hold every event for it: it resumes from its last id instead.
       this.logger.warn({ user: this.username, heldBytes: this.res.writableLength }, "event stream reader too slow: stream closed, the client resumes");
       this.done = true;
-      clearInterval(this.heartbeat);
       clearTimeout(this.expiry);
       this.res.destroy();
       this.finish();

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CALLER_GROUPS, type CallerGroup } from "../../config.js";
 import { decodeEventId } from "../../events/event-id.js";
-import { HEARTBEAT_MS, RETRY_MS } from "../../events/stream.js";
+import { HEARTBEAT_MS, RETRY_MS, typeSet } from "../../events/stream.js";
 import { errors } from "../../errors.js";
 import { defineRoute, EventStreamAnswer } from "../../http/route.js";
 import { IMPORT_KINDS, WEBHOOK_EVENTS } from "../../webhooks/events.js";
@@ -102,7 +102,7 @@ export const eventRoutes = [
       const refused = types.filter((t) => !allowed.includes(t));
       if (refused.length > 0) throw errors.typesForbidden(refused);
       const from = header ?? query.lastEventId;
-      return Promise.resolve(new EventStreamAnswer(new Set(types), from === undefined ? undefined : decodeEventId(from)));
+      return Promise.resolve(new EventStreamAnswer(typeSet(types), from === undefined ? undefined : decodeEventId(from)));
     },
   }),
 ];
