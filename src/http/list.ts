@@ -1,7 +1,8 @@
 import { nextLink } from "./next-link.js";
 import { taken } from "./send.js";
 import type { Request, Response } from "express";
-import { ALL_ROWS, readBatch, writtenSince, type BatchQuery } from "../db/list-query.js";
+import type { ListSnapshot, ReadClient } from "../db/client.js";
+import { ALL_ROWS, readBatch, rowsAfter, writtenSince, type Batch, type BatchQuery, type SnapshotFacts } from "../db/list-query.js";
 import type { AppDeps } from "../deps.js";
 import { errors } from "../errors.js";
 import { Prisma } from "../generated/prisma/client.js";
@@ -63,13 +64,29 @@ export async function sendList(answer: StreamedList, etag: string | undefined, r
     ? Prisma.sql`${writtenSince(since.from, since.running)}${list.joinedSince ? Prisma.sql` OR (${list.joinedSince(new Date(since.at), now)})` : Prisma.empty}`
     : (list.where?.(input, ctx) ?? ALL_ROWS);
   const query: BatchQuery = { source: list.source, where, after: cursor?.after ?? null, rows: limit ?? LIST_BATCH_ROWS };
-  const first = await readBatch(ctx.db, query, true);
+  // A whole list on PostgreSQL: one snapshot, held until the list is read or its client is gone (ReadClient.snapshot).
+  const snapshot = limit === undefined ? await ctx.db.snapshot?.(deps.config.heavyListDeadlineMs) : undefined;
+  if (snapshot && (res.destroyed || req.socket.destroyed)) snapshot.abandon();
+  else if (snapshot) res.once("close", () => snapshot.abandon());
+  let first: Batch & SnapshotFacts;
+  try {
+    first = await readBatch(snapshot?.db ?? ctx.db, query, true);
+    if (!first.more) await snapshot?.end();
+  } catch (error) {
+    await snapshot?.end();
+    throw error;
+  }
   const key = syncKey(first.key);
   // Judged under the key read with the batch, before anything is sent: nothing of the batch leaves for a token refused.
-  if (query0.cursor) unsealed(query0.cursor.seal, key, "cursor");
-  if (query0.since) {
-    unsealed(query0.since.seal, key, "since");
-    answerable(query0.since.value, first);
+  try {
+    if (query0.cursor) unsealed(query0.cursor.seal, key, "cursor");
+    if (query0.since) {
+      unsealed(query0.since.seal, key, "since");
+      answerable(query0.since.value, first);
+    }
+  } catch (error) {
+    await snapshot?.end();
+    throw error;
   }
   const start: SyncPoint = cursor?.start ?? { ...resumeAfter(first), deletions: first.deletions, at: now.getTime() };
   if (etag !== undefined) res.setHeader("ETag", etag);
@@ -80,9 +97,37 @@ export async function sendList(answer: StreamedList, etag: string | undefined, r
     res.send(`[${first.json}]`);
     return;
   }
-  await stream(res, `[${first.json}`, { ...query, after: first.last, rows: nextBatchRows(first.json, query.rows) }, (q) => readBatch(ctx.db, q), (error) =>
+  const rest = { ...query, after: first.last };
+  await stream(res, `[${first.json}`, nextBatchRows(first.json, query.rows), snapshot ? cursorBatches(snapshot, rest) : keysetBatches(ctx.db, rest), (error) =>
     deps.logger.error({ err: error, method: req.method, path: req.path }, "list failed after its first byte: connection cut, the client sees a broken body"),
   );
+}
+
+type ReadNext = (rows: number) => Promise<{ json: string; more: boolean }>;
+
+/** The rest of the list in keyset batches, each one statement on the pool: `rows` each, after the last key read. */
+function keysetBatches(db: ReadClient, rest: BatchQuery): ReadNext {
+  let after = rest.after;
+  return async (rows) => {
+    const batch = await readBatch(db, { ...rest, after, rows });
+    after = batch.last;
+    return batch;
+  };
+}
+
+/**
+ * The rest of the list as one statement in the snapshot of its first batch,
+ * `rows` at a time through a cursor; the connection goes back to the pool
+ * with the last batch read, before the client has taken it.
+ */
+function cursorBatches(snapshot: ListSnapshot, rest: BatchQuery): ReadNext {
+  const rows = snapshot.cursor(rowsAfter(rest));
+  return async (count) => {
+    const read = await rows.read(count);
+    const more = read.length === count;
+    if (!more) await snapshot.end();
+    return { json: read.join(","), more };
+  };
 }
 
 function syncKey(hex: string | null): Buffer {
@@ -139,15 +184,8 @@ function nextPageQuery(req: Request, cursor: string): string {
  * destroyed before the chunked body is terminated, so that no client takes
  * the truncated array for a whole one, and it is logged.
  */
-async function stream(
-  res: Response,
-  head: string,
-  next: BatchQuery,
-  read: (query: BatchQuery) => Promise<{ json: string; last: number | null; more: boolean }>,
-  logFailure: (error: unknown) => void,
-): Promise<void> {
-  let reading = read(next);
-  let rows = next.rows;
+async function stream(res: Response, head: string, rows: number, read: ReadNext, logFailure: (error: unknown) => void): Promise<void> {
+  let reading = read(rows);
   try {
     res.write(head);
     for (;;) {
@@ -159,7 +197,7 @@ async function stream(
       if (batch.json !== "") res.write(`,${batch.json}`);
       if (!batch.more) break;
       rows = nextBatchRows(batch.json, rows);
-      reading = read({ ...next, after: batch.last, rows });
+      reading = read(rows);
     }
     res.end("]");
   } catch (error) {
