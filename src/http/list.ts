@@ -10,8 +10,9 @@ import { checkSeal, encodeCursor, encodeSyncToken, isSuperseded, MAX_RUNNING, NO
 import type { RouteInput, StreamedList } from "./route.js";
 
 /**
- * Rows of a streamed list's first batch; each next batch aims at BATCH_BYTES
- * of JSON, its rows sized from the batch before (50 to 2,000). Batches stay
+ * Rows of a streamed list's first batch; each next batch (a keyset statement
+ * or a cursor's Execute) aims at BATCH_BYTES of JSON, its rows sized from the
+ * batch before (50 to 2,000). Batches stay
  * under V8's large-object threshold (128 KB): their strings die young, in the
  * new space, instead of piling up in the large-object space until a full GC
  * (four whole lists of a million players at once, service peak RSS: 204 MB
@@ -29,10 +30,14 @@ export const isPage = (input: RouteInput): boolean => (input.query as ListQuery 
 /**
  * Sends a list route's answer (docs/CALLING.md, "Large lists").
  *
- * - The whole list: keyset batches, each one statement; a list that fits in
- *   one batch is sent as one body with its Content-Length, a longer one with
- *   chunked encoding, each batch written once the one before was taken
- *   (backpressure), the next read meanwhile. The batches are not one snapshot:
+ * - The whole list: a list that fits in one batch is sent as one body with
+ *   its Content-Length, a longer one with chunked encoding, each batch written
+ *   once the one before was taken (backpressure), the next read meanwhile.
+ *   `heavy` (under a heavy-list slot, as every whole list of a route declared
+ *   heavy) on PostgreSQL: one snapshot (ReadClient.snapshot), the first batch
+ *   and then the rest as one statement through a cursor, a batch per Execute.
+ *   Otherwise (PGlite, the short lists, or every connection lists may hold
+ *   taken): keyset batches, each one statement on the pool, not one snapshot:
  *   each row is sent once, as it was when its batch was read. The ETag (read
  *   before the first batch) never names a newer version than the data.
  * - A page (limit, cursor): one batch, with a Link to the next while rows remain.
@@ -50,7 +55,7 @@ export const isPage = (input: RouteInput): boolean => (input.query as ListQuery 
  * snapshot saw: a sync that sees another count answers 410, as the client may
  * hold a row that is gone.
  */
-export async function sendList(answer: StreamedList, etag: string | undefined, req: Request, res: Response, deps: AppDeps): Promise<void> {
+export async function sendList(answer: StreamedList, etag: string | undefined, req: Request, res: Response, deps: AppDeps, heavy: boolean): Promise<void> {
   const { list, input, ctx } = answer;
   const query0 = input.query;
   // A token or cursor of the unsealed format (before 2026-11-25): told once to start again, and the answer carries a sealed one.
@@ -64,8 +69,9 @@ export async function sendList(answer: StreamedList, etag: string | undefined, r
     ? Prisma.sql`${writtenSince(since.from, since.running)}${list.joinedSince ? Prisma.sql` OR (${list.joinedSince(new Date(since.at), now)})` : Prisma.empty}`
     : (list.where?.(input, ctx) ?? ALL_ROWS);
   const query: BatchQuery = { source: list.source, where, after: cursor?.after ?? null, rows: limit ?? LIST_BATCH_ROWS };
-  // A whole list on PostgreSQL: one snapshot, held until the list is read or its client is gone (ReadClient.snapshot).
-  const snapshot = limit === undefined ? await ctx.db.snapshot?.(deps.config.heavyListDeadlineMs) : undefined;
+  // A whole list under a heavy-list slot, on PostgreSQL: one snapshot, held until the list is read or its client is gone
+  // (ReadClient.snapshot), and for HEAVY_LIST_DEADLINE_MS at most, as the slot.
+  const snapshot = heavy ? await ctx.db.snapshot?.(deps.config.heavyListDeadlineMs) : undefined;
   if (snapshot && (res.destroyed || req.socket.destroyed)) snapshot.abandon();
   else if (snapshot) res.once("close", () => snapshot.abandon());
   let first: Batch & SnapshotFacts;
