@@ -80,6 +80,8 @@ export async function sendList(answer: StreamedList, etag: string | undefined, r
     if (!first.more) await snapshot?.end();
   } catch (error) {
     await snapshot?.end();
+    // Its client left meanwhile: the read failed as its connection was closed (abandon), nobody is owed an answer.
+    if (snapshot && res.destroyed) return;
     throw error;
   }
   const key = syncKey(first.key);
