@@ -19,7 +19,7 @@ beforeAll(async () => {
     INSERT INTO players (pseudo, token, ip, nickname, "gradeId", tag)
     SELECT 'snap' || g || repeat('p', 700), 't', '198.51.100.9', 'snap' || g || repeat('n', 700), g % 3, CASE WHEN g % 7 = 0 THEN 'é "quoted" 🎮' END
       FROM generate_series(1, ${PLAYERS}) AS g`);
-}, 60_000);
+}, 120_000);
 afterAll(() => t.close());
 
 const prisma = () => t.database.db.prisma;
