@@ -51,6 +51,11 @@ describe.skipIf(!onPostgres)("DATABASE_READ_URL (PostgreSQL)", () => {
     expect(onPrimary.status).toBe(404);
     const all = await request(t.url).get("/api/player/get-all-players").set("X-API-Key", key);
     expect(all.body.map((p: { pseudo: string }) => p.pseudo)).toEqual(["OnReplica"]);
+    // A list longer than its first batch: the rest read through a cursor, on the replica too.
+    await replicaOnly.prisma.$executeRawUnsafe(`INSERT INTO players (pseudo, token, ip) SELECT 'replica' || g, 't', '198.51.100.2' FROM generate_series(1, 1500) AS g`);
+    const long = await request(t.url).get("/api/player/get-all-players").set("X-API-Key", key);
+    expect(long.body).toHaveLength(1501);
+    expect(long.body.at(-1).pseudo).toBe("replica1500");
   });
 
   it("when a write is sent, then it goes to the primary only, with its audit entry", async () => {

@@ -7,7 +7,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "../generated/prisma/client.js";
 import type { ReadClient } from "./client.js";
 import { acquireDataDirLock } from "./embedded-lock.js";
-import { pgRawQueries } from "./pg-reader.js";
+import { pgListQueries, pgRawQueries } from "./pg-reader.js";
 
 /**
  * A plain SQL connection beside Prisma, for what Prisma does not do:
@@ -32,7 +32,7 @@ export interface Database {
    * keys (a revocation must count at once) nor inside a write.
    */
   readonly reader: PrismaClient;
-  /** The read routes' raw queries on the reader's connections: on PostgreSQL without Prisma's machinery (pg-reader.ts). */
+  /** The read routes' raw queries on the reader's connections: on PostgreSQL without Prisma's machinery, and with list snapshots (pg-reader.ts). */
   readonly readQueries: ReadClient;
   /** The same on the primary, for a write that is one statement outside any transaction (http/write.ts). */
   readonly writeQueries: Pick<PrismaClient, "$queryRaw">;
@@ -94,7 +94,7 @@ function openPostgres(url: string, limits: PostgresLimits): Database {
     kind: "postgres",
     prisma,
     reader,
-    readQueries: pgRawQueries(replicaPool ?? pool),
+    readQueries: pgListQueries(replicaPool ?? pool),
     writeQueries: pgRawQueries(pool),
     async connect() {
       const client = new pg.Client(clientConfig);

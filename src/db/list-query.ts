@@ -58,15 +58,15 @@ export interface BatchQuery {
  * One keyset batch, built as JSON text by PostgreSQL: row_to_json writes the
  * bytes JSON.stringify would, in the projection's column order (the answer
  * of a list is byte for byte what one string_agg over the whole table
- * wrote). Each batch is a statement of its own: no transaction or cursor
- * stays open while a client reads, which on PGlite's single connection would
- * hold up every other request. `rows + 1` are read to know whether more remain.
+ * wrote). Each batch is a statement of its own: run on the pool, no
+ * transaction or cursor stays open while a client reads, which on PGlite's
+ * single connection would hold up every other request. `rows + 1` are read to
+ * know whether more remain.
  */
 export async function readBatch(db: ReadClient, query: BatchQuery): Promise<Batch>;
 export async function readBatch(db: ReadClient, query: BatchQuery, snapshot: true): Promise<Batch & SnapshotFacts>;
 export async function readBatch(db: ReadClient, query: BatchQuery, snapshot = false): Promise<Batch & Partial<SnapshotFacts>> {
-  const { source, where, after, rows } = query;
-  const key = Prisma.raw(`t."${source.key}"`);
+  const { source, rows } = query;
   const facts = snapshot
     ? Prisma.sql`, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, pg_snapshot_xmax(pg_current_snapshot())::text AS xmax,
                  (SELECT coalesce(string_agg(x::text, ',' ORDER BY x), '') FROM pg_snapshot_xip(pg_current_snapshot()) x) AS running,
@@ -75,12 +75,32 @@ export async function readBatch(db: ReadClient, query: BatchQuery, snapshot = fa
   const [batch] = await db.$queryRaw<(Omit<Batch, "more"> & { read: number; running?: string } & Partial<Omit<SnapshotFacts, "running">>)[]>(Prisma.sql`
     SELECT coalesce(string_agg(x.j, ',' ORDER BY x.k) FILTER (WHERE x.n <= ${rows}), '') AS json,
            (max(x.k) FILTER (WHERE x.n <= ${rows}))::int AS last, count(*)::int AS read ${facts}
-      FROM (SELECT ${key} AS k, row_to_json(r)::text AS j, row_number() OVER (ORDER BY ${key}) AS n
-              FROM ${Prisma.raw(`"${source.table}"`)} t CROSS JOIN LATERAL (SELECT ${source.columns}) r
-             WHERE (${where}) ${after === null ? Prisma.empty : Prisma.sql`AND ${key} > ${after}`}
-             ORDER BY ${key} LIMIT ${rows + 1}) x`);
+      FROM (SELECT ${keyOf(source)} AS k, ${ROW_JSON} AS j, row_number() OVER (ORDER BY ${keyOf(source)}) AS n
+              FROM ${rowsOf(query)} LIMIT ${rows + 1}) x`);
   const { read, running, ...rest } = batch!;
   return { ...rest, more: read > rows, deletions: rest.deletions ?? "0", running: running ? running.split(",") : [] };
+}
+
+/**
+ * The rest of a list after `after` as one statement, a row each (its JSON,
+ * as readBatch writes it), in key order: what a cursor reads a batch at a
+ * time (ListSnapshot.cursor).
+ */
+export function rowsAfter(query: Omit<BatchQuery, "rows">): Prisma.Sql {
+  return Prisma.sql`SELECT ${ROW_JSON} FROM ${rowsOf(query)}`;
+}
+
+/** A row of the list as JSON text, over its projection `r`. */
+const ROW_JSON = Prisma.sql`row_to_json(r)::text`;
+
+const keyOf = (source: ListSource) => Prisma.raw(`t."${source.key}"`);
+
+/** The list's rows after `after` in key order, its projection as `r`: the FROM clause onwards. */
+function rowsOf({ source, where, after }: Omit<BatchQuery, "rows">): Prisma.Sql {
+  const key = keyOf(source);
+  return Prisma.sql`${Prisma.raw(`"${source.table}"`)} t CROSS JOIN LATERAL (SELECT ${source.columns}) r
+             WHERE (${where}) ${after === null ? Prisma.empty : Prisma.sql`AND ${key} > ${after}`}
+             ORDER BY ${key}`;
 }
 
 /**

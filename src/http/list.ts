@@ -1,7 +1,8 @@
 import { nextLink } from "./next-link.js";
 import { taken } from "./send.js";
 import type { Request, Response } from "express";
-import { ALL_ROWS, readBatch, writtenSince, type BatchQuery } from "../db/list-query.js";
+import type { ListSnapshot, ReadClient } from "../db/client.js";
+import { ALL_ROWS, readBatch, rowsAfter, writtenSince, type Batch, type BatchQuery, type SnapshotFacts } from "../db/list-query.js";
 import type { AppDeps } from "../deps.js";
 import { errors } from "../errors.js";
 import { Prisma } from "../generated/prisma/client.js";
@@ -9,8 +10,9 @@ import { checkSeal, encodeCursor, encodeSyncToken, isSuperseded, MAX_RUNNING, NO
 import type { RouteInput, StreamedList } from "./route.js";
 
 /**
- * Rows of a streamed list's first batch; each next batch aims at BATCH_BYTES
- * of JSON, its rows sized from the batch before (50 to 2,000). Batches stay
+ * Rows of a streamed list's first batch; each next batch (a keyset statement
+ * or a cursor's Execute) aims at BATCH_BYTES of JSON, its rows sized from the
+ * batch before (50 to 2,000). Batches stay
  * under V8's large-object threshold (128 KB): their strings die young, in the
  * new space, instead of piling up in the large-object space until a full GC
  * (four whole lists of a million players at once, service peak RSS: 204 MB
@@ -28,10 +30,14 @@ export const isPage = (input: RouteInput): boolean => (input.query as ListQuery 
 /**
  * Sends a list route's answer (docs/CALLING.md, "Large lists").
  *
- * - The whole list: keyset batches, each one statement; a list that fits in
- *   one batch is sent as one body with its Content-Length, a longer one with
- *   chunked encoding, each batch written once the one before was taken
- *   (backpressure), the next read meanwhile. The batches are not one snapshot:
+ * - The whole list: a list that fits in one batch is sent as one body with
+ *   its Content-Length, a longer one with chunked encoding, each batch written
+ *   once the one before was taken (backpressure), the next read meanwhile.
+ *   `heavy` (under a heavy-list slot, as every whole list of a route declared
+ *   heavy) on PostgreSQL: one snapshot (ReadClient.snapshot), the first batch
+ *   and then the rest as one statement through a cursor, a batch per Execute.
+ *   Otherwise (PGlite, the short lists, or every connection lists may hold
+ *   taken): keyset batches, each one statement on the pool, not one snapshot:
  *   each row is sent once, as it was when its batch was read. The ETag (read
  *   before the first batch) never names a newer version than the data.
  * - A page (limit, cursor): one batch, with a Link to the next while rows remain.
@@ -49,7 +55,7 @@ export const isPage = (input: RouteInput): boolean => (input.query as ListQuery 
  * snapshot saw: a sync that sees another count answers 410, as the client may
  * hold a row that is gone.
  */
-export async function sendList(answer: StreamedList, etag: string | undefined, req: Request, res: Response, deps: AppDeps): Promise<void> {
+export async function sendList(answer: StreamedList, etag: string | undefined, req: Request, res: Response, deps: AppDeps, heavy: boolean): Promise<void> {
   const { list, input, ctx } = answer;
   const query0 = input.query;
   // A token or cursor of the unsealed format (before 2026-11-25): told once to start again, and the answer carries a sealed one.
@@ -63,13 +69,32 @@ export async function sendList(answer: StreamedList, etag: string | undefined, r
     ? Prisma.sql`${writtenSince(since.from, since.running)}${list.joinedSince ? Prisma.sql` OR (${list.joinedSince(new Date(since.at), now)})` : Prisma.empty}`
     : (list.where?.(input, ctx) ?? ALL_ROWS);
   const query: BatchQuery = { source: list.source, where, after: cursor?.after ?? null, rows: limit ?? LIST_BATCH_ROWS };
-  const first = await readBatch(ctx.db, query, true);
+  // A whole list under a heavy-list slot, on PostgreSQL: one snapshot, held until the list is read or its client is gone
+  // (ReadClient.snapshot), and for HEAVY_LIST_DEADLINE_MS at most, as the slot.
+  const snapshot = heavy ? await ctx.db.snapshot?.(deps.config.heavyListDeadlineMs) : undefined;
+  if (snapshot && (res.destroyed || req.socket.destroyed)) snapshot.abandon();
+  else if (snapshot) res.once("close", () => snapshot.abandon());
+  let first: Batch & SnapshotFacts;
+  try {
+    first = await readBatch(snapshot?.db ?? ctx.db, query, true);
+    if (!first.more) await snapshot?.end();
+  } catch (error) {
+    await snapshot?.end();
+    // Its client left meanwhile: the read failed as its connection was closed (abandon), nobody is owed an answer.
+    if (snapshot && res.destroyed) return;
+    throw error;
+  }
   const key = syncKey(first.key);
   // Judged under the key read with the batch, before anything is sent: nothing of the batch leaves for a token refused.
-  if (query0.cursor) unsealed(query0.cursor.seal, key, "cursor");
-  if (query0.since) {
-    unsealed(query0.since.seal, key, "since");
-    answerable(query0.since.value, first);
+  try {
+    if (query0.cursor) unsealed(query0.cursor.seal, key, "cursor");
+    if (query0.since) {
+      unsealed(query0.since.seal, key, "since");
+      answerable(query0.since.value, first);
+    }
+  } catch (error) {
+    await snapshot?.end();
+    throw error;
   }
   const start: SyncPoint = cursor?.start ?? { ...resumeAfter(first), deletions: first.deletions, at: now.getTime() };
   if (etag !== undefined) res.setHeader("ETag", etag);
@@ -80,9 +105,37 @@ export async function sendList(answer: StreamedList, etag: string | undefined, r
     res.send(`[${first.json}]`);
     return;
   }
-  await stream(res, `[${first.json}`, { ...query, after: first.last, rows: nextBatchRows(first.json, query.rows) }, (q) => readBatch(ctx.db, q), (error) =>
+  const rest = { ...query, after: first.last };
+  await stream(res, `[${first.json}`, nextBatchRows(first.json, query.rows), snapshot ? cursorBatches(snapshot, rest) : keysetBatches(ctx.db, rest), (error) =>
     deps.logger.error({ err: error, method: req.method, path: req.path }, "list failed after its first byte: connection cut, the client sees a broken body"),
   );
+}
+
+type ReadNext = (rows: number) => Promise<{ json: string; more: boolean }>;
+
+/** The rest of the list in keyset batches, each one statement on the pool: `rows` each, after the last key read. */
+function keysetBatches(db: ReadClient, rest: BatchQuery): ReadNext {
+  let after = rest.after;
+  return async (rows) => {
+    const batch = await readBatch(db, { ...rest, after, rows });
+    after = batch.last;
+    return batch;
+  };
+}
+
+/**
+ * The rest of the list as one statement in the snapshot of its first batch,
+ * `rows` at a time through a cursor; the connection goes back to the pool
+ * with the last batch read, before the client has taken it.
+ */
+function cursorBatches(snapshot: ListSnapshot, rest: BatchQuery): ReadNext {
+  const rows = snapshot.cursor(rowsAfter(rest));
+  return async (count) => {
+    const read = await rows.read(count);
+    const more = read.length === count;
+    if (!more) await snapshot.end();
+    return { json: read.join(","), more };
+  };
 }
 
 function syncKey(hex: string | null): Buffer {
@@ -139,15 +192,8 @@ function nextPageQuery(req: Request, cursor: string): string {
  * destroyed before the chunked body is terminated, so that no client takes
  * the truncated array for a whole one, and it is logged.
  */
-async function stream(
-  res: Response,
-  head: string,
-  next: BatchQuery,
-  read: (query: BatchQuery) => Promise<{ json: string; last: number | null; more: boolean }>,
-  logFailure: (error: unknown) => void,
-): Promise<void> {
-  let reading = read(next);
-  let rows = next.rows;
+async function stream(res: Response, head: string, rows: number, read: ReadNext, logFailure: (error: unknown) => void): Promise<void> {
+  let reading = read(rows);
   try {
     res.write(head);
     for (;;) {
@@ -159,7 +205,7 @@ async function stream(
       if (batch.json !== "") res.write(`,${batch.json}`);
       if (!batch.more) break;
       rows = nextBatchRows(batch.json, rows);
-      reading = read({ ...next, after: batch.last, rows });
+      reading = read(rows);
     }
     res.end("]");
   } catch (error) {

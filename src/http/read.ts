@@ -29,9 +29,10 @@ export async function runRead(
     return;
   }
   // A page is bounded (1,000 rows at most): it needs no slot.
-  if (route.heavy && !isPage(input) && !(await takeHeavySlot(deps, req, res))) return;
+  const heavy = route.heavy === true && !isPage(input);
+  if (heavy && !(await takeHeavySlot(deps, req, res))) return;
   let result = await invoke(ctx);
-  if (result instanceof StreamedList) return sendList(result, listTag, req, res, deps);
+  if (result instanceof StreamedList) return sendList(result, listTag, req, res, deps, heavy);
   if (result instanceof EventStreamAnswer) {
     const { types, resumeAfter } = result;
     await deps.events.serve({ caller: req.caller!, keyHash: hashApiKey(presentedKey(req)!), types, resumeAfter }, res);
