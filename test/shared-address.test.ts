@@ -20,11 +20,11 @@ if (onPostgres && !redisUp && process.env.REQUIRE_REDIS) throw new Error(`No Red
 
 const NETWORK_ADDRESS = "198.51.100.200";
 /**
- * The rate limits' window, shortened from a minute so that the test runs a window and a half in 15 s, and
+ * The rate limits' window, shortened from a minute so that the test runs a window and a half in 12 s, and
  * the failures each window allows: a third of the minute's default, so that a loaded machine, answering the
  * looping server's first requests slowly, still spends the budget within the first window.
  */
-const WINDOW_SECONDS = 10;
+const WINDOW_SECONDS = 8;
 const FAILURE_BUDGET = 10;
 const SECONDS = 1.5 * WINDOW_SECONDS;
 const LOOP_PER_SECOND = 20;
