@@ -59,6 +59,8 @@ export interface AppOptions extends Pick<AppDeps, "config" | "db" | "logger">, P
   routes?: readonly RouteSpec[];
   /** Called on every 429 of a rate limit, naming which one (the metrics count them too). */
   onRateLimited?: (kind: RateLimitKind) => void;
+  /** The window of the rate limits: a minute, as RATE_LIMIT_PER_MINUTE says, unless given (tests shorten it). */
+  rateLimitWindowMs?: number;
 }
 
 /** A key used from an address its user may not use it from: one audit entry, in a transaction of its own. */
@@ -136,6 +138,7 @@ export function createApp(options: AppOptions): Express {
       onRateLimited?.(kind);
     },
     onCountingLocally: (locally) => metrics.rateLimitCountingLocally(locally),
+    windowMs: options.rateLimitWindowMs,
   });
   const compiled = registerRoutes(api, routes, deps, limits);
   // After the routes: a route's request need not pass through the documents' router on its way.

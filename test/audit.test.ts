@@ -56,17 +56,25 @@ async function cli(argv: string[], now?: () => Date) {
   return { code, stdout, stderr };
 }
 
-type Write = { body: unknown; action: string; target: (res: request.Response) => string; changes: (res: request.Response) => unknown };
+type Write = {
+  body: unknown;
+  action: string;
+  target: (res: request.Response) => string;
+  changes: (res: request.Response) => unknown;
+  /** The same fields' values before an update; null for a write that creates or sends. */
+  before: unknown;
+};
 
 /** One case per write route: a route that writes without an audit entry fails here. */
 const writes: Record<string, () => Promise<Write>> = {
   "PATCH /cosmetic/update-cosmetic": async () => {
-    const cosmetic = await makeCosmetic(prisma());
+    const cosmetic = await makeCosmetic(prisma(), { description: "Shiny" });
     return {
       body: { id: cosmetic.id, price: 450, argument_EN: "A glowing halo", description: "null" },
       action: "cosmetic.update",
       target: () => `cosmetic:${cosmetic.id}`,
       changes: () => ({ price: 450, argumentEn: "A glowing halo", description: null }),
+      before: { price: 250, argumentEn: "A hat", description: "Shiny" },
     };
   },
   "PATCH /freebuild/update-world": async () => {
@@ -75,7 +83,9 @@ const writes: Record<string, () => Promise<Write>> = {
       body: { id: world.id, gamerulePvp: "false", tag: "event", lastUsed: "2026-11-20T19:42:00+01:00" },
       action: "world.update",
       target: () => `world:${world.id}`,
-      changes: () => ({ gamerulePvp: false, tag: "event", lastUsed: "2026-11-20T18:42:00.000Z" }),
+      // As the world is answered: the moment in UTC, whole seconds.
+      changes: () => ({ gamerulePvp: false, tag: "event", lastUsed: "2026-11-20T18:42:00Z" }),
+      before: { gamerulePvp: true, tag: "event", lastUsed: "2026-05-05T10:00:00Z" },
     };
   },
   "POST /form/create-form": async () => {
@@ -86,6 +96,7 @@ const writes: Record<string, () => Promise<Write>> = {
       action: "form.create",
       target: (res) => `form_answer:${res.body.id}`,
       changes: () => ({ playerId: player.id, ...answer, stage1: true, stage2: null, stage3: null, comment: "" }),
+      before: null,
     };
   },
   "POST /website/create-reward-log": async () => {
@@ -95,6 +106,7 @@ const writes: Record<string, () => Promise<Write>> = {
       action: "reward_log.create",
       target: (res) => `reward_log:${res.body.id}`,
       changes: () => ({ playerId: player.id, rewardId: 42, rewardedAt: "2026-11-22T09:15:30Z" }),
+      before: null,
     };
   },
   "POST /admin/users/rotate-key": async () => {
@@ -105,12 +117,20 @@ const writes: Record<string, () => Promise<Write>> = {
       action: "api_user.rotate",
       target: () => `api_user:${username}`,
       changes: () => ({ key: "replaced", rotatedAt: expect.any(String), revokedAt: null, previousKeyExpiresAt: expect.any(String) }),
+      // No key: what a rotation replaces is key material.
+      before: { rotatedAt: null, revokedAt: null, previousKeyExpiresAt: null },
     };
   },
   "POST /admin/users/revoke": async () => {
     const username = unique("revoked-");
     await t.users.create(username);
-    return { body: { username }, action: "api_user.revoke", target: () => `api_user:${username}`, changes: () => ({ revokedAt: expect.any(String) }) };
+    return {
+      body: { username },
+      action: "api_user.revoke",
+      target: () => `api_user:${username}`,
+      changes: () => ({ revokedAt: expect.any(String) }),
+      before: { revokedAt: null },
+    };
   },
   "PATCH /admin/users/allowed-addresses": async () => {
     const username = unique("pinned-");
@@ -120,6 +140,7 @@ const writes: Record<string, () => Promise<Write>> = {
       action: "api_user.allow_ip",
       target: () => `api_user:${username}`,
       changes: () => ({ allowedIps: "203.0.113.7/32" }),
+      before: { allowedIps: null },
     };
   },
   "POST /admin/webhooks/add": () =>
@@ -129,6 +150,7 @@ const writes: Record<string, () => Promise<Write>> = {
       action: "webhook.add",
       target: (res) => `webhook:${res.body.endpoint.id}`,
       changes: () => ({ url: "https://93.184.215.14/audited", events: ["form.created"] }),
+      before: null,
     }),
   "POST /admin/webhooks/remove": async () => {
     const endpoint = await prisma().webhookEndpoint.create({ data: { url: "https://203.0.113.10/removed", secret: "plain:whsec_x" } });
@@ -137,6 +159,7 @@ const writes: Record<string, () => Promise<Write>> = {
       action: "webhook.remove",
       target: () => `webhook:${endpoint.id}`,
       changes: () => ({ url: "https://203.0.113.10/removed" }),
+      before: null,
     };
   },
   "POST /admin/webhooks/redeliver": async () => {
@@ -148,6 +171,7 @@ const writes: Record<string, () => Promise<Write>> = {
       action: "webhook.redeliver",
       target: () => `webhook_delivery:${delivery.id}`,
       changes: () => ({ previousStatus: "failed" }),
+      before: null,
     };
   },
   "POST /inscription": () => {
@@ -157,6 +181,7 @@ const writes: Record<string, () => Promise<Write>> = {
       action: "api_user.register",
       target: () => `api_user:${username}`,
       changes: () => ({ username, role: "PLUGIN" }),
+      before: null,
     });
   },
 };
@@ -167,7 +192,7 @@ describe("the audit log", () => {
     expect(Object.keys(writes).sort()).toEqual(writeRoutes.sort());
   });
 
-  it.each(Object.keys(writes))("when %s succeeds, then exactly one entry names the API user, action, target, fields and request", async (route) => {
+  it.each(Object.keys(writes))("when %s succeeds, then exactly one entry names the API user, action, target, fields (before and after) and request", async (route) => {
     const [method, path] = route.split(" ") as ["POST" | "PATCH", string];
     const write = await writes[route]!();
     const requestId = randomUUID();
@@ -180,6 +205,7 @@ describe("the audit log", () => {
       action: write.action,
       target: write.target(res),
       changes: write.changes(res),
+      before: write.before,
       requestId,
       clientAddress: expect.stringMatching(/127\.0\.0\.1$/),
     });
@@ -313,12 +339,26 @@ describe("the audit log", () => {
     }
   });
 
-  it("never holds key material: no key, hash or hint of any user appears in it", async () => {
+  it("never holds key material nor webhook secrets, before or after a change: no key, hash or hint of any user, no signing secret", async () => {
     const username = unique("secretive-");
     const registered = await send("post", "/inscription", { username }, randomUUID());
     const keys = [key, registered.body.apiKey as string, (await cli(["user", "rotate", username])).stdout.trim()];
-    const users = await prisma().apiUser.findMany({ select: { keyHash: true, keyHint: true } });
-    const secrets = [...keys, ...keys.map(hashApiKey), ...keys.map((k) => k.slice(4)), ...users.flatMap((u) => [u.keyHash, u.keyHint])];
+    // Rotated again through the API, and revoked: entries with the values they replaced.
+    keys.push((await send("post", "/admin/users/rotate-key", { username, graceSeconds: 60 }, randomUUID())).body.apiKey as string);
+    expect((await send("post", "/admin/users/revoke", { username }, randomUUID())).status).toBe(200);
+    const added = await send("post", "/admin/webhooks/add", { url: "https://93.184.215.14/secretive" }, randomUUID());
+    expect(added.status).toBe(201);
+    const users = await prisma().apiUser.findMany({ select: { keyHash: true, keyHint: true, previousKeyHash: true, previousKeyHint: true } });
+    const endpoints = await prisma().webhookEndpoint.findMany({ select: { secret: true } });
+    const secrets = [
+      ...keys,
+      ...keys.map(hashApiKey),
+      ...keys.map((k) => k.slice(4)),
+      ...users.flatMap((u) => [u.keyHash, u.keyHint, u.previousKeyHash, u.previousKeyHint].filter((v): v is string => v !== null)),
+      added.body.secret as string,
+      (added.body.secret as string).replace(/^whsec_/, ""),
+      ...endpoints.map((e) => e.secret),
+    ];
     const conn = await t.database.db.connect();
     try {
       const [row] = await conn.query<{ text: string }>("SELECT string_agg(row_to_json(a)::text, E'\\n') AS text FROM audit_log a");
@@ -328,6 +368,81 @@ describe("the audit log", () => {
     } finally {
       await conn.release();
     }
+  });
+});
+
+describe("an update's entry: the values before and after", () => {
+  const adminGet = (query: string) => request(t.url).get(`/api/admin/audit?${query}`).set("X-API-Key", key);
+  type Entry = { target: string; changes: Record<string, unknown>; before: Record<string, unknown> | null };
+  const entriesFor = async (action: string, target: string): Promise<Entry[]> => {
+    const res = await adminGet(`action=${action}&limit=500`);
+    expect(res.status).toBe(200);
+    return (res.body as { entries: Entry[] }).entries.filter((e) => e.target === target).reverse();
+  };
+
+  it("when a cosmetic is updated twice, then the admin API shows each change with the value it replaced", async () => {
+    const cosmetic = await makeCosmetic(prisma(), { price: 400, collection: "Summer" });
+    expect((await send("patch", "/cosmetic/update-cosmetic", { id: cosmetic.id, price: 450, collection: null }, randomUUID())).status).toBe(200);
+    expect((await send("patch", "/cosmetic/update-cosmetic", { id: cosmetic.id, price: 500, lootbox: false }, randomUUID())).status).toBe(200);
+    expect(await entriesFor("cosmetic.update", `cosmetic:${cosmetic.id}`)).toEqual([
+      expect.objectContaining({ changes: { price: 450, collection: null }, before: { price: 400, collection: "Summer" } }),
+      expect.objectContaining({ changes: { price: 500, lootbox: false }, before: { price: 450, lootbox: true } }),
+    ]);
+  });
+
+  it("when updates of one cosmetic arrive at once, then each entry's before is the value the one before it wrote: none is lost or read twice", async () => {
+    const cosmetic = await makeCosmetic(prisma(), { price: 1 });
+    const prices = Array.from({ length: 8 }, (_, i) => 1001 + i);
+    const results = await Promise.all(prices.map((price) => send("patch", "/cosmetic/update-cosmetic", { id: cosmetic.id, price }, randomUUID())));
+    expect(results.map((r) => r.status)).toEqual(prices.map(() => 200));
+    // In the order they were written (entry ids), each replaced the price of the previous one.
+    const entries = await entriesFor("cosmetic.update", `cosmetic:${cosmetic.id}`);
+    expect(entries).toHaveLength(prices.length);
+    expect(entries.map((e) => e.before!.price)).toEqual([1, ...entries.slice(0, -1).map((e) => e.changes.price)]);
+    expect(entries.map((e) => e.changes.price).sort()).toEqual(prices);
+    expect((await prisma().cosmetic.findUniqueOrThrow({ where: { id: cosmetic.id } })).price).toBe(entries.at(-1)!.changes.price);
+  });
+
+  it("when a world update changes nothing it was not sent, then before names only the fields sent, as the world is answered", async () => {
+    const world = await makeWorld(prisma(), { gameruleRandomTickSpeed: 3 });
+    const res = await send("patch", "/freebuild/update-world", { id: world.id, gameruleRandomTickSpeed: 10, lastUsed: "2026-11-24T08:00:00.900Z", spawnLocation: null }, randomUUID());
+    expect(res.status).toBe(200);
+    expect(await entriesFor("world.update", `world:${world.id}`)).toEqual([
+      expect.objectContaining({
+        changes: { lastUsed: res.body.lastUsed, spawnLocation: null, gameruleRandomTickSpeed: 10 },
+        before: { lastUsed: "2026-05-05T10:00:00Z", spawnLocation: "0,64,0", gameruleRandomTickSpeed: 3 },
+      }),
+    ]);
+  });
+
+  it("when an admin changes a user's allowed addresses twice, then the second entry shows the first list as before", async () => {
+    const username = unique("moved-");
+    await t.users.create(username);
+    for (const allowedAddresses of [["203.0.113.7"], ["198.51.100.0/24", "2001:db8::/32"], null]) {
+      expect((await send("patch", "/admin/users/allowed-addresses", { username, allowedAddresses }, randomUUID())).status).toBe(200);
+    }
+    expect((await entriesFor("api_user.allow_ip", `api_user:${username}`)).map((e) => [e.before, e.changes])).toEqual([
+      [{ allowedIps: null }, { allowedIps: "203.0.113.7/32" }],
+      [{ allowedIps: "203.0.113.7/32" }, { allowedIps: "198.51.100.0/24,2001:db8::/32" }],
+      [{ allowedIps: "198.51.100.0/24,2001:db8::/32" }, { allowedIps: null }],
+    ]);
+  });
+
+  it("when a user's key is rotated a second time, then before holds the first rotation's moments, and no key", async () => {
+    const username = unique("twice-");
+    await t.users.create(username);
+    for (const graceSeconds of [60, 0]) expect((await send("post", "/admin/users/rotate-key", { username, graceSeconds }, randomUUID())).status).toBe(200);
+    const [one, two] = await entriesFor("api_user.rotate", `api_user:${username}`);
+    expect(one!.changes).toEqual({ key: "replaced", rotatedAt: expect.any(String), revokedAt: null, previousKeyExpiresAt: expect.any(String) });
+    // The moments as stored, in one format: what the first rotation wrote is what the second replaced.
+    expect(two!.before).toEqual({ rotatedAt: one!.changes.rotatedAt, revokedAt: null, previousKeyExpiresAt: one!.changes.previousKeyExpiresAt });
+    expect(two!.changes.previousKeyExpiresAt).toBeNull();
+  });
+
+  it("when an entry was recorded before values before were kept, then it reads with before null", async () => {
+    const target = `cosmetic:${unique("old-")}`;
+    await prisma().$executeRaw`INSERT INTO audit_log (actor, action, target, changes) VALUES ('user-B', 'cosmetic.update', ${target}, '{"price": 5}'::jsonb)`;
+    expect(await entriesFor("cosmetic.update", target)).toEqual([expect.objectContaining({ changes: { price: 5 }, before: null })]);
   });
 });
 

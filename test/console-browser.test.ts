@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { type Browser, type Page } from "playwright-core";
+import { type Browser, type Locator, type Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
@@ -9,7 +9,7 @@ import { createLogger } from "../src/logger.js";
 import { DeliveryWorker } from "../src/webhooks/worker.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { BROWSER_HOST, chromiumAvailable, launchChromium } from "./helpers/browser.js";
-import { makePlayer } from "./helpers/fixtures.js";
+import { makeCosmetic, makePlayer } from "./helpers/fixtures.js";
 import { startReceiver, type Receiver } from "./helpers/receiver.js";
 
 /**
@@ -83,6 +83,22 @@ describe.runIf(available)("the admin console in Chromium", () => {
     await receiver?.close();
     await t?.close();
   });
+
+  /** The changes an audit row shows: per field, the value before (when shown) and after, and whether marked unchanged. */
+  async function changesOf(row: Locator): Promise<Record<string, { before?: string; after: string; unchanged?: true }>> {
+    const names = await row.locator("dl.changes dt").allTextContents();
+    const shown: Record<string, { before?: string; after: string; unchanged?: true }> = {};
+    for (const [i, name] of names.entries()) {
+      const dd = row.locator("dl.changes dd").nth(i);
+      const before = dd.locator(".before");
+      shown[name] = {
+        ...((await before.count()) > 0 ? { before: (await before.textContent())! } : {}),
+        after: (await dd.locator(".after").textContent())!,
+        ...((await dd.getByText("unchanged").count()) > 0 ? { unchanged: true as const } : {}),
+      };
+    }
+    return shown;
+  }
 
   const players = (key: string) => fetch(`${t.url}/api/player/get-all-players`, { headers: { "X-API-Key": key } }).then((r) => r.status);
 
@@ -184,18 +200,41 @@ describe.runIf(available)("the admin console in Chromium", () => {
     // The unfiltered page was there first: wait for the filtered one.
     await expect.poll(() => page.locator("table.audit tbody tr").count(), { timeout: 10_000 }).toBe(1);
     await expect(page.locator("table.audit tbody tr").first().textContent()).resolves.toContain("api_user:game-plugin");
-    // The changes read as field and value, dates in the one format of the console, not raw JSON.
-    const changes = page.locator("table.audit tbody tr").first().locator("dl.changes");
-    const names = await changes.locator("dt").allTextContents();
-    const values = Object.fromEntries((await changes.locator("dd").allTextContents()).map((v, i) => [names[i], v]));
-    expect(values).toEqual({
-      key: "replaced",
-      rotatedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/),
-      revokedAt: "none",
-      previousKeyExpiresAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/),
+    // The changes read as field, before → after, dates in the one format of the console, not raw JSON.
+    const moment = expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
+    await expect(changesOf(page.locator("table.audit tbody tr").first())).resolves.toEqual({
+      key: { after: "replaced" },
+      rotatedAt: { before: "none", after: moment },
+      revokedAt: { after: "none", unchanged: true },
+      previousKeyExpiresAt: { before: "none", after: moment },
     });
     await expect(page.locator("table.audit tbody tr").first().locator("td").first().textContent()).resolves.toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
+
+    // An update through the API: each field it sent, with the value it replaced.
+    const cosmetic = await makeCosmetic(t.database.db.prisma, { price: 250, collection: "Summer sale" });
+    const update = await fetch(`${t.url}/api/cosmetic/update-cosmetic`, {
+      method: "PATCH",
+      headers: { "X-API-Key": adminKey, "Content-Type": "application/json" },
+      body: JSON.stringify({ id: cosmetic.id, price: 450, collection: null }),
+    });
+    expect(update.status).toBe(200);
+    await page.getByLabel("Action").selectOption("");
+    await page.getByRole("button", { name: "Filter" }).click();
+    const updated = page.locator("table.audit tbody tr", { hasText: `cosmetic:${cosmetic.id}` });
+    await updated.waitFor();
+    await expect(changesOf(updated)).resolves.toEqual({ price: { before: "250", after: "450" }, collection: { before: "Summer sale", after: "none" } });
+    // Entries without before (a creation) show the values written alone.
+    await expect(changesOf(page.locator("table.audit tbody tr", { hasText: "api_user.register" }).first())).resolves.toEqual({
+      username: { after: "game-plugin" },
+      role: { after: "USER" },
+    });
     await page.screenshot({ path: shot("audit"), fullPage: true });
+    // On a phone, the entry is a card; before → after still reads, without sideways scrolling.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await updated.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: shot("audit-phone"), fullPage: false });
+    await page.setViewportSize({ width: 1280, height: 860 });
   }, 30_000);
 
   it("when an admin adds a webhook endpoint, then its secret shows once, a write's delivery arrives signed and is listed, and redeliver sends it again", async () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RowUpdate, setColumns } from "../db/sql.js";
 import { Prisma } from "../generated/prisma/client.js";
 import type { Field } from "./field.js";
 import { requireAChange } from "./rules.js";
@@ -124,6 +125,14 @@ export function defineEntity<F extends Fields, Key extends keyof F & string = "i
       }
     }
   });
+  /**
+   * `jsonb_build_object('a', alias."a", …)`: the record but its primary key, or only the fields named, as
+   * answered (an audit entry's changes).
+   */
+  const changesSql = (alias: string, only?: readonly string[]): Prisma.Sql => {
+    const named = only ? others.filter((n) => only.includes(n)) : others;
+    return Prisma.raw(`jsonb_build_object(${named.map((n) => `'${n}', ${sqlOf(fields[n]!, `${alias}.${quote(n)}`)}`).join(", ")})`);
+  };
   return {
     table,
     fields,
@@ -182,9 +191,14 @@ export function defineEntity<F extends Fields, Key extends keyof F & string = "i
         return value as Patch;
       });
     },
-    /** `jsonb_build_object('a', alias."a", …)`: the record but its primary key, as answered (an audit entry's changes). */
-    changesSql(alias: string): Prisma.Sql {
-      return Prisma.raw(`jsonb_build_object(${others.map((n) => `'${n}', ${sqlOf(fields[n]!, `${alias}.${quote(n)}`)}`).join(", ")})`);
+    changesSql,
+    /**
+     * The UPDATE of the record `id` writing `values` (fields by name) when `condition` (`AND …`) holds, with
+     * the fields' values before and after it, as answered: for ctx.auditedWrite.
+     */
+    update(id: unknown, values: Record<string, unknown>, condition: Prisma.Sql = Prisma.empty): RowUpdate {
+      const written = Object.keys(values).filter((n) => values[n] !== undefined);
+      return RowUpdate.of(table, key, id, setColumns(values), condition, (alias) => changesSql(alias, written));
     },
     /** The 400/409 message of a foreign key that names nothing: `<column>: no player has id 7`. */
     unknownReference(values: Record<string, unknown>, constraint?: string): string {

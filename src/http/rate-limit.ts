@@ -20,8 +20,11 @@ export interface RateLimitOptions {
   onLimited?: (kind: RateLimitKind) => void;
   /** Called when the counters leave Redis for this process's memory (true) and when they go back (false). */
   onCountingLocally?: (locally: boolean) => void;
+  /** The length of each fixed window; a minute (WINDOW_MS) unless given (tests shorten it). */
+  windowMs?: number;
 }
 
+/** The window of both limits, as their settings (…_PER_MINUTE) say. */
 export const WINDOW_MS = 60_000;
 /** The name of the per-user policy in the RateLimit and RateLimit-Policy headers. */
 const USER_POLICY = "user";
@@ -32,7 +35,7 @@ const USER_POLICY = "user";
  *   standard RateLimit headers;
  * - per client address, failed key checks only (AUTH_FAILURES_PER_MINUTE),
  *   see failedAuthentications.
- * Both are fixed one-minute windows, counted in Redis when it is configured.
+ * Both are fixed windows of a minute (windowMs), counted in Redis when it is configured.
  * While Redis is unreachable each instance counts in its own memory (the
  * limits hold per instance), and the shared counters are used again as soon
  * as the client has reconnected.
@@ -43,6 +46,7 @@ export function createRateLimits({
   redis,
   onLimited,
   onCountingLocally,
+  windowMs = WINDOW_MS,
 }: RateLimitOptions): AuthenticationGuards {
   const counters = redis ? new CounterPlace(redis, logger, onCountingLocally) : undefined;
   const store = (name: string): Store => (counters ? counters.store(`${config.redisKeyPrefix}${name}:`) : new MemoryStore());
@@ -54,11 +58,11 @@ export function createRateLimits({
     );
   }
   const limit = config.rateLimitPerMinute;
-  const users = limit > 0 ? (counters ? counters.leasedStore(`${config.redisKeyPrefix}user:`, limit, WINDOW_MS) : new MemoryStore()) : undefined;
+  const users = limit > 0 ? (counters ? counters.leasedStore(`${config.redisKeyPrefix}user:`, limit, windowMs) : new MemoryStore()) : undefined;
   const failures = config.authFailuresPerMinute > 0 ? store("auth") : undefined;
   return {
-    failures: failures ? failedAuthentications(failures, config.authFailuresPerMinute, limited, counters !== undefined) : undefined,
-    after: users ? [perUser(users, limit, logger, limited)] : [],
+    failures: failures ? failedAuthentications(failures, config.authFailuresPerMinute, windowMs, limited, counters !== undefined) : undefined,
+    after: users ? [perUser(users, limit, windowMs, logger, limited)] : [],
   };
 }
 
@@ -80,14 +84,14 @@ type UserCounter = MemoryStore | LeasedCounter;
  * user's window that this instance takes from Redis (LeasedCounter): no
  * round trip per request, and never more than the limit across instances.
  */
-function perUser(store: UserCounter, limit: number, logger: Logger, onLimited: (kind: RateLimitKind) => void): Step {
-  if (store instanceof MemoryStore) store.init({ windowMs: WINDOW_MS } as Options);
+function perUser(store: UserCounter, limit: number, windowMs: number, logger: Logger, onLimited: (kind: RateLimitKind) => void): Step {
+  if (store instanceof MemoryStore) store.init({ windowMs } as Options);
   const judge = (res: Response, info: ClientRateLimitInfo) => {
-    const seconds = policyHeaders(res, { limit, remaining: Math.max(limit - info.totalHits, 0), resetTime: info.resetTime });
+    const seconds = policyHeaders(res, windowMs, { limit, remaining: Math.max(limit - info.totalHits, 0), resetTime: info.resetTime });
     if (info.totalHits > limit) {
       res.setHeader("Retry-After", String(seconds));
       onLimited("user");
-      throw errors.rateLimited(`Too many requests: this API user may send ${limit} a minute; retry in ${seconds} s`);
+      throw errors.rateLimited(`Too many requests: this API user may send ${limit} ${perWindow(windowMs)}; retry in ${seconds} s`);
     }
   };
   // The stores here fall back to memory rather than fail; should one fail, the request passes.
@@ -107,11 +111,16 @@ function perUser(store: UserCounter, limit: number, logger: Logger, onLimited: (
 }
 
 /** Writes RateLimit and RateLimit-Policy; returns the seconds left in the window. */
-function policyHeaders(res: Response, info: Pick<RateLimitInfo, "limit" | "remaining" | "resetTime">): number {
-  const seconds = secondsUntil(info.resetTime);
+function policyHeaders(res: Response, windowMs: number, info: Pick<RateLimitInfo, "limit" | "remaining" | "resetTime">): number {
+  const seconds = secondsUntil(info.resetTime, windowMs);
   res.setHeader("RateLimit", `"${USER_POLICY}"; r=${info.remaining}; t=${seconds}`);
-  res.setHeader("RateLimit-Policy", `"${USER_POLICY}"; q=${info.limit}; w=${Math.ceil(WINDOW_MS / 1000)}`);
+  res.setHeader("RateLimit-Policy", `"${USER_POLICY}"; q=${info.limit}; w=${Math.ceil(windowMs / 1000)}`);
   return seconds;
+}
+
+/** "a minute", as the settings name the window, or its length when shortened. */
+function perWindow(windowMs: number): string {
+  return windowMs === WINDOW_MS ? "a minute" : `every ${Math.ceil(windowMs / 1000)} s`;
 }
 
 /**
@@ -145,8 +154,14 @@ function policyHeaders(res: Response, info: Pick<RateLimitInfo, "limit" | "remai
  * what the shortcut can let through is a known key whose own 403s, counted
  * by other instances in that second, reached the limit.
  */
-function failedAuthentications(store: Store, limit: number, onLimited: (kind: RateLimitKind) => void, shared: boolean): FailedAuthentications {
-  void store.init?.({ windowMs: WINDOW_MS } as Options);
+function failedAuthentications(
+  store: Store,
+  limit: number,
+  windowMs: number,
+  onLimited: (kind: RateLimitKind) => void,
+  shared: boolean,
+): FailedAuthentications {
+  void store.init?.({ windowMs } as Options);
   const counted = new WeakSet<Request>();
   // Address → when it was read under the limit; in the order read, so the oldest are dropped first.
   const underLimit = new Map<string, number>();
@@ -174,7 +189,7 @@ function failedAuthentications(store: Store, limit: number, onLimited: (kind: Ra
         }
         return UNDER;
       }
-      const retryAfter = secondsUntil(spent!.resetTime);
+      const retryAfter = secondsUntil(spent!.resetTime, windowMs);
       const [ofKey, tried] = await Promise.all([store.get!(failuresOfKey(address, fingerprint())), store.get!(keysTried(address))]);
       if (reached(ofKey, 1)) return { over: true, retryAfter, check: "none" };
       return { over: true, retryAfter, check: reached(tried, limit) ? "memory" : "database" };
@@ -190,7 +205,7 @@ function failedAuthentications(store: Store, limit: number, onLimited: (kind: Ra
       });
     },
     refuse(res: Response, admission: Admission): ApiError {
-      const seconds = admission.over ? admission.retryAfter : Math.ceil(WINDOW_MS / 1000);
+      const seconds = admission.over ? admission.retryAfter : Math.ceil(windowMs / 1000);
       res.setHeader("Retry-After", String(seconds));
       onLimited("address");
       return errors.rateLimited(`Too many requests with an invalid API key from this address; retry in ${seconds} s`);
@@ -207,7 +222,7 @@ function addressOf(req: Request): string {
   return ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? "unknown");
 }
 
-function secondsUntil(resetTime: Date | undefined): number {
-  if (!resetTime) return Math.ceil(WINDOW_MS / 1000);
+function secondsUntil(resetTime: Date | undefined, windowMs: number): number {
+  if (!resetTime) return Math.ceil(windowMs / 1000);
   return Math.max(1, Math.ceil((resetTime.getTime() - Date.now()) / 1000));
 }

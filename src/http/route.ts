@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AuditedRowEntry, AuditEntry, AuditSource } from "../audit/audit.js";
+import type { AuditedWrite, AuditEntry, AuditSource } from "../audit/audit.js";
 import type { Caller } from "../auth/caller.js";
 import type { CallerDirectory } from "../auth/callers.js";
 import type { CallerGroup, Config } from "../config.js";
@@ -47,8 +47,11 @@ export interface StatementContext {
   now: () => Date;
   /** Who calls, from which request: what audit entries name. */
   source: AuditSource;
-  /** Runs `INSERT`/`UPDATE … RETURNING *` and the audit entry of each row written, as one statement. */
-  auditedWrite: <T>(write: Prisma.Sql, entry: AuditedRowEntry) => Promise<T[]>;
+  /**
+   * Runs `INSERT`/`UPDATE … RETURNING *`, or an entity's update (which records the values it replaces), and
+   * the audit entry of each row written, as one statement.
+   */
+  auditedWrite: AuditedWrite;
 }
 
 /** A write in a transaction of its own: its statements and its audit entry commit or roll back whole. */

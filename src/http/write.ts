@@ -1,7 +1,9 @@
 import type { Request, Response } from "express";
-import { auditedWrite, recordAudit, type AuditSource } from "../audit/audit.js";
+import { auditedWrite, recordAudit, type AuditedUpdateEntry, type AuditSource } from "../audit/audit.js";
 import type { Config } from "../config.js";
 import type { DbClient } from "../db/client.js";
+import type { RowUpdate } from "../db/sql.js";
+import type { Prisma } from "../generated/prisma/client.js";
 import { advanceIdSequence, generatedKeyCollision, largestId } from "../db/constraints.js";
 import { ERROR_NAME_HEADER } from "../errors.js";
 import type { AppDeps } from "../deps.js";
@@ -42,7 +44,8 @@ export async function runWrite(
       users: deps.users,
       webhooks: deps.config,
       audit: (entry) => recordAudit(client, { ...source, ...entry }),
-      auditedWrite: (write, entry) => auditedWrite(statements, write, entry, source),
+      auditedWrite: <T>(write: Prisma.Sql | RowUpdate, entry: AuditedUpdateEntry & { changes?: Prisma.Sql }) =>
+        auditedWrite<T>(statements, write, entry, source),
     });
     return result instanceof Versioned ? { body: result.body, etag: `"${result.etag}"` } : { body: result };
   };

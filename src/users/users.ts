@@ -9,6 +9,7 @@ import { uniqueViolation } from "../db/prisma-errors.js";
 import { RefusedKeys, type KeyCache } from "../auth/key-cache.js";
 import { errors } from "../errors.js";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { auditUpdate, lockedForUpdate } from "./audited-update.js";
 import { DEFAULT_GRACE_SECONDS } from "./grace.js";
 import type { KeyUsage } from "./key-usage.js";
 import { recordEvent } from "../webhooks/events.js";
@@ -166,15 +167,15 @@ export class ApiUsers {
   /** Revokes all of the user's keys (a previous one in its grace period too) at once, on every instance. The username stays taken. */
   async revoke(username: string, by: AuditSource = OPERATOR, db?: DbClient): Promise<ApiUserSummary> {
     return this.inTransaction(db, async (tx) => {
+      const before = await lockedForUpdate(tx, username);
       const revokedAt = new Date();
       const { count } = await tx.apiUser.updateMany({
         where: { username, revokedAt: null },
         data: { revokedAt, previousKeyHash: null, previousKeyHint: null, previousKeyExpiresAt: null, previousKeyLastUsedAt: null },
       });
-      const user = await tx.apiUser.findUnique({ where: { username }, select: summary });
-      if (!user) throw errors.notFound(`API user '${username}'`);
+      const user = await tx.apiUser.findUniqueOrThrow({ where: { username }, select: summary });
       if (count === 0) throw errors.conflict(`API user '${user.username}' is already revoked`);
-      await recordAudit(tx, { ...by, action: "api_user.revoke", target: `api_user:${user.username}`, changes: { revokedAt } });
+      await auditUpdate(tx, by, "api_user.revoke", user, before, ["revokedAt"]);
       await this.announce(tx, username);
       return user;
     });
@@ -193,10 +194,9 @@ export class ApiUsers {
   async setAllowedAddresses(username: string, list: AddressAllowList | null, by: AuditSource = OPERATOR, db?: DbClient): Promise<ApiUserSummary> {
     return this.inTransaction(db, async (tx) => {
       const allowedIps = list?.toString() ?? null;
-      const { count } = await tx.apiUser.updateMany({ where: { username }, data: { allowedIps } });
-      if (count === 0) throw errors.notFound(`API user '${username}'`);
-      const user = await tx.apiUser.findUniqueOrThrow({ where: { username }, select: summary });
-      await recordAudit(tx, { ...by, action: "api_user.allow_ip", target: `api_user:${user.username}`, changes: { allowedIps } });
+      const before = await lockedForUpdate(tx, username);
+      const user = await tx.apiUser.update({ where: { username }, data: { allowedIps }, select: summary });
+      await auditUpdate(tx, by, "api_user.allow_ip", user, before, ["allowedIps"]);
       await this.announce(tx, username);
       return user;
     });
@@ -218,11 +218,12 @@ export class ApiUsers {
   ): Promise<{ user: ApiUserSummary; apiKey: string }> {
     const key = generateApiKey();
     return this.inTransaction(db, async (tx) => {
+      const before = await lockedForUpdate(tx, username);
       const rotatedAt = new Date();
       const expiresAt = new Date(rotatedAt.getTime() + graceSeconds * 1000);
       const keep = Prisma.sql`(${graceSeconds}::int > 0 AND "revokedAt" IS NULL)`;
       // The right-hand sides read the row as it was: the current key becomes the previous one.
-      const count = await tx.$executeRaw`
+      await tx.$executeRaw`
         UPDATE api_users SET
           "previousKeyHash" = CASE WHEN ${keep} THEN "keyHash" END,
           "previousKeyHint" = CASE WHEN ${keep} THEN "keyHint" END,
@@ -231,14 +232,9 @@ export class ApiUsers {
           "keyHash" = ${key.hash}, "keyHint" = ${key.hint}, "keyLastUsedAt" = NULL,
           "rotatedAt" = ${rotatedAt}::timestamptz, "revokedAt" = NULL
         WHERE username = ${username}::citext`;
-      if (count === 0) throw errors.notFound(`API user '${username}'`);
       const user = await tx.apiUser.findUniqueOrThrow({ where: { username }, select: summary });
-      await recordAudit(tx, {
-        ...by,
-        action: "api_user.rotate",
-        target: `api_user:${user.username}`,
-        changes: { key: "replaced", rotatedAt, revokedAt: null, previousKeyExpiresAt: user.previousKeyExpiresAt },
-      });
+      // The key is named, never shown, and has no before: what it replaced is key material.
+      await auditUpdate(tx, by, "api_user.rotate", user, before, ["rotatedAt", "revokedAt", "previousKeyExpiresAt"], { key: "replaced" });
       await this.announce(tx, username);
       return { user, apiKey: key.key };
     });

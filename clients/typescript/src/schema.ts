@@ -1031,10 +1031,24 @@ export interface components {
             action: string;
             /** @example api_user:website */
             target: string;
-            /** @description The fields written and their values; never key material */
+            /**
+             * @description The fields written and their values (after the write); never key material nor webhook secrets
+             * @example {
+             *       "price": 450
+             *     }
+             */
             changes: {
                 [key: string]: unknown;
             };
+            /**
+             * @description For an update (cosmetic.update, world.update, api_user.rotate, api_user.revoke, api_user.allow_ip): the values of the same fields before the write, read in the same statement or transaction. A field of `changes` missing here has no value to show (a rotated key). null: not an update, or an entry recorded before this was kept.
+             * @example {
+             *       "price": 400
+             *     }
+             */
+            before: {
+                [key: string]: unknown;
+            } | null;
             requestId: string | null;
             clientAddress: string | null;
         };

@@ -24,7 +24,7 @@ export function utcIso(text: string): string | undefined {
   return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
 }
 
-/** One change of an entry: a field and the value written, readable (dates in the table's format, lists joined). */
+/** A value of an entry, readable (dates in the table's format, lists joined). */
 function shown(value: unknown): string {
   if (value === null || value === undefined) return "none";
   if (typeof value === "string") return /^\d{4}-\d{2}-\d{2}T/.test(value) ? when(value) : value;
@@ -33,11 +33,31 @@ function shown(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function changesList(changes: Record<string, unknown>): HTMLElement {
+const dated = (value: unknown): value is string => typeof value === "string" && /^\d{4}-\d{2}-\d{2}T/.test(value);
+const valueOf = (value: unknown, side: "before" | "after") => h("span", { class: side }, dated(value) ? stamp(value) : shown(value));
+
+/**
+ * An entry's changes: each field with the value written, and, for an update, the value it replaced
+ * (before → after; "unchanged" when the same). Entries without `before` (creations, older entries) show
+ * the value written alone.
+ */
+function changesList(changes: Record<string, unknown>, before: Record<string, unknown> | null): HTMLElement {
   const entries = Object.entries(changes);
   if (entries.length === 0) return h("span", { class: "muted" }, "—");
-  const dated = (value: unknown) => typeof value === "string" && /^\d{4}-\d{2}-\d{2}T/.test(value);
-  return h("dl", { class: "changes" }, ...entries.flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, dated(value) ? stamp(value as string) : shown(value))]));
+  const change = (name: string, after: unknown) => {
+    if (!before || !(name in before)) return h("dd", {}, valueOf(after, "after"));
+    if (shown(before[name]) === shown(after)) return h("dd", {}, valueOf(after, "after"), " ", h("span", { class: "muted" }, "unchanged"));
+    return h(
+      "dd",
+      { class: "diff" },
+      h("span", { class: "sr-only" }, "from "),
+      valueOf(before[name], "before"),
+      h("span", { class: "arrow", "aria-hidden": "true" }, " → "),
+      h("span", { class: "sr-only" }, " to "),
+      valueOf(after, "after"),
+    );
+  };
+  return h("dl", { class: "changes" }, ...entries.flatMap(([name, after]) => [h("dt", {}, name), change(name, after)]));
 }
 
 /** The audit log: filters (actor, action, time range) and paging by cursor. */
@@ -99,7 +119,7 @@ function table(entries: AuditEntry[]): HTMLElement {
   return dataTable(
     "audit",
     "Audit entries, newest first",
-    ["When (UTC)", "Actor", "Action", "Target", "Changes", "Request"],
+    ["When (UTC)", "Actor", "Action", "Target", "Changes (before → after)", "Request"],
     entries.map((e) =>
       h(
         "tr",
@@ -108,7 +128,7 @@ function table(entries: AuditEntry[]): HTMLElement {
         h("td", { "data-label": "Actor", class: "nowrap" }, e.actor),
         h("td", { "data-label": "Action" }, h("code", {}, e.action)),
         h("td", { "data-label": "Target", class: "nowrap" }, e.target),
-        h("td", { "data-label": "Changes" }, changesList(e.changes)),
+        h("td", { "data-label": "Changes" }, changesList(e.changes, e.before)),
         h("td", { "data-label": "Request" }, e.requestId ?? "", e.clientAddress ? h("small", {}, e.clientAddress) : null),
       ),
     ),

@@ -18,6 +18,7 @@ export interface AuditPageRow {
   action: string;
   target: string;
   changes: string;
+  before: string | null;
   requestId: string | null;
   clientAddress: string | null;
 }
@@ -44,7 +45,7 @@ export function readAuditPage(db: ReadClient, filter: AuditFilter, limit: number
   if (after !== undefined) where.push(Prisma.sql`id < ${after}::bigint`);
   return db.$queryRaw<AuditPageRow[]>`
     SELECT id::text AS id, ${Prisma.raw(timestampSql("at"))} AS at, actor::text AS actor, action,
-           target, changes::text AS changes, "requestId", "clientAddress"
+           target, changes::text AS changes, before::text AS before, "requestId", "clientAddress"
       FROM audit_log
      WHERE ${Prisma.join(where, " AND ")}
      ORDER BY audit_log.id DESC

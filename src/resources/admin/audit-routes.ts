@@ -15,7 +15,19 @@ const auditEntry = z
     actor: z.string().meta({ description: "The API user, or `cli:<os user>` for the operator's command line", example: "website" }),
     action: z.string().meta({ example: "api_user.rotate" }),
     target: z.string().meta({ example: "api_user:website" }),
-    changes: z.record(z.string(), z.unknown()).meta({ description: "The fields written and their values; never key material" }),
+    changes: z
+      .record(z.string(), z.unknown())
+      .meta({ description: "The fields written and their values (after the write); never key material nor webhook secrets", example: { price: 450 } }),
+    before: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .meta({
+        description:
+          "For an update (cosmetic.update, world.update, api_user.rotate, api_user.revoke, api_user.allow_ip): the values " +
+          "of the same fields before the write, read in the same statement or transaction. A field of `changes` missing " +
+          "here has no value to show (a rotated key). null: not an update, or an entry recorded before this was kept.",
+        example: { price: 400 },
+      }),
     requestId: z.string().nullable(),
     clientAddress: z.string().nullable(),
   })
@@ -54,7 +66,11 @@ export const auditRoutes = [
       }
       const limit = query.limit ?? DEFAULT_LIMIT;
       const rows = await readAuditPage(db, query, limit + 1, after);
-      const entries = rows.slice(0, limit).map((r) => ({ ...r, changes: JSON.parse(r.changes) as Record<string, unknown> }));
+      const entries = rows.slice(0, limit).map((r) => ({
+        ...r,
+        changes: JSON.parse(r.changes) as Record<string, unknown>,
+        before: r.before === null ? null : (JSON.parse(r.before) as Record<string, unknown>),
+      }));
       const nextCursor = rows.length > limit ? encodeCursor(entries.at(-1)!.id) : null;
       let next: string | undefined;
       if (nextCursor !== null) {

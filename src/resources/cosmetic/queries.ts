@@ -1,7 +1,7 @@
 import type { DbClient, ReadClient } from "../../db/client.js";
 import { errors } from "../../errors.js";
 import { Prisma, type Cosmetic } from "../../generated/prisma/client.js";
-import { setColumns } from "../../db/sql.js";
+import type { RowUpdate } from "../../db/sql.js";
 import { cosmetic } from "./entity.js";
 
 /**
@@ -24,11 +24,11 @@ export async function updateCosmetic(
   id: number,
   data: Record<string, unknown>,
   versions: readonly number[] | undefined,
-  run: (update: Prisma.Sql) => Promise<Cosmetic[]> = (update) => prisma.$queryRaw<Cosmetic[]>(update),
+  run: (update: RowUpdate) => Promise<Cosmetic[]> = (update) => prisma.$queryRaw<Cosmetic[]>(update.alone()),
 ): Promise<Cosmetic> {
-  const matches = versions === undefined ? Prisma.sql`` : Prisma.sql` AND version IN (${Prisma.join(versions.length ? versions : [-1])})`;
-  const [cosmetic] = await run(Prisma.sql`UPDATE cosmetics SET ${setColumns(data)} WHERE id = ${id}${matches} RETURNING *`);
-  if (cosmetic) return cosmetic;
+  const matches = versions === undefined ? Prisma.empty : Prisma.sql` AND version IN (${Prisma.join(versions.length ? versions : [-1])})`;
+  const [row] = await run(cosmetic.update(id, data, matches));
+  if (row) return row;
   // Nothing was written; only the answer depends on whether the cosmetic exists at all.
   if (versions && (await prisma.cosmetic.count({ where: { id } })) > 0) throw errors.preconditionFailed(`Cosmetic ${id}`);
   throw errors.notFound("Cosmetic");

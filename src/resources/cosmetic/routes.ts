@@ -55,12 +55,12 @@ export const cosmeticRoutes = [
       const { id: cosmeticId, ...changes } = body;
       const ifMatch = headers["If-Match"];
       // One UPDATE of the fields sent, conditional on the version when If-Match is sent, with its audit
-      // entry: concurrent updates of other fields are kept, and a stale If-Match writes nothing.
+      // entry and the values it replaces: concurrent updates of other fields are kept, and a stale If-Match
+      // writes nothing.
       const updated = await updateCosmetic(db, cosmeticId, changes, ifMatch ? versionsNamed(ifMatch, cosmeticId) : undefined, (update) =>
         auditedWrite<Cosmetic>(update, {
           action: "cosmetic.update",
           target: Prisma.sql`'cosmetic:' || w.id`,
-          changes: Prisma.sql`${JSON.stringify(changes)}::jsonb`,
           event: { type: "cosmetic.updated", columns: cosmetic.full.columns },
         }),
       );

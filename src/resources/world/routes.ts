@@ -1,5 +1,4 @@
 import { foreignKeyViolation } from "../../db/prisma-errors.js";
-import { setColumns } from "../../db/sql.js";
 import { Prisma, type World } from "../../generated/prisma/client.js";
 import { errors } from "../../errors.js";
 import { defineRoute } from "../../http/route.js";
@@ -23,11 +22,10 @@ export const worldRoutes = [
     async oneStatement({ body }, { auditedWrite }) {
       const { id: worldId, ...fields } = body;
       try {
-        // The fields sent and their audit entry, in one statement.
-        const [updated] = await auditedWrite<World>(Prisma.sql`UPDATE worlds SET ${setColumns(fields)} WHERE id = ${worldId} RETURNING *`, {
+        // The fields sent and their audit entry, with the values they replace, in one statement.
+        const [updated] = await auditedWrite<World>(world.update(worldId, fields), {
           action: "world.update",
           target: Prisma.sql`'world:' || w.id`,
-          changes: Prisma.sql`${JSON.stringify(fields)}::jsonb`,
           event: { type: "world.updated", columns: world.full.columns },
         });
         if (!updated) throw errors.notFound("World");
