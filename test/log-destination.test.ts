@@ -22,6 +22,16 @@ function lazyReader() {
   return { child, fd, read: () => out };
 }
 
+/** A child process running `lines` with `logger`, the service's logger on its stdout (a pipe). */
+function logInChild(...lines: string[]) {
+  const script = [
+    `const { createLogger } = await import(${JSON.stringify(path.resolve(import.meta.dirname, "../src/logger.ts"))});`,
+    "const logger = createLogger('info');",
+    ...lines,
+  ].join("\n");
+  return spawnOwned(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script]);
+}
+
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
 /** The heap's live size: after a full collection, so that what counts is what is held, not garbage not yet collected. */
@@ -70,13 +80,10 @@ describe("log destination", () => {
   }, 30_000);
 
   it("when stdout is a pipe nobody reads, then a process that logged to it still exits (pino's flush at exit gives up on it)", async () => {
-    const script = [
-      `const { createLogger } = await import(${JSON.stringify(path.resolve(import.meta.dirname, "../src/logger.ts"))});`,
-      "const logger = createLogger('info');",
+    const child = logInChild(
       "for (let i = 0; i < 20000; i++) logger.info({ detail: 'x'.repeat(400) }, 'request');",
       "setTimeout(() => process.exit(3), 1500);",
-    ].join("\n");
-    const child = spawnOwned(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script]);
+    );
     // Its stdout is a pipe this test never reads.
     child.stdout.pause();
     child.stderr.pipe(process.stderr);
@@ -85,14 +92,11 @@ describe("log destination", () => {
   }, 20_000);
 
   it("when an idle process logs its last lines and exits at once, then they are written, though held for a block", async () => {
-    const script = [
-      `const { createLogger } = await import(${JSON.stringify(path.resolve(import.meta.dirname, "../src/logger.ts"))});`,
-      "const logger = createLogger('info');",
+    const child = logInChild(
       "logger.info('first');",
       // Idle for longer than a stuck pipe may hold lines at exit: an idle destination is not a stuck one.
       "setTimeout(() => { logger.info('stopping'); logger.info('stopped'); process.exit(0); }, 1500);",
-    ].join("\n");
-    const child = spawnOwned(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script]);
+    );
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
     await once(child, "exit");
