@@ -1,15 +1,14 @@
 import type { Response } from "express";
 import type { Config } from "../config.js";
-import type { Database, Subscription } from "../db/database.js";
+import type { Database } from "../db/database.js";
 import { errors } from "../errors.js";
 import type { Logger } from "../logger.js";
-import { USER_CHANGED_CHANNEL } from "../users/users.js";
+import { HubChannels } from "./channels.js";
 import { compareKeys, ZERO_KEY, type EventKey } from "./event-id.js";
 import { eventsBetween, keyState, lastEvent, nextEvents, oldestWrittenAt, PAGE, writtenAt, type StreamEvent } from "./outbox.js";
-import { Batch, HEARTBEAT_MS, Stream, type StreamRequest, type Tail } from "./stream.js";
+import { batches, type Batch } from "./batch.js";
+import { HEARTBEAT_MS, Stream, type StreamRequest, type Tail } from "./stream.js";
 
-/** The channel a trigger of webhook_events notifies when a transaction that wrote events commits (migration 20261125100000). */
-export const EVENTS_CHANNEL = "webhook_events";
 /** The outbox is read this often without a notification (a lost LISTEN, a notification that came before its commit was visible). */
 const POLL_MS = 1_000;
 /** While a channel is down, the outbox and the keys of open streams are looked at this often. */
@@ -20,8 +19,6 @@ const HELD_BACK_POLL_MS = 5;
 const FAN_OUT_SLICE = 100;
 /** Streams get their heartbeats in this many groups, one group at a time: no burst of thousands of writes at once. */
 const BEAT_GROUPS = 10;
-/** Bytes of frames at most in one batch (but one event, whatever its size): what a slow reader may hold over its buffer. */
-const BATCH_BYTES = 65_536;
 /** Seconds a client refused for too many streams is told to wait. */
 const STREAMS_RETRY_AFTER_S = 5;
 /** A resume point is answered 410 once within this much of the retention's end: the hourly pruning may take it any moment. */
@@ -47,14 +44,12 @@ export class EventHub implements Tail {
   private readonly perUser = new Map<number, number>();
   private starting: Promise<void> | undefined;
   private closed = false;
-  private channels: Subscription[] = [];
-  private channelsDown = 0;
+  private readonly channels: HubChannels;
   private timer: NodeJS.Timeout | undefined;
   private reading: Promise<void> | undefined;
   private again = false;
   /** Reads in a row that found events held back. */
   private heldFor = 0;
-  private retryChannels: NodeJS.Timeout | undefined;
   /** The streams by heartbeat group; the timer beats one group every HEARTBEAT_MS / BEAT_GROUPS. */
   private readonly beatGroups = Array.from({ length: BEAT_GROUPS }, () => new Set<Stream>());
   private nextGroup = 0;
@@ -65,7 +60,9 @@ export class EventHub implements Tail {
     private readonly db: Database,
     private readonly config: Pick<Config, "eventsStreamsPerUser" | "eventsBufferBytes" | "webhooksRetainDays">,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.channels = new HubChannels(db, logger, { events: () => this.kick(), userChanged: (username) => this.recheckKeys(username) });
+  }
 
   /** Streams open on this instance. */
   get size(): number {
@@ -132,11 +129,9 @@ export class EventHub implements Tail {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
-    clearTimeout(this.retryChannels);
     clearInterval(this.beats);
     for (const stream of this.streams) stream.end();
-    await Promise.all(this.channels.map((c) => c.close().catch(() => undefined)));
-    this.channels = [];
+    await this.channels.close();
     await this.reading;
   }
 
@@ -158,60 +153,17 @@ export class EventHub implements Tail {
   }
 
   private async startOnce(): Promise<void> {
-    await this.listen();
+    await this.channels.listen();
     // From where the outbox ends now: streams that resume read what came before themselves.
     this.head = (await lastEvent(this.db)) ?? ZERO_KEY;
     this.schedule();
   }
 
-  /** LISTENs for new events and for key revocations; a channel that drops is opened again, polling meanwhile. */
-  private async listen(): Promise<void> {
-    const subscribe = async (channel: string, message: (payload: string) => void) => {
-      try {
-        this.channels.push(
-          await this.db.subscribe(channel, {
-            message,
-            lost: (error) => {
-              this.logger.warn({ err: error, channel }, "event streams: LISTEN connection lost; polling until it is back");
-              this.reconnect();
-            },
-          }),
-        );
-      } catch (error) {
-        this.logger.warn({ err: error, channel }, "event streams: LISTEN failed; polling until it works");
-        this.channelsDown++;
-      }
-    };
-    this.channelsDown = 0;
-    await subscribe(EVENTS_CHANNEL, () => this.kick());
-    await subscribe(USER_CHANGED_CHANNEL, (username) => this.recheckKeys(username));
-    if (this.channelsDown > 0) this.reconnect();
-  }
-
-  private reconnect(): void {
-    if (this.closed || this.retryChannels) return;
-    this.channelsDown = Math.max(1, this.channelsDown);
-    this.retryChannels = setTimeout(() => {
-      void (async () => {
-        const old = this.channels;
-        this.channels = [];
-        await Promise.all(old.map((c) => c.close().catch(() => undefined)));
-        this.retryChannels = undefined;
-        if (this.closed) return;
-        await this.listen();
-        // Whatever was announced meanwhile.
-        this.kick();
-        this.recheckKeys(undefined);
-      })();
-    }, 1_000);
-    this.retryChannels.unref();
-  }
-
-  private schedule(delay = this.channelsDown > 0 ? DEGRADED_POLL_MS : POLL_MS): void {
+  private schedule(delay = this.channels.down > 0 ? DEGRADED_POLL_MS : POLL_MS): void {
     if (this.closed) return;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      if (this.channelsDown > 0) this.recheckKeys(undefined);
+      if (this.channels.down > 0) this.recheckKeys(undefined);
       this.kick();
     }, delay);
     this.timer.unref();
@@ -290,20 +242,4 @@ export class EventHub implements Tail {
         .catch((error: unknown) => this.logger.warn({ err: error }, "event streams: checking a key failed; will retry"));
     }
   }
-}
-
-/** A page of events cut into batches of BATCH_BYTES at most (or of one event larger than that). */
-function* batches(events: readonly StreamEvent[]): Generator<Batch> {
-  let start = 0;
-  let bytes = 0;
-  for (let i = 0; i < events.length; i++) {
-    const size = events[i]!.frame.length;
-    if (i > start && bytes + size > BATCH_BYTES) {
-      yield new Batch(events.slice(start, i));
-      start = i;
-      bytes = 0;
-    }
-    bytes += size;
-  }
-  if (start < events.length) yield new Batch(events.slice(start));
 }

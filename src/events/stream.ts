@@ -3,6 +3,7 @@ import type { Caller } from "../auth/caller.js";
 import { taken } from "../http/send.js";
 import type { Logger } from "../logger.js";
 import { compareKeys, encodeEventId, ZERO_KEY, type EventKey } from "./event-id.js";
+import type { Batch } from "./batch.js";
 import { PAGE, type StreamEvent } from "./outbox.js";
 
 /** A comment at least this often, so that proxies and clients see the stream alive (15 s at most, says issue 25). */
@@ -24,74 +25,6 @@ export interface StreamRequest {
 export interface Tail {
   readonly position: EventKey;
   readRange(after: EventKey, upTo: EventKey, types: ReadonlySet<string>): Promise<StreamEvent[]>;
-}
-
-const typeSets = new Map<string, ReadonlySet<string>>();
-
-/**
- * The set of these types, one object for every stream that asked for the
- * same ones (in any order): held once, and a batch's bytes for those types
- * are built once for all of them (Batch.bytesFor).
- */
-export function typeSet(types: Iterable<string>): ReadonlySet<string> {
-  const sorted = [...new Set(types)].sort();
-  const name = sorted.join(",");
-  let set = typeSets.get(name);
-  if (!set) typeSets.set(name, (set = new Set(sorted)));
-  return set;
-}
-
-/** Frames as a stream sends them: the body's bytes (raw), the same as one HTTP chunk, and the last event among them. */
-interface Framed {
-  raw: Buffer;
-  chunked: Buffer;
-  last: EventKey;
-}
-
-const CRLF = Buffer.from("\r\n", "latin1");
-
-/** The events of these types among `events` (and after `after`), framed; undefined when none is. */
-function frame(events: readonly StreamEvent[], types: ReadonlySet<string>, after?: EventKey): Framed | undefined {
-  let text = "";
-  let last: EventKey | undefined;
-  for (const event of events) {
-    if (!types.has(event.type) || (after && compareKeys(event.key, after) <= 0)) continue;
-    text += event.frame;
-    last = event.key;
-  }
-  if (!last) return undefined;
-  const raw = Buffer.from(text, "utf8");
-  return { raw, chunked: Buffer.concat([Buffer.from(`${raw.length.toString(16)}\r\n`, "latin1"), raw, CRLF]), last };
-}
-
-/**
- * Events read by the tail at once, in order, as every live stream sends
- * them: their frames are encoded once per set of types asked for, not once
- * per stream.
- */
-export class Batch {
-  private readonly framed = new Map<ReadonlySet<string>, Framed | undefined>();
-
-  constructor(readonly events: readonly StreamEvent[]) {}
-
-  get first(): EventKey {
-    return this.events[0]!.key;
-  }
-
-  get last(): EventKey {
-    return this.events.at(-1)!.key;
-  }
-
-  /** The events of these types, framed (once for every stream of these types); undefined when none is of them. */
-  of(types: ReadonlySet<string>): Framed | undefined {
-    if (!this.framed.has(types)) this.framed.set(types, frame(this.events, types));
-    return this.framed.get(types);
-  }
-
-  /** The events of these types after `after`: a stream that went live within the batch (its own bytes). */
-  after(after: EventKey, types: ReadonlySet<string>): Framed | undefined {
-    return frame(this.events, types, after);
-  }
 }
 
 /**

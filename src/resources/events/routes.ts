@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { CALLER_GROUPS, type CallerGroup } from "../../config.js";
 import { decodeEventId } from "../../events/event-id.js";
-import { HEARTBEAT_MS, RETRY_MS, typeSet } from "../../events/stream.js";
+import { typeSet } from "../../events/batch.js";
+import { HEARTBEAT_MS, RETRY_MS } from "../../events/stream.js";
 import { errors } from "../../errors.js";
 import { defineRoute, EventStreamAnswer } from "../../http/route.js";
 import { IMPORT_KINDS, WEBHOOK_EVENTS } from "../../webhooks/events.js";
