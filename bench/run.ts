@@ -172,6 +172,34 @@ function cpuMicros(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1e6;
 }
 
+/**
+ * The CPU so far of each PostgreSQL backend serving one server (its pool's
+ * connections carry the server's id as application_name), by pid: PostgreSQL
+ * runs on the same cores, so what a server makes it do is part of its cost.
+ */
+async function backendCpu(appName: string): Promise<Map<number, number>> {
+  const c = new pg.Client({ connectionString: SERVER_URL });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = $1", [appName]);
+    const cpu = new Map<number, number>();
+    for (const { pid } of rows) {
+      try {
+        cpu.set(pid, cpuMicros(pid));
+      } catch {
+        // ended meanwhile
+      }
+    }
+    return cpu;
+  } finally {
+    await c.end();
+  }
+}
+
+/** What the backends spent between two readings; one opened meanwhile counts from its start. */
+const backendCpuSpent = (before: Map<number, number>, after: Map<number, number>) =>
+  [...after].reduce((sum, [pid, cpu]) => sum + cpu - (before.get(pid) ?? 0), 0);
+
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(", ");
 
 interface Scenario {
@@ -185,7 +213,7 @@ interface Scenario {
   expect: number;
 }
 
-type Sample = { rps: number; p50: number; p99: number; cpu: number; bad: number };
+type Sample = { rps: number; p50: number; p99: number; cpu: number; dbCpu: number; bad: number };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 /** Requests a second as printed: whole above 10, two decimals below (whole lists of a large community). */
 const perSecond = (rps: number) => rps.toFixed(rps < 10 ? 2 : 0);
@@ -327,7 +355,10 @@ async function main() {
       const urls = new Map<string, string>();
       for (const t of group) {
         const port = await freePort();
-        const child = start(t.id, t.runtime.node, KINDS[t.kind].script, { ...envOf(t.kind), PORT: String(port) });
+        // Its connections named after it, so that its PostgreSQL backends' CPU can be told apart.
+        const env = envOf(t.kind);
+        const named = `${env.DATABASE_URL}?application_name=${encodeURIComponent(t.id)}`;
+        const child = start(t.id, t.runtime.node, KINDS[t.kind].script, { ...env, DATABASE_URL: named, PORT: String(port) });
         running.set(t.id, child);
         urls.set(t.id, `http://127.0.0.1:${port}`);
       }
@@ -373,20 +404,22 @@ async function main() {
             const headers = { "X-API-Key": key, ...(s.headers && isService(t.kind) ? await s.headers(urls.get(t.id)!) : {}) };
             const pid = running.get(t.id)!.pid!;
             const cpuBefore = cpuMicros(pid);
+            const dbBefore = await backendCpu(t.id);
             // A whole list of a large community can take longer than autocannon's 10 s: it is not a failure.
             const timeout = s.kind === "list" || s.kind === "conditional" ? Math.max(120, 2 * DURATION) : 10;
             const result = await drive(LOAD, {
               url: urls.get(t.id)!, connections: s.connections, duration: DURATION, timeout, headers, requests: s.request(), wrkRequest: s.wrkRequest?.(), expect,
             });
             const cpu = (cpuMicros(pid) - cpuBefore) / Math.max(1, result.total);
+            const dbCpu = backendCpuSpent(dbBefore, await backendCpu(t.id)) / Math.max(1, result.total);
             const bad = result.bad;
             const sampleKey = `${s.name}|${t.id}`;
             // Requests completed over the run: a list of a large community takes seconds, so a per-second mean would round to 0.
             const rps = result.total / result.seconds;
-            samples.set(sampleKey, [...(samples.get(sampleKey) ?? []), { rps, p50: result.p50, p99: result.p99, cpu, bad }]);
+            samples.set(sampleKey, [...(samples.get(sampleKey) ?? []), { rps, p50: result.p50, p99: result.p99, cpu, dbCpu, bad }]);
             console.log(
               `round ${round} ${s.name} ${KINDS[t.kind].label} on Node ${t.runtime.major}: ${perSecond(rps)} req/s, ` +
-              `p99 ${result.p99} ms, ${cpu.toFixed(0)} µs CPU/request, unexpected ${bad}, RSS ${rssMb(pid, "VmRSS").toFixed(0)} MB`,
+              `p99 ${result.p99} ms, ${cpu.toFixed(0)} µs CPU/request (+ ${dbCpu.toFixed(0)} in PostgreSQL), unexpected ${bad}, RSS ${rssMb(pid, "VmRSS").toFixed(0)} MB`,
             );
           }
         }
@@ -429,14 +462,14 @@ async function main() {
         (args.production
           ? "; production = request log at info, metrics served, both rate limits counted in Redis (never reached); the same without the request log line (log level warn); lean + rate limits in Redis = lean with both limits counted in Redis."
           : "."),
-      "CPU = the server process's own user + system time per request served. ×plain, ×Express = against node:http + pg, " +
-        "Express 5 + pg on the same runtime (req/s: higher is better; CPU: lower is better).",
+      "CPU = the server process's own user + system time per request served; DB CPU = that of the PostgreSQL backends serving its connections " +
+        "(on the same cores). ×plain, ×Express = against node:http + pg, Express 5 + pg on the same runtime (req/s: higher is better; CPU: lower is better).",
     ];
     if (ROUNDS > 0) {
       lines.push(
         "",
-        "| route | conns | server | Node | req/s | ×plain | p50 ms | p99 ms | CPU µs/req | CPU ×plain | CPU ×Express | unexpected |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| route | conns | server | Node | req/s | ×plain | p50 ms | p99 ms | CPU µs/req | CPU ×plain | CPU ×Express | DB CPU µs/req | DB ×Express | unexpected |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
       );
     }
     for (const s of ROUNDS > 0 ? selected : []) {
@@ -446,7 +479,8 @@ async function main() {
         const cpu = m(s.name, t, "cpu");
         lines.push(
           `| ${s.name} | ${s.connections} | ${KINDS[t.kind].label} | ${t.runtime.major} | ${perSecond(m(s.name, t, "rps"))} | ${ratio(m(s.name, t, "rps"), m(s.name, plain, "rps"))} | ` +
-            `${m(s.name, t, "p50")} | ${m(s.name, t, "p99")} | ${cpu.toFixed(0)} | ${ratio(cpu, m(s.name, plain, "cpu"))} | ${ratio(cpu, m(s.name, express, "cpu"))} | ${bad} |`,
+            `${m(s.name, t, "p50")} | ${m(s.name, t, "p99")} | ${cpu.toFixed(0)} | ${ratio(cpu, m(s.name, plain, "cpu"))} | ${ratio(cpu, m(s.name, express, "cpu"))} | ` +
+            `${m(s.name, t, "dbCpu").toFixed(0)} | ${ratio(m(s.name, t, "dbCpu"), m(s.name, express, "dbCpu"))} | ${bad} |`,
         );
       }
     }

@@ -1,5 +1,7 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DbClient, ReadClient } from "../src/db/client.js";
+import { pgRawQueries } from "../src/db/pg-reader.js";
 import { foreignKeyViolation, uniqueViolation } from "../src/db/prisma-errors.js";
 import { tableVersion } from "../src/db/versions.js";
 import { Prisma } from "../src/generated/prisma/client.js";
@@ -84,4 +86,43 @@ describe.skipIf(!onPostgres)("read queries without Prisma (PostgreSQL)", () => {
       expect(uniqueViolation(viaPg) ?? foreignKeyViolation(viaPg)).toMatchObject({ constraint: expect.any(String) as string });
     }
   });
+
+  describe("prepared statements", () => {
+    /** One connection, so that what it holds can be asked of it. */
+    let pool: pg.Pool;
+    beforeAll(() => {
+      pool = new pg.Pool({ connectionString: t.url, max: 1 });
+    });
+    afterAll(() => pool.end());
+    const preparedCount = async (text: string) =>
+      Number((await pool.query<{ n: string }>("SELECT count(*) AS n FROM pg_prepared_statements WHERE statement = $1", [text])).rows[0]!.n);
+
+    it("when a statement runs a second time, then its connection prepares it once and keeps it; not with prepared statements off", async () => {
+      const statement = Prisma.sql`SELECT id, name FROM parkour_maps WHERE id > ${0} ORDER BY id`;
+      const db = pgRawQueries(pool);
+      await db.$queryRaw(statement);
+      expect(await preparedCount(statement.text)).toBe(0);
+      await db.$queryRaw(statement);
+      await db.$queryRaw(statement);
+      expect(await preparedCount(statement.text)).toBe(1);
+
+      const off = Prisma.sql`SELECT id, name FROM parkour_maps WHERE id >= ${0} ORDER BY id`;
+      const unprepared = pgRawQueries(pool, false);
+      for (let i = 0; i < 3; i++) await unprepared.$queryRaw(off);
+      expect(await preparedCount(off.text)).toBe(0);
+    });
+
+    it("when a table's columns change under a prepared statement (a newer release's migration), then the statement still answers, with the new columns", async () => {
+      await pool.query("CREATE TABLE prepared_probe (a int); INSERT INTO prepared_probe VALUES (1)");
+      const db = pgRawQueries(pool);
+      const everything = Prisma.sql`SELECT * FROM prepared_probe WHERE a = ${1}`;
+      await db.$queryRaw(everything);
+      expect(await db.$queryRaw(everything)).toEqual([{ a: 1 }]);
+      expect(await preparedCount(everything.text)).toBe(1);
+      await pool.query("ALTER TABLE prepared_probe ADD COLUMN b int NOT NULL DEFAULT 7");
+      expect(await db.$queryRaw(everything)).toEqual([{ a: 1, b: 7 }]);
+      expect(await db.$queryRaw(everything)).toEqual([{ a: 1, b: 7 }]);
+    });
+  });
 });
+

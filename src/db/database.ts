@@ -69,6 +69,8 @@ export interface PostgresLimits {
   onPoolError?: (error: Error) => void;
   /** A read replica for the read-only routes, with the same limits. */
   readUrl?: string;
+  /** Statements run more than once prepared on each connection (default); false for PgBouncer's transaction mode before 1.21. */
+  preparedStatements?: boolean;
 }
 
 export type DatabaseOptions =
@@ -94,8 +96,8 @@ function openPostgres(url: string, limits: PostgresLimits): Database {
     kind: "postgres",
     prisma,
     reader,
-    readQueries: pgListQueries(replicaPool ?? pool),
-    writeQueries: pgRawQueries(pool),
+    readQueries: pgListQueries(replicaPool ?? pool, limits.preparedStatements),
+    writeQueries: pgRawQueries(pool, limits.preparedStatements),
     async connect() {
       const client = new pg.Client(clientConfig);
       client.on("error", () => undefined);

@@ -11,6 +11,7 @@ export function openConfiguredDatabase(config: Config, command: string, onPoolEr
         connectTimeoutMs: config.dbConnectTimeoutMs,
         statementTimeoutMs: config.dbStatementTimeoutMs,
         readUrl: config.databaseReadUrl,
+        preparedStatements: config.dbPreparedStatements,
         onPoolError,
       })
     : openDatabase({ kind: "embedded", dataDir: config.dataDir, command });

@@ -20,6 +20,55 @@ const types = {
     AS_PRISMA[oid] ?? (pg.types.getTypeParser(oid, format) as (text: string) => unknown),
 };
 
+/** Statement texts given a name at most: a route's statements, with their variants (the fields an update sets), fit. */
+const PREPARED_MAX = 200;
+/** Texts counted at most while waiting for their second use. */
+const SEEN_MAX = 5_000;
+
+/**
+ * Names for the statements run more than once, so that each connection
+ * parses and plans each of them once: node-postgres prepares a named
+ * statement on a connection the first time it runs there, and PostgreSQL
+ * keeps it for the connection's life. A text is named at its second use (a
+ * one-off stays unnamed), up to PREPARED_MAX texts; the same text has the
+ * same name on every connection. Unnamed, a point read cost PostgreSQL about
+ * 1.6 times the CPU, a reward log's write 1.7 times (bench/results.md).
+ */
+class StatementNames {
+  /** A text's name; a count of uses before it has one; null: never to be named. */
+  private readonly texts = new Map<string, string | number | null>();
+  private named = 0;
+
+  of(text: string): string | undefined {
+    const entry = this.texts.get(text);
+    if (typeof entry === "string") return entry;
+    if (entry === undefined) {
+      if (this.texts.size < SEEN_MAX) this.texts.set(text, 1);
+      return undefined;
+    }
+    if (entry === null || this.named >= PREPARED_MAX) return undefined;
+    const name = `s${this.named++}`;
+    this.texts.set(text, name);
+    return name;
+  }
+
+  /** This text runs unnamed from now on. */
+  drop(text: string): void {
+    this.texts.set(text, null);
+  }
+}
+
+const names = new StatementNames();
+
+/**
+ * PostgreSQL refuses to run a prepared statement whose result's columns
+ * changed since it was prepared (`SELECT *` or `RETURNING *` over a table a
+ * newer release's migration altered while this one runs): it failed before
+ * doing anything, and runs again unnamed.
+ */
+const planOutdated = (error: unknown) =>
+  error instanceof Error && (error as { code?: string }).code === "0A000" && error.message.includes("cached plan must not change result type");
+
 /**
  * Raw queries on PostgreSQL without Prisma: `$queryRaw` run on the pool
  * itself, for the read routes (db.readQueries) and the writes made as one
@@ -27,14 +76,24 @@ const types = {
  * parameters, same values back as Prisma's `$queryRaw` (test/pg-reader.test.ts),
  * without Prisma's request machinery around each query, which cost a point
  * read ~80–100 µs of CPU, more than the whole query on node-postgres
- * (bench/results.md). Failures are node-postgres's own, which
- * db/prisma-errors.ts maps like Prisma's (503 when the database is
- * unavailable, the constraint of a unique or foreign-key violation).
+ * (bench/results.md). Statements run more than once are prepared on each
+ * connection (StatementNames) unless `prepared` is false
+ * (DB_PREPARED_STATEMENTS: PgBouncer in transaction mode before 1.21).
+ * Failures are node-postgres's own, which db/prisma-errors.ts maps like
+ * Prisma's (503 when the database is unavailable, the constraint of a unique
+ * or foreign-key violation).
  */
-export function pgRawQueries(pool: pg.Pool | pg.PoolClient): ReadClient {
-  const $queryRaw = (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
+export function pgRawQueries(pool: pg.Pool | pg.PoolClient, prepared = true): ReadClient {
+  const $queryRaw = async (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
     const sql = query instanceof Prisma.Sql ? query : new Prisma.Sql(query, values);
-    return pool.query({ text: sql.text, values: sql.values, types }).then((result) => result.rows as unknown[]);
+    const name = prepared ? names.of(sql.text) : undefined;
+    try {
+      return (await pool.query({ name, text: sql.text, values: sql.values, types })).rows as unknown[];
+    } catch (error) {
+      if (name === undefined || !planOutdated(error)) throw error;
+      names.drop(sql.text);
+      return (await pool.query({ text: sql.text, values: sql.values, types })).rows as unknown[];
+    }
   };
   return { $queryRaw } as unknown as ReadClient;
 }
@@ -51,7 +110,7 @@ export function pgRawQueries(pool: pg.Pool | pg.PoolClient): ReadClient {
  * and for at most `timeoutMs` (the transaction's statement_timeout, the
  * HEAVY_LIST_DEADLINE_MS at which the service cuts the list's client anyway).
  */
-export function pgListQueries(pool: pg.Pool): ReadClient {
+export function pgListQueries(pool: pg.Pool, prepared = true): ReadClient {
   const most = Math.max(1, Math.floor((pool.options.max ?? 10) / 2));
   let holding = 0;
   const snapshot = async (timeoutMs: number): Promise<ListSnapshot | undefined> => {
@@ -66,12 +125,12 @@ export function pgListQueries(pool: pg.Pool): ReadClient {
       client?.release(error as Error);
       throw error;
     }
-    return openSnapshot(client, timeoutMs, () => (holding -= 1));
+    return openSnapshot(client, timeoutMs, prepared, () => (holding -= 1));
   };
-  return { ...pgRawQueries(pool), snapshot };
+  return { ...pgRawQueries(pool, prepared), snapshot };
 }
 
-function openSnapshot(client: pg.PoolClient, timeoutMs: number, released: () => void): ListSnapshot {
+function openSnapshot(client: pg.PoolClient, timeoutMs: number, prepared: boolean, released: () => void): ListSnapshot {
   let state: "open" | "ending" | "done" = "open";
   const cursors: Cursor[] = [];
   const finish = (error?: Error) => {
@@ -82,7 +141,7 @@ function openSnapshot(client: pg.PoolClient, timeoutMs: number, released: () => 
     released();
   };
   return {
-    db: pgRawQueries(client),
+    db: pgRawQueries(client, prepared),
     cursor(query) {
       const cursor = new Cursor(query.text, query.values, { rowMode: "array" });
       // The client's own backstop (pg's query_timeout) a little after the server's statement_timeout, not the pool's, made for one statement.
