@@ -1,5 +1,6 @@
 import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { EVENTS_CHANNEL } from "../src/events/channels.js";
 import { EventHub } from "../src/events/hub.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { onPostgres } from "./helpers/database.js";
@@ -68,6 +69,25 @@ describe("GET /api/events", () => {
     const sorted = [first, ...s.events.map((e) => e.id)];
     expect([...sorted].sort()).toEqual(sorted);
     expect(new Set(sorted).size).toBe(4);
+  });
+
+  it("when a write commits its event, then its instance announces it on LISTEN webhook_events, which every instance's streams wake on", async () => {
+    const rewardId = 900_001;
+    const visible: boolean[] = [];
+    const heard = await t.database.db.subscribe(EVENTS_CHANNEL, {
+      message: () =>
+        void t.database.db.prisma.$queryRaw<unknown[]>`SELECT 1 FROM webhook_events WHERE (data::jsonb ->> 'rewardId')::int = ${rewardId}`.then((rows) =>
+          visible.push(rows.length === 1),
+        ),
+      lost: () => undefined,
+    });
+    try {
+      await reward(rewardId);
+      // Announced after its commit: whoever hears it reads the event.
+      await waitUntil(() => visible.includes(true));
+    } finally {
+      await heard.close();
+    }
   });
 
   it("when a client reconnects with Last-Event-ID (or lastEventId), then every event since comes, once, in order", async () => {

@@ -2,8 +2,11 @@ import type { Database, Subscription } from "../db/database.js";
 import type { Logger } from "../logger.js";
 import { USER_CHANGED_CHANNEL } from "../users/users.js";
 
-/** The channel a trigger of webhook_events notifies when a transaction that wrote events commits (migration 20261125100000). */
+/** The channel every instance's hub listens on for new events; the instance that committed them notifies it (HubChannels.announce). */
 export const EVENTS_CHANNEL = "webhook_events";
+
+/** One NOTIFY of new events at a time, and the next at least this long after: writes meanwhile share it. */
+const ANNOUNCE_GAP_MS = 5;
 
 /** What the event hub is told through LISTEN: new events, and a user's keys changed (undefined: any user's may have). */
 export interface ChannelHandlers {
@@ -23,6 +26,8 @@ export class HubChannels {
   private closed = false;
   /** Channels not listening now. */
   down = 0;
+  private announcing = false;
+  private announceAgain = false;
 
   constructor(
     private readonly db: Database,
@@ -51,6 +56,35 @@ export class HubChannels {
     await subscribe(EVENTS_CHANNEL, () => this.handlers.events());
     await subscribe(USER_CHANGED_CHANNEL, (username) => this.handlers.userChanged(username));
     if (this.down > 0) this.reconnect();
+  }
+
+  /**
+   * Tells every instance (LISTEN webhook_events) that events were committed
+   * through this one. Sent after the commit, not by a trigger at commit: a
+   * NOTIFY in the writing transaction holds PostgreSQL's one notification
+   * lock through the commit's flush, so that concurrent writes committed one
+   * at a time (a reward log's write took twice as long, bench/results.md).
+   * What a failed or missed notification would have announced, the hubs'
+   * one-second poll reads anyway.
+   */
+  announce(): void {
+    if (this.closed) return;
+    if (this.announcing) {
+      this.announceAgain = true;
+      return;
+    }
+    this.announcing = true;
+    this.db.writeQueries
+      .$queryRaw`SELECT 1 AS sent FROM pg_notify(${EVENTS_CHANNEL}, '')`
+      .catch(() => undefined)
+      .finally(() => {
+        setTimeout(() => {
+          this.announcing = false;
+          if (!this.announceAgain) return;
+          this.announceAgain = false;
+          this.announce();
+        }, ANNOUNCE_GAP_MS).unref();
+      });
   }
 
   async close(): Promise<void> {

@@ -4,8 +4,8 @@ import type { Database } from "../db/database.js";
 import { errors } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { HubChannels } from "./channels.js";
-import { compareKeys, ZERO_KEY, type EventKey } from "./event-id.js";
-import { eventsBetween, keyState, lastEvent, nextEvents, oldestWrittenAt, PAGE, writtenAt, type StreamEvent } from "./outbox.js";
+import { ZERO_KEY, type EventKey } from "./event-id.js";
+import { eventsBetween, keyState, lastEvent, nextEvents, PAGE, resumable, type StreamEvent } from "./outbox.js";
 import { batches, type Batch } from "./batch.js";
 import { HEARTBEAT_MS, Stream, type StreamRequest, type Tail } from "./stream.js";
 
@@ -21,8 +21,6 @@ const FAN_OUT_SLICE = 100;
 const BEAT_GROUPS = 10;
 /** Seconds a client refused for too many streams is told to wait. */
 const STREAMS_RETRY_AFTER_S = 5;
-/** A resume point is answered 410 once within this much of the retention's end: the hourly pruning may take it any moment. */
-const RETENTION_MARGIN_MS = 3_600_000;
 
 /**
  * The event streams of this instance (GET /api/events), fed from the outbox.
@@ -30,8 +28,8 @@ const RETENTION_MARGIN_MS = 3_600_000;
  * sequence on every instance: a position (the SSE id) means the same on each,
  * and resuming after it sends every later event once. A transaction still
  * running holds back the events committed after it began writing, until it
- * ends (an import: until its end). The tail wakes on LISTEN webhook_events,
- * polls every second besides, and again at once while events are held back.
+ * ends (an import: until its end). The tail wakes on announce() and LISTEN
+ * webhook_events, polls every second, and at once while events are held back.
  * A new stream catches up from its resume point with reads of its own, one
  * page at a time as its client takes them, then takes the tail's events.
  * The tail hands a page to the live streams in slices, with the event loop
@@ -94,7 +92,7 @@ export class EventHub implements Tail {
       await this.start();
       key = await keyState(this.db, request.keyHash);
       if (!key.valid) throw errors.unauthenticated();
-      if (request.resumeAfter) await this.checkResumable(request.resumeAfter);
+      if (request.resumeAfter && !(await resumable(this.db, request.resumeAfter, this.config.webhooksRetainDays))) throw errors.eventIdExpired();
       if (this.closed) throw errors.shuttingDown();
     } catch (error) {
       release();
@@ -118,6 +116,12 @@ export class EventHub implements Tail {
       group.delete(stream);
       release();
     });
+  }
+
+  /** Events were committed through this instance: its streams read them now, and every instance is told (channels.ts). */
+  announce(): void {
+    this.kick();
+    this.channels.announce();
   }
 
   /** The next group's heartbeats. */
@@ -220,15 +224,6 @@ export class EventHub implements Tail {
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
       for (let j = i; j < Math.min(i + FAN_OUT_SLICE, streams.length); j++) streams[j]!.live(batch);
     }
-  }
-
-  /** 410 unless every event after `after` is still in the outbox. */
-  private async checkResumable(after: EventKey): Promise<void> {
-    const oldestKept = Date.now() - this.config.webhooksRetainDays * 86_400_000 + RETENTION_MARGIN_MS;
-    // The outbox is pruned from its start (webhooks/worker.ts): while this event is in it, so is every later one. The
-    // position of a stream opened on an empty outbox is resumable while no event of then can have been pruned.
-    const at = compareKeys(after, ZERO_KEY) === 0 ? ((await oldestWrittenAt(this.db)) ?? new Date()) : await writtenAt(this.db, after);
-    if (!at || at.getTime() < oldestKept) throw errors.eventIdExpired();
   }
 
   /** A user's keys changed (revoked, rotated): its streams whose key no longer authenticates end. All streams when undefined. */

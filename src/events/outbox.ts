@@ -1,7 +1,7 @@
 import type { Database } from "../db/database.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { messageBody } from "../webhooks/attempt.js";
-import { encodeEventId, type EventKey } from "./event-id.js";
+import { compareKeys, encodeEventId, ZERO_KEY, type EventKey } from "./event-id.js";
 
 /**
  * The event stream's reads of the outbox (webhook_events), in its order:
@@ -76,17 +76,25 @@ export async function eventsBetween(db: Database, from: EventKey, upTo: EventKey
   return rows.map(toStreamEvent);
 }
 
-/** When the event at `key` was written; undefined when it is not in the outbox. */
-export async function writtenAt(db: Database, key: EventKey): Promise<Date | undefined> {
-  const [row] = await db.prisma.$queryRaw<{ createdAt: Date }[]>`
-    SELECT "createdAt" FROM webhook_events WHERE "writtenBy" = ${key.xid}::bigint AND id = ${key.id}::bigint`;
-  return row?.createdAt;
-}
+/** A resume point is answered 410 once within this much of the retention's end: the hourly pruning may take it any moment. */
+const RETENTION_MARGIN_MS = 3_600_000;
 
-/** When the first event still in the outbox was written; undefined when it is empty. */
-export async function oldestWrittenAt(db: Database): Promise<Date | undefined> {
-  const [row] = await db.prisma.$queryRaw<{ createdAt: Date }[]>`SELECT "createdAt" FROM webhook_events ORDER BY "writtenBy", id LIMIT 1`;
-  return row?.createdAt;
+/**
+ * Whether every event after `after` is still in the outbox, kept `retainDays`
+ * (WEBHOOKS_RETAIN_DAYS). The outbox is pruned from its start
+ * (webhooks/worker.ts): while this event is in it, so is every later one. The
+ * position of a stream opened on an empty outbox is resumable while no event
+ * of then can have been pruned.
+ */
+export async function resumable(db: Database, after: EventKey, retainDays: number): Promise<boolean> {
+  const oldestKept = Date.now() - retainDays * 86_400_000 + RETENTION_MARGIN_MS;
+  const first = compareKeys(after, ZERO_KEY) === 0;
+  const [row] = first
+      ? await db.prisma.$queryRaw<{ createdAt: Date }[]>`SELECT "createdAt" FROM webhook_events ORDER BY "writtenBy", id LIMIT 1`
+      : await db.prisma.$queryRaw<{ createdAt: Date }[]>`
+          SELECT "createdAt" FROM webhook_events WHERE "writtenBy" = ${after.xid}::bigint AND id = ${after.id}::bigint`;
+  const at = row?.createdAt ?? (first ? new Date() : undefined);
+  return at !== undefined && at.getTime() >= oldestKept;
 }
 
 /** Whether a key still authenticates, and until when (a rotated key's grace period); as users.ts's authenticate decides. */

@@ -72,6 +72,8 @@ export async function runWrite(
     }, transactionOptions(deps.config));
   };
   const answer = await withFreshIdOnCollision(deps, attempt);
+  // A write that succeeded recorded its event (an update that changed nothing, or a replay, at most an extra look at the outbox).
+  if (!answer.replayed && answer.status < 300) deps.events.announce();
   if (answer.replayed) res.setHeader(REPLAYED_HEADER, "true");
   if (answer.etag) res.setHeader("ETag", answer.etag);
   if (answer.error) res.setHeader(ERROR_NAME_HEADER, answer.error);
