@@ -1,6 +1,8 @@
 import type { Database, Subscription } from "../db/database.js";
 import type { Logger } from "../logger.js";
+import { throttledWarning } from "../throttled-warning.js";
 import { USER_CHANGED_CHANNEL } from "../users/users.js";
+import { DELIVERIES_CHANNEL } from "../webhooks/events.js";
 
 /** The channel every instance's hub listens on for new events; the instance that committed them notifies it (HubChannels.announce). */
 export const EVENTS_CHANNEL = "webhook_events";
@@ -28,12 +30,15 @@ export class HubChannels {
   down = 0;
   private announcing = false;
   private announceAgain = false;
+  private readonly announceFailed: (err: unknown) => void;
 
   constructor(
     private readonly db: Database,
     private readonly logger: Logger,
     private readonly handlers: ChannelHandlers,
-  ) {}
+  ) {
+    this.announceFailed = throttledWarning(logger, "event streams: announcing new events failed; instances read them at their next poll (a second)");
+  }
 
   async listen(): Promise<void> {
     const subscribe = async (channel: string, message: (payload: string) => void) => {
@@ -59,8 +64,8 @@ export class HubChannels {
   }
 
   /**
-   * Tells every instance (LISTEN webhook_events) that events were committed
-   * through this one. Sent after the commit, not by a trigger at commit: a
+   * Tells every instance (LISTEN webhook_events, and webhook_deliveries for
+   * their delivery workers) that events were committed through this one. Sent after the commit, not by a trigger at commit: a
    * NOTIFY in the writing transaction holds PostgreSQL's one notification
    * lock through the commit's flush, so that concurrent writes committed one
    * at a time (a reward log's write took twice as long, bench/results.md).
@@ -75,8 +80,8 @@ export class HubChannels {
     }
     this.announcing = true;
     this.db.writeQueries
-      .$queryRaw`SELECT 1 AS sent FROM pg_notify(${EVENTS_CHANNEL}, '')`
-      .catch(() => undefined)
+      .$queryRaw`SELECT 1 AS sent FROM pg_notify(${EVENTS_CHANNEL}, '') e, pg_notify(${DELIVERIES_CHANNEL}, '') d`
+      .catch(this.announceFailed)
       .finally(() => {
         setTimeout(() => {
           this.announcing = false;

@@ -41,7 +41,8 @@ export function backoffMs(failedAttempts: number, config: Pick<Config, "webhooks
  * instances sharing the database never take the same one), leases them for
  * the attempt's timeout plus a margin (a crashed instance's deliveries come
  * due again when the lease ends), posts them, and records the outcome only if
- * the lease is still its own. Wakes on LISTEN webhook_deliveries and polls.
+ * the lease is still its own. Wakes on LISTEN webhook_deliveries (the
+ * writing instance's announcement, after its commit) and polls.
  */
 export class DeliveryWorker {
   private inFlight = new Set<Promise<void>>();
@@ -51,6 +52,8 @@ export class DeliveryWorker {
   private claiming: Promise<void> | undefined;
   private again = false;
   private prunedAt = 0;
+  /** Whether any endpoint is registered, read at each poll. */
+  private endpointsExist = true;
 
   constructor(
     private readonly db: Database,
@@ -67,7 +70,10 @@ export class DeliveryWorker {
     }
     try {
       this.subscription = await this.db.subscribe(DELIVERIES_CHANNEL, {
-        message: () => this.kick(),
+        // Every write announces its events here (events/channels.ts): only worth a look when an endpoint may want them.
+        message: () => {
+          if (this.endpointsExist) this.kick();
+        },
         lost: (error) => this.logger.warn({ err: error }, "webhooks: LISTEN connection lost; polling only"),
       });
     } catch (error) {
@@ -90,6 +96,10 @@ export class DeliveryWorker {
     if (this.stopping) return;
     this.timer = setTimeout(() => {
       this.kick();
+      this.db.prisma.$queryRaw<{ found: boolean }[]>`SELECT EXISTS (SELECT 1 FROM webhook_endpoints) AS found`.then(
+        ([row]) => (this.endpointsExist = row?.found ?? true),
+        () => (this.endpointsExist = true),
+      );
       if (Date.now() - this.prunedAt >= PRUNE_EVERY_MS) {
         this.prunedAt = Date.now();
         this.prune().catch((error: unknown) => this.logger.warn({ err: error }, "webhooks: pruning the outbox failed; will retry"));
