@@ -25,6 +25,9 @@ import type { KeyUsage } from "./users/key-usage.js";
 import { ApiUsers } from "./users/users.js";
 import { recordAudit } from "./audit/audit.js";
 import { Metrics } from "./metrics.js";
+
+/** Where a request keeps its client address once worked out (null: none). */
+const CLIENT_IP = Symbol("clientIp");
 import type { AppDeps, RefusedAddress } from "./deps.js";
 
 
@@ -106,11 +109,15 @@ export function createApp(options: AppOptions): Express {
   app.set("trust proxy", config.trustProxy);
   // Behind a trusted proxy req.ip is the client's own X-Forwarded-For text: anything but an IP address
   // is no address (undefined), everywhere it goes (audit entries, allow-lists, per-address limits).
+  // Worked out once per request (Express's getter parses X-Forwarded-For at every read; the limits, the log and the audit each read it).
   Object.defineProperty(app.request, "ip", {
     configurable: true,
-    get(this: express.Request) {
+    get(this: express.Request & { [CLIENT_IP]?: string | null }) {
+      if (this[CLIENT_IP] !== undefined) return this[CLIENT_IP] ?? undefined;
       const forwarded: unknown = Reflect.get(express.request, "ip", this);
-      return typeof forwarded === "string" ? ipAddressOrNothing(forwarded) : undefined;
+      const ip = typeof forwarded === "string" ? ipAddressOrNothing(forwarded) : undefined;
+      this[CLIENT_IP] = ip ?? null;
+      return ip;
     },
   });
   // No body-hash ETag on every response: conditional requests come from a cheap version, per route.
