@@ -1,14 +1,16 @@
 // The event stream (GET /api/events), measured: latency from a write's answer on one instance to its
 // event on a stream of another, what fan-out to many streams costs the writes, and what idle streams cost.
-//   npx tsx bench/events.ts [--latency 300] [--fanout 1000] [--rate 100] [--seconds 10] [--idle 5000]
+//   npx tsx bench/events.ts [--latency 300] [--fanout 1000] [--rate 100] [--seconds 10] [--rounds 6] [--idle 5000]
 // Creates a database on the PostgreSQL server of DATABASE_URL (default: the local one) and starts two
 // instances of the service (src/main.ts, with the memory flags of `npm start`) sharing it.
 // 1. Latency: a stream (reward_log.created) on the second; `--latency` reward logs written through the
 //    first, one at a time, 20 ms apart: for each, the time its event arrived minus the time its 201 arrived.
 // 2. Fan-out: reward logs written through the first instance at a steady `--rate` per second (sent on a
-//    schedule, not one after the other), `--seconds` per round, four rounds alternating: no stream, then
-//    `--fanout` streams of that type open on the same instance, twice. The write latency (request sent →
-//    201) of the rounds without streams against the rounds with them.
+//    schedule, not one after the other), `--seconds` per round, `--rounds` rounds each way alternating: no
+//    stream, then `--fanout` streams of that type open on the same instance. Per round: the write latency
+//    (request sent → 201) and the writing instance's CPU per write; with the streams, also the write's 201 →
+//    its event on one more stream of that instance (one that parses what comes). The medians of the rounds
+//    without streams against those with them: one round's outliers (the machine is shared) do not decide.
 // 3. Idle streams: `--idle` streams opened on the second instance, 1,000 at a time (one API user per
 //    1,000: EVENTS_STREAMS_PER_USER is 1,000 at most), its RSS (Linux /proc) after each thousand.
 // Each stream is a connection of its own: the process raises its open-file limit (and its instances')
@@ -32,6 +34,7 @@ const { values } = parseArgs({
     fanout: { type: "string", default: "1000" },
     rate: { type: "string", default: "100" },
     seconds: { type: "string", default: "10" },
+    rounds: { type: "string", default: "6" },
     idle: { type: "string", default: "5000" },
     out: { type: "string", default: "bench/results.md" },
   },
@@ -40,6 +43,7 @@ const idle = Number(values.idle);
 const fanout = Number(values.fanout);
 const rate = Number(values.rate);
 const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
 /** Streams one API user may hold (the largest EVENTS_STREAMS_PER_USER). */
 const PER_USER = 1_000;
 
@@ -69,6 +73,7 @@ const fanoutUser = "bench-fanout";
 const startService = () =>
   startServiceOn(dbUrl, { EVENTS_STREAMS_PER_USER: String(PER_USER), CALLERS_USER_A: ["user-A", fanoutUser, ...idleUsers].join(",") });
 
+const median = (xs: number[]) => percentile([...xs].sort((x, y) => x - y), 50);
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const round = (n: number) => (n < 10 ? n.toFixed(1) : String(Math.round(n)));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -253,43 +258,63 @@ async function main(): Promise<void> {
 
     // 2. Write latency at a steady rate, without and with `fanout` streams on the writing instance.
     const failed = { without: { count: 0 }, with: { count: 0 } };
-    const steady = async (failures: { count: number }) => {
-      const pending: Promise<{ sent: number; answered: number }>[] = [];
-      const start = performance.now();
-      for (let i = 0; i < rate * seconds; i++) {
-        const due = start + (i * 1_000) / rate;
-        const wait = due - performance.now();
-        if (wait > 0) await sleep(wait);
-        pending.push(write(failures));
-      }
-      return (await Promise.all(pending)).map((w) => w.answered - w.sent);
-    };
     const without: number[] = [];
     const withStreams: number[] = [];
+    /** One round: its writes' latencies sorted, the writing instance's CPU per write (µs), and with streams, write → event. */
+    interface Round {
+      latencies: number[];
+      cpuPerWrite: number;
+      toEvent?: number[];
+    }
+    const roundsWithout: Round[] = [];
+    const roundsWith: Round[] = [];
     let fanoutBytes = 0;
     let cutOff = 0;
     let fanoutRss = { before: 0, after: 0 };
-    // CPU seconds of the writing instance during the rounds, without and with the streams.
-    const cpu = { without: 0, with: 0 };
-    const timed = async (into: number[], failures: { count: number }, phase: "without" | "with") => {
+    // The write's 201 → its event on one more stream of the writing instance, while the fan-out's streams are open.
+    const seen = new Map<number, number>();
+    const observe = () =>
+      openStream(a.url, apiKey, agent, (data, at) => {
+        const rewardId = (JSON.parse(data) as { data: { rewardId: number } }).data.rewardId;
+        if (!seen.has(rewardId)) seen.set(rewardId, at);
+      });
+    const timed = async (failures: { count: number }, withFanout: boolean): Promise<Round> => {
       const start = cpuSeconds(a.child.pid!);
-      into.push(...(await steady(failures)));
-      cpu[phase] += cpuSeconds(a.child.pid!) - start;
+      const firstId = next;
+      const pending: Promise<{ rewardId: number; sent: number; answered: number }>[] = [];
+      const begun = performance.now();
+      for (let i = 0; i < rate * seconds; i++) {
+        const wait = begun + (i * 1_000) / rate - performance.now();
+        if (wait > 0) await sleep(wait);
+        pending.push(write(failures));
+      }
+      const writes = await Promise.all(pending);
+      const cpuPerWrite = ((cpuSeconds(a.child.pid!) - start) * 1e6) / writes.length;
+      const latencies = writes.map((w) => w.answered - w.sent).sort((x, y) => x - y);
+      if (!withFanout) return { latencies, cpuPerWrite };
+      await sleep(500);
+      const toEvent = writes.filter((w) => w.rewardId >= firstId && seen.has(w.rewardId)).map((w) => seen.get(w.rewardId)! - w.answered);
+      return { latencies, cpuPerWrite, toEvent: toEvent.sort((x, y) => x - y) };
     };
-    for (let i = 0; i < 2; i++) {
-      await timed(without, failed.without, "without");
+    for (let i = 0; i < rounds; i++) {
+      roundsWithout.push(await timed(failed.without, false));
       const before = rssMb(a.child.pid!);
       const fanoutReaders = await readers(a.url, fanoutKey, fanout);
+      const observer = await observe();
       await sleep(1_000);
-      await timed(withStreams, failed.with, "with");
+      roundsWith.push(await timed(failed.with, true));
+      observer.destroy();
       if (i === 0) fanoutRss = { before, after: rssMb(a.child.pid!) };
       const got = await fanoutReaders.stop();
       fanoutBytes += got.bytes;
       cutOff += got.cutOff;
       await sleep(1_000);
     }
+    for (const r of roundsWithout) without.push(...r.latencies);
+    for (const r of roundsWith) withStreams.push(...r.latencies);
     without.sort((x, y) => x - y);
     withStreams.sort((x, y) => x - y);
+    const toEvent = roundsWith.flatMap((r) => r.toEvent!).sort((x, y) => x - y);
 
     // 3. Idle streams on the second instance, a thousand at a time.
     const idleRss = [rssMb(b.child.pid!)];
@@ -301,12 +326,20 @@ async function main(): Promise<void> {
     const idleAdded = idleRss.at(-1)! - idleRss[0]!;
 
     const row = (name: string, xs: number[]) => `| ${name} | ${round(percentile(xs, 50))} | ${round(percentile(xs, 99))} | ${round(xs.at(-1)!)} |`;
-    const rise = (p: number) => `${Math.round((percentile(withStreams, p) / percentile(without, p) - 1) * 100)} %`;
+    const medianOf = (rs: Round[], p: number) => median(rs.map((r) => percentile(r.latencies, p)));
+    const rise = (p: number) => `${Math.round((medianOf(roundsWith, p) / medianOf(roundsWithout, p) - 1) * 100)} %`;
+    const cpuWithout = median(roundsWithout.map((r) => r.cpuPerWrite));
+    const cpuWith = median(roundsWith.map((r) => r.cpuPerWrite));
+    const perRound = roundsWithout.map((r, i) => {
+      const w = roundsWith[i]!;
+      const ms = (xs: number[], p: number) => round(percentile(xs, p));
+      return `| ${i + 1} | ${ms(r.latencies, 50)} / ${ms(r.latencies, 99)} | ${Math.round(r.cpuPerWrite)} | ${ms(w.latencies, 50)} / ${ms(w.latencies, 99)} | ${Math.round(w.cpuPerWrite)} | ${w.toEvent!.length ? `${ms(w.toEvent!, 50)} / ${ms(w.toEvent!, 99)}` : "none"} |`;
+    });
     const section = [
       "<!-- bench/events.ts: start -->",
       "## Event stream",
       "",
-      `Run of ${new Date().toISOString().slice(0, 16)}Z (\`npx tsx bench/events.ts --latency ${values.latency} --fanout ${fanout} --rate ${rate} --seconds ${seconds} --idle ${idle}\`): ` +
+      `Run of ${new Date().toISOString().slice(0, 16)}Z (\`npx tsx bench/events.ts --latency ${values.latency} --fanout ${fanout} --rate ${rate} --seconds ${seconds} --rounds ${rounds} --idle ${idle}\`): ` +
         `two instances of the service (with \`npm start\`'s memory flags) on one PostgreSQL, all on this machine ` +
         `(${os.cpus().length} cores, shared); Node ${process.version}; load average ${loadAtStart} at the start, ${loadAverage()} at the end.`,
       "",
@@ -315,16 +348,24 @@ async function main(): Promise<void> {
       row("one write at a time: its event on the other instance − the write's 201", latency),
       row(`${rate} writes/s through one instance, no stream open: request → 201`, without),
       row(`the same with ${fanout} streams of reward_log.created open on that instance`, withStreams),
+      row(`the same: the write's 201 → its event on one more stream of that instance`, toEvent),
       "",
-      `With ${fanout} streams, the writes' p50 rose ${rise(50)} and their p99 ${rise(99)} (${2 * rate * seconds} writes each way, two rounds of ${seconds} s ` +
-        `alternating; not answered 201: ${failed.without.count} without streams, ${failed.with.count} with them); the streams' readers (another process, at the lowest priority) took ${Math.round(fanoutBytes / 1_048_576)} MB` +
-        `${cutOff > 0 ? `, ${cutOff} were cut off as slow readers` : ", none cut off as a slow reader"}; the writing instance's CPU per write (its own process, utime + stime): ` +
-        `${Math.round((cpu.without * 1e6) / (2 * rate * seconds))} µs without streams, ${Math.round((cpu.with * 1e6) / (2 * rate * seconds))} µs with them (the fan-out's share: ` +
-        `${Math.round(((cpu.with - cpu.without) * 1e6) / (2 * rate * seconds * fanout) * 10) / 10} µs per event and stream); its RSS ` +
+      `Round by round (${seconds} s each, alternating; p50 / p99 in ms; CPU: the writing instance's own process, utime + stime, per write):`,
+      "",
+      `| round | no stream: request → 201 | CPU µs | ${fanout} streams: request → 201 | CPU µs | 201 → event |`,
+      "|---|---|---|---|---|---|",
+      ...perRound,
+      `| median | ${round(medianOf(roundsWithout, 50))} / ${round(medianOf(roundsWithout, 99))} | ${Math.round(cpuWithout)} | ${round(medianOf(roundsWith, 50))} / ${round(medianOf(roundsWith, 99))} | ${Math.round(cpuWith)} | |`,
+      "",
+      `With ${fanout} streams, the median round's p50 rose ${rise(50)} and its p99 ${rise(99)} (${rounds * rate * seconds} writes each way; not answered 201: ` +
+        `${failed.without.count} without streams, ${failed.with.count} with them); the streams' readers (another process, at the lowest priority) took ${Math.round(fanoutBytes / 1_048_576)} MB` +
+        `${cutOff > 0 ? `, ${cutOff} were cut off as slow readers` : ", none cut off as a slow reader"}; the writing instance's CPU per write (median round): ` +
+        `${Math.round(cpuWithout)} µs without streams, ${Math.round(cpuWith)} µs with them (the fan-out's share: ` +
+        `${Math.round(((cpuWith - cpuWithout) / fanout) * 100) / 100} µs per event and stream); its RSS ` +
         `went ${Math.round(fanoutRss.before)} → ${Math.round(fanoutRss.after)} MB over the first round with them.`,
       "",
       `${idle} idle streams on the second instance: RSS ${idleRss.map((r) => Math.round(r)).join(" → ")} MB, one step per ${PER_USER} streams ` +
-        `(+${Math.round(idleAdded)} MB, ${round((idleAdded * 1024) / idle)} KB a stream).`,
+        `(+${Math.round(idleAdded)} MB, ${idle > 0 ? round((idleAdded * 1024) / idle) : 0} KB a stream).`,
       "<!-- bench/events.ts: end -->",
     ].join("\n");
     console.log(section);

@@ -7,6 +7,7 @@ import { HubChannels } from "./channels.js";
 import { ZERO_KEY, type EventKey } from "./event-id.js";
 import { eventsBetween, keyState, lastEvent, nextEvents, PAGE, resumable, type StreamEvent } from "./outbox.js";
 import { batches, type Batch } from "./batch.js";
+import { ReadPace } from "./pace.js";
 import { HEARTBEAT_MS, Stream, type StreamRequest, type Tail } from "./stream.js";
 
 /** The outbox is read this often without a notification (a lost LISTEN, a notification that came before its commit was visible). */
@@ -33,8 +34,9 @@ const STREAMS_RETRY_AFTER_S = 5;
  * A new stream catches up from its resume point with reads of its own, one
  * page at a time as its client takes them, then takes the tail's events.
  * The tail hands a page to the live streams in slices, with the event loop
- * free between them, and reads the next page once it is handed: events that
- * come meanwhile go out together. One timer beats every stream's heartbeat.
+ * free between them, and reads the next page once it is handed (with many
+ * streams, not sooner than pace.ts says): events that come meanwhile go out
+ * together. One timer beats every stream's heartbeat.
  */
 export class EventHub implements Tail {
   private head: EventKey = ZERO_KEY;
@@ -46,6 +48,7 @@ export class EventHub implements Tail {
   private timer: NodeJS.Timeout | undefined;
   private reading: Promise<void> | undefined;
   private again = false;
+  private readonly pace = new ReadPace();
   /** Reads in a row that found events held back. */
   private heldFor = 0;
   /** The streams by heartbeat group; the timer beats one group every HEARTBEAT_MS / BEAT_GROUPS. */
@@ -133,6 +136,7 @@ export class EventHub implements Tail {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    this.pace.stop();
     clearInterval(this.beats);
     for (const stream of this.streams) stream.end();
     await this.channels.close();
@@ -173,13 +177,14 @@ export class EventHub implements Tail {
     this.timer.unref();
   }
 
-  /** Reads the tail; once at a time, again if asked meanwhile. */
+  /** Reads the tail; once at a time, again if asked meanwhile; with many streams live, at the pace's gap. */
   private kick(): void {
     if (this.closed || !this.starting) return;
     if (this.reading) {
       this.again = true;
       return;
     }
+    if (!this.pace.ready(this.streams.size, () => this.kick())) return;
     this.reading = this.readTail()
       .then((heldBack) => {
         this.heldFor = heldBack ? this.heldFor + 1 : 0;
