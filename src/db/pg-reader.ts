@@ -47,7 +47,7 @@ class StatementNames {
       return undefined;
     }
     if (entry === null || this.named >= PREPARED_MAX) return undefined;
-    const name = `s${this.named++}`;
+    const name = `api_${this.named++}`;
     this.texts.set(text, name);
     return name;
   }
