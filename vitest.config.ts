@@ -7,6 +7,8 @@ export default defineConfig({
     // database on the PostgreSQL server named by DATABASE_URL): files run in
     // parallel, tests inside a file in order.
     pool: "forks",
+    // On PGlite, one migrated database per run, loaded by each file (createTestDatabase).
+    globalSetup: ["./test/helpers/pglite-template.ts"],
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -123,3 +123,55 @@ describe("migrate", () => {
     expect(row!.n).toBe(applied.length);
   });
 });
+
+/** Everything a migration can make, as text: objects and their definitions, and every table's rows. */
+async function contents(t: TestDatabase): Promise<Record<string, unknown>> {
+  const conn = await t.db.connect();
+  try {
+    const catalog = await conn.query<{ kind: string; def: string }>(`
+      SELECT 'relation' AS kind, relname || ' ' || relkind::text AS def FROM pg_class WHERE relnamespace = 'public'::regnamespace
+      UNION ALL SELECT 'column', table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' ' || coalesce(column_default, '')
+        FROM information_schema.columns WHERE table_schema = 'public'
+      UNION ALL SELECT 'constraint', conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = 'public'::regnamespace
+      UNION ALL SELECT 'index', indexdef FROM pg_indexes WHERE schemaname = 'public'
+      UNION ALL SELECT 'trigger', pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal
+      UNION ALL SELECT 'function', pg_get_functiondef(oid) FROM pg_proc WHERE pronamespace = 'public'::regnamespace AND prokind IN ('f', 'p')
+      UNION ALL SELECT 'view', viewname || ' ' || pg_get_viewdef(viewname::regclass) FROM pg_views WHERE schemaname = 'public'
+      UNION ALL SELECT 'sequence', sequencename || ' ' || coalesce(last_value::text, '') FROM pg_sequences WHERE schemaname = 'public'
+      UNION ALL SELECT 'extension', extname || ' ' || extversion FROM pg_extension
+      ORDER BY 1, 2`);
+    const tables = catalog.filter((r) => r.kind === "relation" && r.def.endsWith(" r")).map((r) => r.def.slice(0, -2));
+    const rows: Record<string, unknown> = {};
+    for (const table of tables) {
+      // The bookkeeping's ids and times, and the sync secret, differ by nature; what they are is compared instead.
+      const select =
+        table === "_prisma_migrations"
+          ? `SELECT migration_name, checksum, applied_steps_count, finished_at IS NOT NULL AS finished, rolled_back_at FROM "_prisma_migrations"`
+          : table === "sync_identity"
+            ? `SELECT id, length(secret) AS secret_bytes FROM "sync_identity"`
+            : `SELECT * FROM "${table}"`;
+      rows[table] = (await conn.query<{ row: string }>(`SELECT to_jsonb(x)::text AS row FROM (${select}) x ORDER BY 1`)).map((r) => r.row);
+    }
+    return { catalog: catalog.map((r) => `${r.kind}: ${r.def}`), rows };
+  } finally {
+    await conn.release();
+  }
+}
+
+describe("the migrated template the tests start from (PGlite)", () => {
+  it.skipIf(onPostgres)("when a test database is made from it, then it holds exactly what migrating an empty database does, and a sync secret of its own", async () => {
+    const migrated = await fresh();
+    await migrate(migrated.db, quiet);
+    const fromTemplate = await createTestDatabase();
+    cleanups.push(() => fromTemplate.drop());
+    const expected = await contents(migrated);
+    expect((expected.catalog as string[]).length).toBeGreaterThan(100);
+    expect(Object.keys(expected.rows as object)).toContain("players");
+    expect(await contents(fromTemplate)).toEqual(expected);
+    const other = await createTestDatabase();
+    cleanups.push(() => other.drop());
+    const key = async (t: TestDatabase) => (await t.db.prisma.$queryRaw<{ k: string }[]>`SELECT sync_key() AS k`)[0]!.k;
+    expect(await key(other)).not.toBe(await key(fromTemplate));
+    // Three PGlite databases, one of them created and migrated: a minute on a busy machine.
+  }, 120_000);
+});

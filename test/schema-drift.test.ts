@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import internals from "@prisma/internals";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrate } from "../src/db/migrate.js";
+import { createLogger } from "../src/logger.js";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.js";
 
 /**
@@ -29,7 +31,9 @@ let models: DmmfModel[];
 let indexes: DmmfIndex[];
 
 beforeAll(async () => {
-  t = await createTestDatabase();
+  // Migrated here, not loaded from the tests' template: this test is about the migrations.
+  t = await createTestDatabase({ migrated: false });
+  await migrate(t.db, createLogger("silent"));
   const dmmf = await internals.getDMMF({ datamodel: readFileSync("prisma/schema.prisma", "utf8") });
   models = dmmf.datamodel.models as unknown as DmmfModel[];
   indexes = (dmmf.datamodel as unknown as { indexes: DmmfIndex[] }).indexes;

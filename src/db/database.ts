@@ -76,7 +76,8 @@ export interface PostgresLimits {
 export type DatabaseOptions =
   | ({ kind: "postgres"; url: string } & PostgresLimits)
   | { kind: "embedded"; dataDir: string; command: string }
-  | { kind: "memory" };
+  /** Tests only: `from` a dumpDataDir() tarball instead of an empty database (test/helpers/pglite-template.ts). */
+  | { kind: "memory"; from?: Blob };
 
 export function openDatabase(options: DatabaseOptions): Database {
   return options.kind === "postgres" ? openPostgres(options.url, options) : openEmbedded(options);
@@ -187,7 +188,14 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, message: s
   }
 }
 
-function openEmbedded(options: { kind: "embedded"; dataDir: string; command: string } | { kind: "memory" }): Database {
+const memoryInstances = new WeakMap<Database, PGlite>();
+
+/** Tests only: a memory database's data folder as a tarball, for others to start `from`. */
+export function dumpMemoryDatabase(db: Database): Promise<Blob> {
+  return memoryInstances.get(db)!.dumpDataDir("gzip");
+}
+
+function openEmbedded(options: { kind: "embedded"; dataDir: string; command: string } | { kind: "memory"; from?: Blob }): Database {
   const release =
     options.kind === "embedded" ? acquireDataDirLock(options.dataDir, options.command) : () => undefined;
   let pglite: PGlite;
@@ -195,13 +203,13 @@ function openEmbedded(options: { kind: "embedded"; dataDir: string; command: str
     pglite =
       options.kind === "embedded"
         ? new PGlite(path.join(options.dataDir, "pglite"), { extensions: { citext } })
-        : new PGlite({ extensions: { citext } });
+        : new PGlite({ extensions: { citext }, loadDataDir: options.from });
   } catch (error) {
     release();
     throw error;
   }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
-  return {
+  const db: Database = {
     kind: "embedded",
     prisma,
     reader: prisma,
@@ -236,4 +244,6 @@ function openEmbedded(options: { kind: "embedded"; dataDir: string; command: str
       }
     },
   };
+  if (options.kind === "memory") memoryInstances.set(db, pglite);
+  return db;
 }

@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import pg from "pg";
+import { inject } from "vitest";
 import { openDatabase, type Database } from "../../src/db/database.js";
 import { migrate } from "../../src/db/migrate.js";
 import { createLogger } from "../../src/logger.js";
@@ -7,7 +9,9 @@ import { createLogger } from "../../src/logger.js";
 /**
  * A migrated database of the test file's own: a fresh database on the
  * PostgreSQL server named by DATABASE_URL (CI runs the suite both ways), or
- * an in-memory PGlite when none is configured.
+ * an in-memory PGlite when none is configured — loaded from the run's
+ * migrated template (pglite-template.ts), which migrate.test.ts checks is
+ * what migrating an empty database gives. `migrated: false` gives an empty one.
  */
 export interface TestDatabase {
   db: Database;
@@ -57,7 +61,15 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
       },
     };
   }
-  const db = openDatabase({ kind: "memory" });
-  if (migrated) await migrate(db, quiet);
+  const db = openDatabase({ kind: "memory", from: migrated ? pgliteTemplate() : undefined });
+  // A database of its own: its sync secret (migration 20261125100000_sync_identity) is its own too.
+  if (migrated) await db.prisma.$executeRaw`UPDATE "sync_identity" SET "secret" = ${randomBytes(32)}`;
   return { db, url: undefined, drop: () => db.close() };
+}
+
+let template: Blob | undefined;
+function pgliteTemplate(): Blob {
+  const file = inject("pgliteTemplate");
+  if (!file) throw new Error("no PGlite template: test/helpers/pglite-template.ts is vitest's globalSetup (vitest.config.ts)");
+  return (template ??= new Blob([readFileSync(file)]));
 }
