@@ -8,6 +8,7 @@ import { PrismaClient } from "../generated/prisma/client.js";
 import type { ReadClient } from "./client.js";
 import { acquireDataDirLock } from "./embedded-lock.js";
 import { pgListQueries, pgRawQueries } from "./pg-reader.js";
+import { timedClient } from "./query-timeout.js";
 
 /**
  * A plain SQL connection beside Prisma, for what Prisma does not do:
@@ -166,7 +167,7 @@ function boundedPool(url: string, limits: PostgresLimits, connectionTimeoutMilli
           statement_timeout: limits.statementTimeoutMs,
           // The client's own backstop, for a server that never answers at all (a network partition):
           // a connection whose query timed out this way is discarded by the pool.
-          query_timeout: limits.statementTimeoutMs + connectionTimeoutMillis,
+          Client: timedClient(limits.statementTimeoutMs + connectionTimeoutMillis),
         }
       : {}),
     idleTimeoutMillis: 30_000,
