@@ -1,5 +1,7 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { requestContext, type RequestContext } from "../src/context.js";
+import { createLogger, writeRequestLine, type RequestLine } from "../src/logger.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 
 let t: TestApp;
@@ -40,5 +42,27 @@ describe("logs", () => {
     expect(requestLines[0]).toMatchObject({ user: "user-A", method: "GET", path: "/api/player/get-all-players", status: 200 });
     expect(requestLines[2]).toMatchObject({ status: 401 });
     expect(requestLines[2]!.user).toBeUndefined();
+  });
+});
+
+describe("the request line", () => {
+  it("is written byte for byte as pino writes it inside the request's context, whatever the path and user hold", () => {
+    const written: string[] = [];
+    const logger = createLogger("info", { write: (line: string) => void written.push(line) });
+    const cases: [RequestContext, RequestLine][] = [
+      [{ requestId: "r-1", user: "user-A" }, { method: "GET", path: "/api/player/get-player-by-nick", status: 200, ms: 1.3 }],
+      [{ requestId: "9f1c" }, { method: "POST", path: '/api/"quoted"\\back\u0001\u2028é😀\ud800', status: 401, ms: 0 }],
+      [{ requestId: "r-3", user: 'odd"name\n' }, { method: "DELETE", path: "/", status: 503, ms: 15000.5 }],
+    ];
+    for (const [ctx, line] of cases) {
+      requestContext.run(ctx, () => logger.info({ ...line }, "request"));
+      writeRequestLine(logger, ctx, line);
+    }
+    const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '"time":""');
+    expect(written).toHaveLength(cases.length * 2);
+    for (let i = 0; i < written.length; i += 2) {
+      expect(withoutTime(written[i + 1]!)).toBe(withoutTime(written[i]!));
+      expect(JSON.parse(written[i + 1]!).time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    }
   });
 });

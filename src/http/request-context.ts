@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
 import { maskKeys } from "../auth/api-keys.js";
 import { requestContext, type RequestContext } from "../context.js";
-import type { Logger } from "../logger.js";
+import { writeRequestLine, type Logger } from "../logger.js";
 import { JSON_HEADERS } from "./security-headers.js";
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -35,16 +35,12 @@ export function requestLifecycle(logger: Logger, onFinished: OnFinished = () => 
       const ns = Number(process.hrtime.bigint() - started);
       onFinished(req, res, ns / 1e9);
       // The line is built only when it is written (LOG_LEVEL info or finer).
-      if (logger.isLevelEnabled("info")) requestContext.run(ctx, logRequest, logger, req, res, ns / 1e6);
+      if (logger.isLevelEnabled("info")) {
+        // A key pasted into the path (a client's mistake) must not land in the log.
+        const path = maskKeys(req.originalUrl.split("?")[0] ?? "");
+        writeRequestLine(logger, ctx, { method: req.method, path, status: res.statusCode, ms: Math.round(ns / 1e5) / 10 });
+      }
     });
     requestContext.run(ctx, next);
   };
-}
-
-function logRequest(logger: Logger, req: Request, res: Response, ms: number): void {
-  logger.info(
-    // A key pasted into the path (a client's mistake) must not land in the log.
-    { method: req.method, path: maskKeys(req.originalUrl.split("?")[0] ?? ""), status: res.statusCode, ms: Math.round(ms * 10) / 10 },
-    "request",
-  );
 }
