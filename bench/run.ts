@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --players 10000 --rounds 3 --duration 8 --runtimes 24,20 --production --only nick,reward --lists --out bench/results.md
+ * npm run bench [-- --players 10000 --rounds 3 --duration 8 --warmup 5 --runtimes 24,20 --production --only nick,reward --lists --out bench/results.md
  *                  --load wrk|autocannon --servers service-production,express]
  *
  * Creates a database on the PostgreSQL server of DATABASE_URL (default: the
@@ -47,6 +47,7 @@ const { values: args } = parseArgs({
     players: { type: "string", default: "10000" },
     rounds: { type: "string", default: "3" },
     duration: { type: "string", default: "8" },
+    warmup: { type: "string", default: "5" },
     only: { type: "string" },
     runtimes: { type: "string" },
     production: { type: "boolean", default: false },
@@ -59,6 +60,15 @@ const { values: args } = parseArgs({
 const PLAYERS = Number(args.players);
 const ROUNDS = Number(args.rounds);
 const DURATION = Number(args.duration);
+/**
+ * Seconds of load per route and server before any is counted, each round. A
+ * server just started runs unoptimized code until V8 has compiled its hot
+ * functions (on its own threads, counted in its CPU): the service, with more
+ * code on a request's way, took 10–20 s of load to settle where Express took
+ * 5, and one second of warm-up measured that start rather than what a server
+ * that has run for a while costs.
+ */
+const WARMUP = Number(args.warmup);
 const SERVER_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 const LOAD = availableTool(args.load);
@@ -374,7 +384,7 @@ async function main() {
       for (const s of warm ? selected : []) {
         for (const t of group) {
           const headers = { "X-API-Key": key, ...(s.headers && isService(t.kind) ? await s.headers(urls.get(t.id)!) : {}) };
-          await autocannon({ url: urls.get(t.id)!, connections: s.connections, duration: 1, headers, requests: s.request() });
+          await autocannon({ url: urls.get(t.id)!, connections: s.connections, duration: WARMUP, headers, requests: s.request() });
         }
       }
       return urls;
@@ -455,7 +465,7 @@ async function main() {
       "## Servers and runtimes",
       "",
       `Run of ${new Date().toISOString().slice(0, 16)}Z (\`npm run bench -- ${process.argv.slice(2).join(" ")}\`): ${PLAYERS} players, ` +
-        (ROUNDS > 0 ? `${ROUNDS} rounds of ${DURATION} s per route and server, medians of the rounds.` : "no autocannon rounds."),
+        (ROUNDS > 0 ? `${ROUNDS} rounds of ${DURATION} s per route and server after ${WARMUP} s of warm-up each, medians of the rounds.` : "no autocannon rounds."),
       `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${loadAtStart} at the start ` +
         `and ${loadAverage()} at the end (other work shares the machine); PostgreSQL and ${LOAD} (the load) on the same machine.`,
       `Runtimes: ${found.map((r) => `Node ${r.version}`).join(", ")}. Service settings: lean = log level warn, no metrics listener, rate limits off` +
