@@ -9,15 +9,18 @@
 //    schedule, not one after the other), `--seconds` per round, `--rounds` rounds each way alternating: no
 //    stream, then `--fanout` streams of that type open on the same instance. Per round: the write latency
 //    (request sent → 201) and the writing instance's CPU per write; with the streams, also the write's 201 →
-//    its event on one more stream of that instance (one that parses what comes). The medians of the rounds
-//    without streams against those with them: one round's outliers (the machine is shared) do not decide.
+//    its event on one more stream of that instance (one that parses what comes, opened between two halves
+//    of the fan-out's streams: the hub writes to them in the order they opened). Also per round: the writing
+//    instance's event-loop delay (bench/loop-delay.mjs, preloaded), the machine's busy CPU and the readers'.
+//    The medians of the rounds without streams against those with them: one round's outliers (the machine
+//    is shared) do not decide.
 // 3. Idle streams: `--idle` streams opened on the second instance, 1,000 at a time (one API user per
 //    1,000: EVENTS_STREAMS_PER_USER is 1,000 at most), its RSS (Linux /proc) after each thousand.
 // Each stream is a connection of its own: the process raises its open-file limit (and its instances')
 // to what that needs, up to the hard limit, by starting itself again under `ulimit -n`.
 // Writes the section between its markers in bench/results.md. Load goes to 127.0.0.1 only.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -70,8 +73,12 @@ const idleUsers = Array.from({ length: Math.ceil(idle / PER_USER) }, (_, i) => `
 const fanoutUser = "bench-fanout";
 
 // The stream users may see reward logs: they are callers of create-reward-log (group A, with user-A).
-const startService = () =>
-  startServiceOn(dbUrl, { EVENTS_STREAMS_PER_USER: String(PER_USER), CALLERS_USER_A: ["user-A", fanoutUser, ...idleUsers].join(",") });
+const startService = (env: Record<string, string> = {}) =>
+  startServiceOn(dbUrl, { EVENTS_STREAMS_PER_USER: String(PER_USER), CALLERS_USER_A: ["user-A", fanoutUser, ...idleUsers].join(","), ...env });
+/** Where the writing instance tells its event loop's delay (bench/loop-delay.mjs). */
+const loopDelayFile = path.join(os.tmpdir(), `bench-events-loop-${process.pid}.json`);
+/** The monitor's sampling interval (perf_hooks' default), which every sample includes. */
+const LOOP_RESOLUTION_MS = 10;
 
 const median = (xs: number[]) => percentile([...xs].sort((x, y) => x - y), 50);
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -84,6 +91,26 @@ const cpuSeconds = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
 };
+/** The whole machine's busy CPU seconds (every core; /proc/stat: all but idle and iowait). */
+const machineCpuSeconds = () => {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return (fields.reduce((a, b) => a + b, 0) - fields[3]! - fields[4]!) / 100;
+};
+/** The writing instance's event-loop delay since the last call (ms beyond the sampling interval). */
+async function loopDelay(pid: number): Promise<{ p50: number; p99: number; max: number }> {
+  const before = existsSync(loopDelayFile) ? readFileSync(loopDelayFile, "utf8") : "";
+  process.kill(pid, "SIGUSR2");
+  for (let i = 0; i < 200; i++) {
+    const now = existsSync(loopDelayFile) ? readFileSync(loopDelayFile, "utf8") : "";
+    if (now && now !== before) {
+      const d = JSON.parse(now) as { p50: number; p99: number; max: number };
+      const less = (ms: number) => Math.max(0, ms - LOOP_RESOLUTION_MS);
+      return { p50: less(d.p50), p99: less(d.p99), max: less(d.max) };
+    }
+    await sleep(5);
+  }
+  throw new Error("the writing instance did not tell its event-loop delay");
+}
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 
 /**
@@ -171,7 +198,7 @@ process.on("message", () => {
 });
 `;
 
-async function readers(url: string, key: string, count: number): Promise<{ stop(): Promise<{ bytes: number; cutOff: number }> }> {
+async function readers(url: string, key: string, count: number): Promise<{ pid: number; stop(): Promise<{ bytes: number; cutOff: number }> }> {
   const child = spawn(process.execPath, ["-e", READERS, url, key, String(count)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   os.setPriority(child.pid!, 19);
   const next = () =>
@@ -181,6 +208,7 @@ async function readers(url: string, key: string, count: number): Promise<{ stop(
     });
   await next();
   return {
+    pid: child.pid!,
     async stop() {
       const report = next();
       child.send("stop");
@@ -206,7 +234,10 @@ async function main(): Promise<void> {
     const player = await db.prisma.player.create({
       data: { pseudo: "bench", token: "t", ip: "203.0.113.1", firstConnection: new Date(), totalTimeConnection: 0 },
     });
-    const a = await startService();
+    const a = await startService({
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${path.join(root, "bench/loop-delay.mjs")}`.trim(),
+      BENCH_LOOP_DELAY_FILE: loopDelayFile,
+    });
     const b = await startService();
     services.push(a.child, b.child);
     const loadAtStart = loadAverage();
@@ -264,6 +295,11 @@ async function main(): Promise<void> {
     interface Round {
       latencies: number[];
       cpuPerWrite: number;
+      /** The writing instance's event-loop delay over the round (ms). */
+      loop: { p50: number; p99: number; max: number };
+      /** Per write: the whole machine's busy CPU (µs, every core), and the fan-out readers' (µs). */
+      machinePerWrite: number;
+      readersPerWrite: number;
       toEvent?: number[];
     }
     const roundsWithout: Round[] = [];
@@ -278,8 +314,12 @@ async function main(): Promise<void> {
         const rewardId = (JSON.parse(data) as { data: { rewardId: number } }).data.rewardId;
         if (!seen.has(rewardId)) seen.set(rewardId, at);
       });
-    const timed = async (failures: { count: number }, withFanout: boolean): Promise<Round> => {
+    const timed = async (failures: { count: number }, readerPids: number[]): Promise<Round> => {
+      const withFanout = readerPids.length > 0;
+      await loopDelay(a.child.pid!);
       const start = cpuSeconds(a.child.pid!);
+      const machineStart = machineCpuSeconds();
+      const readersStart = readerPids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
       const firstId = next;
       const pending: Promise<{ rewardId: number; sent: number; answered: number }>[] = [];
       const begun = performance.now();
@@ -289,25 +329,34 @@ async function main(): Promise<void> {
         pending.push(write(failures));
       }
       const writes = await Promise.all(pending);
-      const cpuPerWrite = ((cpuSeconds(a.child.pid!) - start) * 1e6) / writes.length;
+      const perWrite = (s: number) => (s * 1e6) / writes.length;
+      const cpuPerWrite = perWrite(cpuSeconds(a.child.pid!) - start);
+      const machinePerWrite = perWrite(machineCpuSeconds() - machineStart);
+      const readersPerWrite = perWrite(readerPids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) - readersStart);
+      const loop = await loopDelay(a.child.pid!);
       const latencies = writes.map((w) => w.answered - w.sent).sort((x, y) => x - y);
-      if (!withFanout) return { latencies, cpuPerWrite };
+      if (!withFanout) return { latencies, cpuPerWrite, loop, machinePerWrite, readersPerWrite };
       await sleep(500);
       const toEvent = writes.filter((w) => w.rewardId >= firstId && seen.has(w.rewardId)).map((w) => seen.get(w.rewardId)! - w.answered);
-      return { latencies, cpuPerWrite, toEvent: toEvent.sort((x, y) => x - y) };
+      return { latencies, cpuPerWrite, loop, machinePerWrite, readersPerWrite, toEvent: toEvent.sort((x, y) => x - y) };
     };
     for (let i = 0; i < rounds; i++) {
-      roundsWithout.push(await timed(failed.without, false));
+      roundsWithout.push(await timed(failed.without, []));
       const before = rssMb(a.child.pid!);
-      const fanoutReaders = await readers(a.url, fanoutKey, fanout);
+      // The parsing stream opened between two halves of the fan-out's: the hub writes to its streams in the
+      // order they opened, so that it sees what the median stream sees (opened last, it saw the whole fan-out).
+      const firstHalf = await readers(a.url, fanoutKey, Math.floor(fanout / 2));
       const observer = await observe();
+      const secondHalf = await readers(a.url, fanoutKey, fanout - Math.floor(fanout / 2));
       await sleep(1_000);
-      roundsWith.push(await timed(failed.with, true));
+      roundsWith.push(await timed(failed.with, [firstHalf.pid, secondHalf.pid]));
       observer.destroy();
       if (i === 0) fanoutRss = { before, after: rssMb(a.child.pid!) };
-      const got = await fanoutReaders.stop();
-      fanoutBytes += got.bytes;
-      cutOff += got.cutOff;
+      for (const half of [firstHalf, secondHalf]) {
+        const got = await half.stop();
+        fanoutBytes += got.bytes;
+        cutOff += got.cutOff;
+      }
       await sleep(1_000);
     }
     for (const r of roundsWithout) without.push(...r.latencies);
@@ -333,8 +382,14 @@ async function main(): Promise<void> {
     const perRound = roundsWithout.map((r, i) => {
       const w = roundsWith[i]!;
       const ms = (xs: number[], p: number) => round(percentile(xs, p));
-      return `| ${i + 1} | ${ms(r.latencies, 50)} / ${ms(r.latencies, 99)} | ${Math.round(r.cpuPerWrite)} | ${ms(w.latencies, 50)} / ${ms(w.latencies, 99)} | ${Math.round(w.cpuPerWrite)} | ${w.toEvent!.length ? `${ms(w.toEvent!, 50)} / ${ms(w.toEvent!, 99)}` : "none"} |`;
+      const loop = (x: Round) => `${round(x.loop.p50)} / ${round(x.loop.p99)} / ${round(x.loop.max)}`;
+      return (
+        `| ${i + 1} | ${ms(r.latencies, 50)} / ${ms(r.latencies, 99)} | ${Math.round(r.cpuPerWrite)} | ${loop(r)} | ${Math.round(r.machinePerWrite)} ` +
+        `| ${ms(w.latencies, 50)} / ${ms(w.latencies, 99)} | ${Math.round(w.cpuPerWrite)} | ${loop(w)} | ${Math.round(w.machinePerWrite)} | ${Math.round(w.readersPerWrite)} ` +
+        `| ${w.toEvent!.length ? `${ms(w.toEvent!, 50)} / ${ms(w.toEvent!, 99)}` : "none"} |`
+      );
     });
+    const med = (rs: Round[], f: (r: Round) => number) => median(rs.map(f));
     const section = [
       "<!-- bench/events.ts: start -->",
       "## Event stream",
@@ -348,14 +403,20 @@ async function main(): Promise<void> {
       row("one write at a time: its event on the other instance − the write's 201", latency),
       row(`${rate} writes/s through one instance, no stream open: request → 201`, without),
       row(`the same with ${fanout} streams of reward_log.created open on that instance`, withStreams),
-      row(`the same: the write's 201 → its event on one more stream of that instance`, toEvent),
+      row(`the same: the write's 201 → its event on one more stream of that instance (the middle one of the fan-out's order)`, toEvent),
       "",
-      `Round by round (${seconds} s each, alternating; p50 / p99 in ms; CPU: the writing instance's own process, utime + stime, per write):`,
+      `Round by round (${seconds} s each, alternating; p50 / p99 in ms; CPU: the writing instance's own process, utime + stime, per write; ` +
+        `loop: its event loop's delay, p50 / p99 / max ms (perf_hooks, beyond the 10 ms sampling); machine: every core's busy time per write, ` +
+        `whatever ran (other sessions too); readers: the fan-out's reading processes; 201 → event on the parsing stream, opened in the middle of the fan-out's order):`,
       "",
-      `| round | no stream: request → 201 | CPU µs | ${fanout} streams: request → 201 | CPU µs | 201 → event |`,
-      "|---|---|---|---|---|---|",
+      `| round | no stream: request → 201 | CPU µs | loop ms | machine µs | ${fanout} streams: request → 201 | CPU µs | loop ms | machine µs | readers µs | 201 → event |`,
+      "|---|---|---|---|---|---|---|---|---|---|---|",
       ...perRound,
-      `| median | ${round(medianOf(roundsWithout, 50))} / ${round(medianOf(roundsWithout, 99))} | ${Math.round(cpuWithout)} | ${round(medianOf(roundsWith, 50))} / ${round(medianOf(roundsWith, 99))} | ${Math.round(cpuWith)} | |`,
+      `| median | ${round(medianOf(roundsWithout, 50))} / ${round(medianOf(roundsWithout, 99))} | ${Math.round(cpuWithout)} ` +
+        `| ${round(med(roundsWithout, (r) => r.loop.p50))} / ${round(med(roundsWithout, (r) => r.loop.p99))} / ${round(med(roundsWithout, (r) => r.loop.max))} ` +
+        `| ${Math.round(med(roundsWithout, (r) => r.machinePerWrite))} | ${round(medianOf(roundsWith, 50))} / ${round(medianOf(roundsWith, 99))} | ${Math.round(cpuWith)} ` +
+        `| ${round(med(roundsWith, (r) => r.loop.p50))} / ${round(med(roundsWith, (r) => r.loop.p99))} / ${round(med(roundsWith, (r) => r.loop.max))} ` +
+        `| ${Math.round(med(roundsWith, (r) => r.machinePerWrite))} | ${Math.round(med(roundsWith, (r) => r.readersPerWrite))} | |`,
       "",
       `With ${fanout} streams, the median round's p50 rose ${rise(50)} and its p99 ${rise(99)} (${rounds * rate * seconds} writes each way; not answered 201: ` +
         `${failed.without.count} without streams, ${failed.with.count} with them); the streams' readers (another process, at the lowest priority) took ${Math.round(fanoutBytes / 1_048_576)} MB` +
@@ -379,6 +440,7 @@ async function main(): Promise<void> {
     await Promise.all(services.map((child) => new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)))));
     await db.close();
     await scratch.drop();
+    rmSync(loopDelayFile, { force: true });
   }
 }
 

@@ -9,7 +9,8 @@ import { openStream, type SseClient } from "./helpers/sse.js";
  * PostgreSQL when DATABASE_URL is set): the tail is then read at a gap
  * (events/pace.ts), several events going to each stream in one write. Each
  * stream still gets every event once, in the order of the others. The pace
- * itself first: with few streams no gap, with many one later read, not lost.
+ * itself first: with few streams no gap, with many one later read, not lost;
+ * after a hand-out that kept the event loop busy, a gap in proportion.
  */
 const STREAMS = 250;
 let t: TestApp;
@@ -55,6 +56,30 @@ describe("ReadPace", () => {
       await new Promise((resolve) => setTimeout(resolve, 2 * ReadPace.gap(1_000)));
       expect(later).toBe(1);
       expect(pace.ready(1_000, () => expect.unreachable())).toBe(true);
+    } finally {
+      pace.stop();
+    }
+  });
+
+  it("when a hand-out kept the event loop busy, then the next read waits in proportion, up to a bound, however few the streams", async () => {
+    expect(ReadPace.gapAfter(0)).toBe(0);
+    expect(ReadPace.gapAfter(2)).toBeGreaterThan(2);
+    expect(ReadPace.gapAfter(1_000)).toBe(ReadPace.gapAfter(100_000));
+    const pace = new ReadPace();
+    try {
+      expect(pace.ready(10, () => expect.unreachable())).toBe(true);
+      pace.handed(2);
+      let later = 0;
+      await new Promise<void>((resolve) => {
+        expect(pace.ready(10, () => (later++, resolve()))).toBe(false);
+        expect(pace.ready(10, () => later++)).toBe(false);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 2 * ReadPace.gapAfter(2)));
+      expect(later).toBe(1);
+      expect(pace.ready(10, () => expect.unreachable())).toBe(true);
+      // A hand-out that cost nothing puts nothing off.
+      pace.handed(0);
+      expect(pace.ready(10, () => expect.unreachable())).toBe(true);
     } finally {
       pace.stop();
     }

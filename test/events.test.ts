@@ -71,6 +71,22 @@ describe("GET /api/events", () => {
     expect(new Set(sorted).size).toBe(4);
   });
 
+  it("when writes commit while no stream is open, then a stream opened after them starts after them, and a resume from before still gets them", async () => {
+    const before = await stream(keyB, "types=reward_log.created");
+    await before.waitFor("the position", () => before.lastId !== "");
+    await before.close();
+    await waitUntil(() => t.events.size === 0);
+    const meanwhile = [await reward(), await reward(), await reward()];
+    const s = await stream(keyB, "types=reward_log.created");
+    await s.waitFor("the position", () => s.lastId !== "");
+    const later = await reward();
+    const resumed = await stream(keyB, "types=reward_log.created", { "Last-Event-ID": before.lastId });
+    await resumed.waitFor("four events", () => resumed.events.length >= 4);
+    await s.waitFor("one event", () => s.events.length >= 1);
+    expect(rewardIds(resumed)).toEqual([...meanwhile, later]);
+    expect(rewardIds(s)).toEqual([later]);
+  });
+
   it("when a write commits its event, then its instance announces it on LISTEN webhook_events, which every instance's streams wake on", async () => {
     const rewardId = 900_001;
     const visible: boolean[] = [];

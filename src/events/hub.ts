@@ -34,9 +34,10 @@ const STREAMS_RETRY_AFTER_S = 5;
  * A new stream catches up from its resume point with reads of its own, one
  * page at a time as its client takes them, then takes the tail's events.
  * The tail hands a page to the live streams in slices, with the event loop
- * free between them, and reads the next page once it is handed (with many
- * streams, not sooner than pace.ts says): events that come meanwhile go out
- * together. One timer beats every stream's heartbeat.
+ * free between them, and reads the next page once it is handed, not sooner
+ * than pace.ts says (by the streams, and what the last hand-out cost): events
+ * that come meanwhile go out together; none is read while no stream is live.
+ * One timer beats every stream's heartbeat.
  */
 export class EventHub implements Tail {
   private head: EventKey = ZERO_KEY;
@@ -93,6 +94,9 @@ export class EventHub implements Tail {
     let key: Awaited<ReturnType<typeof keyState>>;
     try {
       await this.start();
+      // With no stream live the tail is not read (readTail): the position moves to the outbox's end now, unless a stream went live meanwhile.
+      const last = this.streams.size === 0 ? await lastEvent(this.db, this.head) : undefined;
+      if (last && this.streams.size === 0) this.head = last;
       key = await keyState(this.db, request.keyHash);
       if (!key.valid) throw errors.unauthenticated();
       if (request.resumeAfter && !(await resumable(this.db, request.resumeAfter, this.config.webhooksRetainDays))) throw errors.eventIdExpired();
@@ -205,12 +209,7 @@ export class EventHub implements Tail {
 
   /** Hands the new events to the streams; whether committed events wait behind a running transaction. */
   private async readTail(): Promise<boolean> {
-    if (this.streams.size === 0) {
-      // Nobody to hand events to: only the position moves (one cheap read, no event data).
-      const last = await lastEvent(this.db, this.head);
-      if (last && this.streams.size === 0) this.head = last;
-      return false;
-    }
+    if (this.streams.size === 0) return false; // nobody to hand events to: the next stream moves the position (serve)
     for (;;) {
       const { events, held } = await nextEvents(this.db, this.head);
       for (const batch of batches(events)) {
@@ -222,13 +221,17 @@ export class EventHub implements Tail {
     }
   }
 
-  /** Hands a batch to every live stream, FAN_OUT_SLICE at a time, letting the event loop run between slices. */
+  /** Hands a batch to every live stream, FAN_OUT_SLICE at a time, the event loop free between slices; tells the pace what the slices took. */
   private async fanOut(batch: Batch): Promise<void> {
     const streams = [...this.streams];
+    let busy = 0;
     for (let i = 0; i < streams.length; i += FAN_OUT_SLICE) {
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      const start = performance.now();
       for (let j = i; j < Math.min(i + FAN_OUT_SLICE, streams.length); j++) streams[j]!.live(batch);
+      busy += performance.now() - start;
     }
+    this.pace.handed(busy);
   }
 
   /** A user's keys changed (revoked, rotated): its streams whose key no longer authenticates end. All streams when undefined. */

@@ -4,17 +4,31 @@
  * one socket write per stream. An event that comes after a quiet spell is read at once.
  */
 const GAP_MS_PER_100_STREAMS = 1.5;
-/** The gap at most, whatever the number of streams: what it may add to an event's way. */
-const MAX_GAP_MS = 25;
+/**
+ * The share of the event loop that handing events out may take while they keep coming: after a hand-out
+ * that kept the loop busy for B ms, the next read waits B × (1 − share) / share. What a socket write costs
+ * varies with the machine and its load (bench/results.md): measured, not assumed.
+ */
+const HAND_OUT_SHARE = 0.1;
+/** The gap at most, whatever the number of streams and the hand-out's cost: what it may add to an event's way. */
+const MAX_GAP_MS = 50;
 
-/** When the hub's tail may be read next (events/hub.ts): the gap after the last read, by the number of live streams. */
+/** When the hub's tail may be read next (events/hub.ts): a gap after the last read, by the number of live streams and the last hand-out's cost. */
 export class ReadPace {
+  /** When the last read began. */
   private last = -Infinity;
+  /** Not before then, by what the last hand-out cost. */
+  private notBefore = -Infinity;
   private timer: NodeJS.Timeout | undefined;
 
-  /** The gap between reads with this many streams live. */
+  /** The gap between the starts of two reads with this many streams live. */
   static gap(streams: number): number {
     return Math.min(MAX_GAP_MS, Math.floor(streams / 100) * GAP_MS_PER_100_STREAMS);
+  }
+
+  /** The gap after a hand-out that kept the event loop busy for `busyMs`. */
+  static gapAfter(busyMs: number): number {
+    return Math.min(MAX_GAP_MS, (busyMs * (1 - HAND_OUT_SHARE)) / HAND_OUT_SHARE);
   }
 
   /**
@@ -24,7 +38,7 @@ export class ReadPace {
   ready(streams: number, later: () => void): boolean {
     if (this.timer) return false;
     const now = performance.now();
-    const wait = this.last + ReadPace.gap(streams) - now;
+    const wait = Math.max(this.last + ReadPace.gap(streams), this.notBefore) - now;
     if (wait <= 0) {
       this.last = now;
       return true;
@@ -35,6 +49,11 @@ export class ReadPace {
     }, wait);
     this.timer.unref();
     return false;
+  }
+
+  /** A batch of events was handed out, keeping the event loop busy for `busyMs` in all: the next read waits at least gapAfter(busyMs) from now. */
+  handed(busyMs: number): void {
+    this.notBefore = Math.max(this.notBefore, performance.now() + ReadPace.gapAfter(busyMs));
   }
 
   stop(): void {
