@@ -14,8 +14,8 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function fresh(): Promise<TestDatabase> {
-  const t = await createTestDatabase({ migrated: false });
+async function fresh(options: { migrated?: boolean } = { migrated: false }): Promise<TestDatabase> {
+  const t = await createTestDatabase(options);
   cleanups.push(() => t.drop());
   return t;
 }
@@ -97,8 +97,7 @@ describe("migrate", () => {
   });
 
   it("when a migration is left marked as failed (by prisma migrate), then start-up refuses with a clear message", async () => {
-    const t = await fresh();
-    await migrate(t.db, quiet);
+    const t = await fresh({ migrated: true });
     const conn = await t.db.connect();
     await conn.query(
       `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at) VALUES ('x', 'y', '29990101000000_stuck', now())`,

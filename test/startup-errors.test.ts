@@ -1,19 +1,22 @@
 import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
 import net, { type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { DatabaseConnectError } from "../src/db/connect-errors.js";
 import { createLogger } from "../src/logger.js";
 import { startService } from "../src/server.js";
-import { onPostgres, serverUrl } from "./helpers/database.js";
+import { createTestDatabase, migratedDataDir, onPostgres, serverUrl } from "./helpers/database.js";
 import { spawnOwned } from "./helpers/process.js";
 
 /**
  * What a newcomer sees when DATABASE_URL is not right yet: one line naming the
  * fix, no stack trace. A stand-in PostgreSQL server answers every login with
  * the error a real one sends (the machine's PostgreSQL trusts every password,
- * and the test must not depend on one being there).
+ * and the test must not depend on one being there). Then the other refused
+ * starts: a port taken, invalid variables.
  */
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -109,5 +112,52 @@ describe("a start on a PostgreSQL database that is not there yet", () => {
       `Cannot reach the PostgreSQL server at 127.0.0.1:${port} (DATABASE_URL): connection refused. ` +
         "Is PostgreSQL running there, and are the host and port in DATABASE_URL right?",
     );
+  });
+});
+
+/** src/main.ts with `env` over this process's, on 127.0.0.1: its exit code and stderr. */
+function startMain(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
+  const child = spawnOwned(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
+    cwd: root,
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", NODE_ENV: "production", ...env },
+    stdio: "pipe",
+  });
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stderr })));
+}
+
+describe("a second instance on one host", () => {
+  it("when the metrics port is taken, then the start fails with a message naming METRICS_PORT and its value", async () => {
+    const taken = net.createServer().listen(0, "127.0.0.1");
+    await once(taken, "listening");
+    const port = (taken.address() as AddressInfo).port;
+    const dataDir = mkdtempSync(path.join(tmpdir(), "second-instance-"));
+    // A database that has seen a first start: the subject here is the port, not the migrations (first-start.test.ts).
+    const database = onPostgres ? await createTestDatabase() : undefined;
+    try {
+      if (!database) await migratedDataDir(dataDir);
+      const env: NodeJS.ProcessEnv = { DATA_DIR: dataDir, METRICS_PORT: String(port), DATABASE_URL: database?.url };
+      if (!database) delete env.DATABASE_URL;
+      const { code, stderr } = await startMain(env);
+      expect(code).toBe(1);
+      expect(stderr).toContain(`Cannot listen on 127.0.0.1:${port} (METRICS_PORT=${port}): the address is in use`);
+      expect(stderr).not.toContain("    at ");
+    } finally {
+      taken.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      await database?.drop();
+    }
+  }, 60_000);
+});
+
+describe("a bad configuration", () => {
+  it("when variables are invalid, then the server refuses to start and names each of them", async () => {
+    const { code, stderr } = await startMain({ PORT: "99999", DATABASE_URL: "mysql://nope", LOG_LEVEL: "loud" });
+    expect(code).toBe(1);
+    expect(stderr).toContain("Invalid configuration");
+    expect(stderr).toContain("PORT: expected an integer between 0 and 65535");
+    expect(stderr).toContain("DATABASE_URL: expected a postgres:// or postgresql:// URL");
+    expect(stderr).toMatch(/LOG_LEVEL: /);
   });
 });

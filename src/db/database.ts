@@ -76,8 +76,8 @@ export interface PostgresLimits {
 
 export type DatabaseOptions =
   | ({ kind: "postgres"; url: string } & PostgresLimits)
-  | { kind: "embedded"; dataDir: string; command: string }
-  /** Tests only: `from` a dumpDataDir() tarball instead of an empty database (test/helpers/pglite-template.ts). */
+  | { kind: "embedded"; dataDir: string; command: string; from?: Blob }
+  /** Tests only: `from` a dumpDataDir() tarball instead of an empty database, in memory or in an empty data folder (test/helpers/pglite-template.ts). */
   | { kind: "memory"; from?: Blob };
 
 export function openDatabase(options: DatabaseOptions): Database {
@@ -196,14 +196,14 @@ export function dumpMemoryDatabase(db: Database): Promise<Blob> {
   return memoryInstances.get(db)!.dumpDataDir("gzip");
 }
 
-function openEmbedded(options: { kind: "embedded"; dataDir: string; command: string } | { kind: "memory"; from?: Blob }): Database {
+function openEmbedded(options: { kind: "embedded"; dataDir: string; command: string; from?: Blob } | { kind: "memory"; from?: Blob }): Database {
   const release =
     options.kind === "embedded" ? acquireDataDirLock(options.dataDir, options.command) : () => undefined;
   let pglite: PGlite;
   try {
     pglite =
       options.kind === "embedded"
-        ? new PGlite(path.join(options.dataDir, "pglite"), { extensions: { citext } })
+        ? new PGlite(path.join(options.dataDir, "pglite"), { extensions: { citext }, loadDataDir: options.from })
         : new PGlite({ extensions: { citext }, loadDataDir: options.from });
   } catch (error) {
     release();

@@ -11,7 +11,9 @@ import { createLogger } from "../../src/logger.js";
  * PostgreSQL server named by DATABASE_URL (CI runs the suite both ways), or
  * an in-memory PGlite when none is configured — loaded from the run's
  * migrated template (pglite-template.ts), which migrate.test.ts checks is
- * what migrating an empty database gives. `migrated: false` gives an empty one.
+ * what migrating an empty database gives. `migrated: false` gives an empty one
+ * (on PGlite, loaded from the run's empty template: a database as PGlite's
+ * initdb makes it).
  */
 export interface TestDatabase {
   db: Database;
@@ -61,15 +63,36 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
       },
     };
   }
-  const db = openDatabase({ kind: "memory", from: migrated ? pgliteTemplate() : undefined });
-  // A database of its own: its sync secret (migration 20261125100000_sync_identity) is its own too.
-  if (migrated) await db.prisma.$executeRaw`UPDATE "sync_identity" SET "secret" = ${randomBytes(32)}`;
+  const db = openDatabase({ kind: "memory", from: pgliteTemplate(migrated ? "migrated" : "empty") });
+  if (migrated) await ownSyncSecret(db);
   return { db, url: undefined, drop: () => db.close() };
 }
 
-let template: Blob | undefined;
-function pgliteTemplate(): Blob {
-  const file = inject("pgliteTemplate");
-  if (!file) throw new Error("no PGlite template: test/helpers/pglite-template.ts is vitest's globalSetup (vitest.config.ts)");
-  return (template ??= new Blob([readFileSync(file)]));
+/**
+ * On PGlite: fills the empty folder `dataDir` with the run's migrated database,
+ * as a first start of the server leaves it (without its first user). Starting
+ * a server or a command on it then skips PGlite's initdb and the migrations:
+ * for the tests whose subject is not the first start (first-start.test.ts's).
+ */
+export async function migratedDataDir(dataDir: string): Promise<void> {
+  const db = openDatabase({ kind: "embedded", dataDir, command: "test", from: pgliteTemplate("migrated") });
+  try {
+    await ownSyncSecret(db);
+  } finally {
+    await db.close();
+  }
+}
+
+/** A database of its own: its sync secret (migration 20261125100000_sync_identity) is its own too. */
+async function ownSyncSecret(db: Database): Promise<void> {
+  await db.prisma.$executeRaw`UPDATE "sync_identity" SET "secret" = ${randomBytes(32)}`;
+}
+
+const templates = new Map<"empty" | "migrated", Blob>();
+function pgliteTemplate(which: "empty" | "migrated"): Blob {
+  const files = inject("pgliteTemplate");
+  if (!files) throw new Error("no PGlite template: test/helpers/pglite-template.ts is vitest's globalSetup (vitest.config.ts)");
+  let blob = templates.get(which);
+  if (!blob) templates.set(which, (blob = new Blob([readFileSync(files[which])])));
+  return blob;
 }
