@@ -50,6 +50,17 @@ function collect(options: Partial<Parameters<typeof subscribe>[0]> = {}) {
   return { events, reconnects, done, stop: () => stop.abort() };
 }
 
+/** `promise`, or a failure naming `what` after `ms`: a step that hangs says which it was. */
+async function within<T>(what: string, promise: Promise<T>, ms = 10_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function waitUntil(what: string, test: () => boolean, ms = 10_000): Promise<void> {
   const until = Date.now() + ms;
   while (!test()) {
@@ -104,18 +115,18 @@ describe("the TypeScript client's subscribe()", () => {
   it("when it is given a resume point, then it starts after it; one past the retention throws the 410", async () => {
     const first = collect();
     await waitUntil("the stream", () => t.events.size === 1);
-    const ids = [await reward(), await reward()];
+    const ids = [await within("the first write", reward()), await within("the second write", reward())];
     await waitUntil("two events", () => first.events.length === 2);
     first.stop();
-    await first.done;
+    await within("the first subscription's end", first.done);
     await waitUntil("the stream's end", () => t.events.size === 0);
     const resumed = collect({ lastEventId: first.events[0]!.id });
     await waitUntil("the second event", () => resumed.events.length === 1);
     expect(resumed.events.map((e) => e.data.rewardId)).toEqual([ids[1]]);
     resumed.stop();
-    await resumed.done;
+    await within("the resumed subscription's end", resumed.done);
     await waitUntil("the stream's end", () => t.events.size === 0);
     const expired = collect({ lastEventId: "7fffffffffffffff0000000000000001" });
-    await expect(expired.done).rejects.toMatchObject({ name: "ApiError", status: 410 });
-  });
+    await expect(within("the 410", expired.done)).rejects.toMatchObject({ name: "ApiError", status: 410 });
+  }, 60_000);
 });
