@@ -83,8 +83,11 @@ export interface RequestLine {
  */
 export function writeRequestLine(logger: Logger, ctx: RequestContext, line: RequestLine): void {
   const who = ctx.user === undefined ? "" : `,"user":${JSON.stringify(ctx.user)}`;
-  (logger as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]!.write(
-    `{"level":30,"time":"${new Date().toISOString()}","reqId":${JSON.stringify(ctx.requestId)}${who},"method":${JSON.stringify(line.method)},"path":${JSON.stringify(line.path)},"status":${line.status},"ms":${line.ms},"msg":"request"}\n`,
+  const own = logger as unknown as Record<symbol, unknown>;
+  // A child logger's bindings (a cluster worker's `worker`), already serialized by pino, come after the time.
+  const bindings = (own[pino.symbols.chindingsSym] as string | undefined) ?? "";
+  (own[pino.symbols.streamSym] as DestinationStream).write(
+    `{"level":30,"time":"${new Date().toISOString()}"${bindings},"reqId":${JSON.stringify(ctx.requestId)}${who},"method":${JSON.stringify(line.method)},"path":${JSON.stringify(line.path)},"status":${line.status},"ms":${line.ms},"msg":"request"}\n`,
   );
 }
 

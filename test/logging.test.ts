@@ -54,12 +54,17 @@ describe("the request line", () => {
       [{ requestId: "9f1c" }, { method: "POST", path: '/api/"quoted"\\back\u0001\u2028é😀\ud800', status: 401, ms: 0 }],
       [{ requestId: "r-3", user: 'odd"name\n' }, { method: "DELETE", path: "/", status: 503, ms: 15000.5 }],
     ];
+    // A cluster worker's logger is a child with bindings (main.ts): they are on its lines too.
+    const worker = logger.child({ worker: 2 });
     for (const [ctx, line] of cases) {
-      requestContext.run(ctx, () => logger.info({ ...line }, "request"));
-      writeRequestLine(logger, ctx, line);
+      for (const log of [logger, worker]) {
+        requestContext.run(ctx, () => log.info({ ...line }, "request"));
+        writeRequestLine(log, ctx, line);
+      }
     }
     const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '"time":""');
-    expect(written).toHaveLength(cases.length * 2);
+    expect(written).toHaveLength(cases.length * 4);
+    expect(written.filter((line) => line.includes('"worker":2,"reqId"'))).toHaveLength(cases.length * 2);
     for (let i = 0; i < written.length; i += 2) {
       expect(withoutTime(written[i + 1]!)).toBe(withoutTime(written[i]!));
       expect(JSON.parse(written[i + 1]!).time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
