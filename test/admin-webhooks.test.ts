@@ -6,14 +6,14 @@ import { createLogger } from "../src/logger.js";
 import { DeliveryWorker } from "../src/webhooks/worker.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makePlayer } from "./helpers/fixtures.js";
-import { startReceiver, type Receiver } from "./helpers/receiver.js";
+import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.js";
 
 /**
  * The admin routes managing webhooks (/api/admin/webhooks…), against a real
  * delivery worker and a real receiver on 127.0.0.1 (WEBHOOKS_ALLOW_PRIVATE=true
  * here; a second app without it refuses private targets).
  */
-const FAST = { WEBHOOKS_ALLOW_PRIVATE: "true", WEBHOOKS_TIMEOUT_MS: "1000", WEBHOOKS_BACKOFF_BASE_MS: "50", WEBHOOKS_BACKOFF_MAX_MS: "200" };
+const FAST = FAST_WEBHOOKS;
 
 let t: TestApp;
 let key: string;

@@ -7,7 +7,7 @@ import { addEndpoint } from "../src/webhooks/manage.js";
 import { DeliveryWorker } from "../src/webhooks/worker.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makePlayer } from "./helpers/fixtures.js";
-import { startReceiver, type Receiver } from "./helpers/receiver.js";
+import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.js";
 
 /**
  * Webhooks under load, in one process: a burst of the API's writes, each
@@ -15,12 +15,7 @@ import { startReceiver, type Receiver } from "./helpers/receiver.js";
  * A file of its own: on the embedded database it takes a CPU core for about
  * twenty seconds (webhooks.test.ts has the rest of the delivery's behaviour).
  */
-const FAST = {
-  WEBHOOKS_ALLOW_PRIVATE: "true",
-  WEBHOOKS_TIMEOUT_MS: "1000",
-  WEBHOOKS_BACKOFF_BASE_MS: "50",
-  WEBHOOKS_BACKOFF_MAX_MS: "200",
-};
+const FAST = FAST_WEBHOOKS;
 
 let t: TestApp;
 let key: string;

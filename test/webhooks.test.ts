@@ -12,19 +12,14 @@ import { isPrivateAddress } from "../src/webhooks/address-guard.js";
 import { backoffMs, DeliveryWorker, UNRECORDABLE_ANSWER, type Outcome } from "../src/webhooks/worker.js";
 import { LogCapture, startTestApp, type TestApp } from "./helpers/app.js";
 import { makeCosmetic, makePlayer, makeWorld, unique } from "./helpers/fixtures.js";
-import { startReceiver, type Receiver } from "./helpers/receiver.js";
+import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.js";
 
 /**
  * Webhooks end to end, in one process: the API's writes, the real delivery
  * worker, and a real HTTP receiver on 127.0.0.1 (WEBHOOKS_ALLOW_PRIVATE=true).
  * A burst of writes: webhooks-burst.test.ts.
  */
-const FAST = {
-  WEBHOOKS_ALLOW_PRIVATE: "true",
-  WEBHOOKS_TIMEOUT_MS: "1000",
-  WEBHOOKS_BACKOFF_BASE_MS: "50",
-  WEBHOOKS_BACKOFF_MAX_MS: "200",
-};
+const FAST = FAST_WEBHOOKS;
 
 let t: TestApp;
 let key: string;

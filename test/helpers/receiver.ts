@@ -2,6 +2,18 @@ import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
+/**
+ * Webhook settings for tests with a receiver on 127.0.0.1: private addresses
+ * allowed, a short timeout and short back-offs, so that a retry comes within
+ * a test's time.
+ */
+export const FAST_WEBHOOKS = {
+  WEBHOOKS_ALLOW_PRIVATE: "true",
+  WEBHOOKS_TIMEOUT_MS: "1000",
+  WEBHOOKS_BACKOFF_BASE_MS: "50",
+  WEBHOOKS_BACKOFF_MAX_MS: "200",
+};
+
 export interface Received {
   /** The request's path and query. */
   url: string;
