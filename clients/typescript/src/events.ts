@@ -76,7 +76,7 @@ export async function* subscribe<T = unknown>(options: SubscribeOptions): AsyncG
         cause = error;
         if (error.retryAfterSeconds !== undefined) waitMs = error.retryAfterSeconds * 1000;
       } else {
-        for await (const frame of frames(response.body, idleTimeoutMs, connection)) {
+        for await (const frame of frames(response.body, idleTimeoutMs, connection, options.signal)) {
           if (frame.retry !== undefined) retryMs = frame.retry;
           if (frame.id !== undefined) lastEventId = frame.id;
           failures = 0;
@@ -109,8 +109,13 @@ interface Frame {
 }
 
 /** The frames of an event stream (WHATWG parsing: fields, comments, CR/LF/CRLF); a frame with an id alone moves the position. */
-async function* frames(body: ReadableStream<Uint8Array>, idleTimeoutMs: number, connection: AbortController): AsyncGenerator<Frame> {
+async function* frames(body: ReadableStream<Uint8Array>, idleTimeoutMs: number, connection: AbortController, signal?: AbortSignal): AsyncGenerator<Frame> {
   const reader = body.getReader();
+  // An abort ends the read here, not only through fetch's own signal: the signal a request follows
+  // (AbortSignal.any of the caller's and the connection's) was seen not to reach a body being read.
+  const stop = () => void reader.cancel().catch(() => undefined);
+  signal?.addEventListener("abort", stop, { once: true });
+  connection.signal.addEventListener("abort", stop, { once: true });
   const decoder = new TextDecoder();
   let idle = setTimeout(() => connection.abort(new Error(`no byte for ${idleTimeoutMs} ms: connection dead`)), idleTimeoutMs);
   let buffer = "";
@@ -119,7 +124,12 @@ async function* frames(body: ReadableStream<Uint8Array>, idleTimeoutMs: number, 
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) return;
+      if (done) {
+        // Ended by an abort (the caller's, or the idle timeout): say why, as a failed read would.
+        if (connection.signal.aborted) throw connection.signal.reason;
+        if (signal?.aborted) throw signal.reason;
+        return;
+      }
       clearTimeout(idle);
       idle = setTimeout(() => connection.abort(new Error(`no byte for ${idleTimeoutMs} ms: connection dead`)), idleTimeoutMs);
       buffer += decoder.decode(value, { stream: true });
@@ -148,11 +158,14 @@ async function* frames(body: ReadableStream<Uint8Array>, idleTimeoutMs: number, 
     }
   } finally {
     clearTimeout(idle);
+    signal?.removeEventListener("abort", stop);
+    connection.signal.removeEventListener("abort", stop);
     await reader.cancel().catch(() => undefined);
   }
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     function done() {
