@@ -43,16 +43,15 @@ export function timedClient(timeoutMs: number): typeof pg.Client {
 
     // pg's overloads (text or config, values, callback) are passed through as they came.
     override query(config: unknown, values?: unknown, callback?: unknown): never {
-      const query = (...args: unknown[]): unknown => Reflect.apply(pgQuery, this, args);
-      if (typeof (config as { submit?: unknown } | null)?.submit === "function") return query(config, values, callback) as never;
+      if (typeof (config as { submit?: unknown } | null)?.submit === "function") return Reflect.apply(pgQuery, this, [config, values, callback]) as never;
       const cb = (typeof values === "function" ? values : callback) as Callback | undefined;
       if (cb) {
         const done = this.track(cb);
-        return (typeof values === "function" ? query(config, done) : query(config, values, done)) as never;
+        return Reflect.apply(pgQuery, this, typeof values === "function" ? [config, done] : [config, values, done]) as never;
       }
       return new Promise((resolve, reject) => {
         const done = this.track((error, result) => (error ? reject(error) : resolve(result)));
-        (query(config, values) as Promise<unknown>).then((result) => done(null, result), done);
+        (Reflect.apply(pgQuery, this, [config, values]) as Promise<unknown>).then((result) => done(null, result), done);
       }) as never;
     }
 
