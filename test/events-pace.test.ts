@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ReadPace } from "../src/events/pace.js";
+import { inSlices, ReadPace } from "../src/events/pace.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makePlayer } from "./helpers/fixtures.js";
 import { openStream, type SseClient } from "./helpers/sse.js";
@@ -83,6 +83,34 @@ describe("ReadPace", () => {
     } finally {
       pace.stop();
     }
+  });
+
+  it("when a fan-out's writes take long, then it is cut in slices that let other work in between, each stream written once, in order", async () => {
+    const busyFor = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    const written: number[] = [];
+    let inBetween = 0;
+    const other = setInterval(() => inBetween++, 0);
+    try {
+      // 200 streams at 0.1 ms each: 20 ms of writes.
+      const busy = await inSlices(Array.from({ length: 200 }, (_, i) => i), (i) => {
+        busyFor(0.1);
+        written.push(i);
+      });
+      expect(written).toEqual(Array.from({ length: 200 }, (_, i) => i));
+      expect(busy).toBeGreaterThanOrEqual(20);
+      // Other work ran while the slices went on (one turn at least per few milliseconds of writes).
+      expect(inBetween).toBeGreaterThanOrEqual(5);
+    } finally {
+      clearInterval(other);
+    }
+    // One that is quick takes one turn.
+    let ran = false;
+    setImmediate(() => (ran = true));
+    await inSlices([1, 2, 3], () => undefined);
+    expect(ran).toBe(false);
   });
 });
 

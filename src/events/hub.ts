@@ -7,7 +7,7 @@ import { HubChannels } from "./channels.js";
 import { ZERO_KEY, type EventKey } from "./event-id.js";
 import { eventsBetween, keyState, lastEvent, nextEvents, PAGE, resumable, type StreamEvent } from "./outbox.js";
 import { batches, type Batch } from "./batch.js";
-import { ReadPace } from "./pace.js";
+import { inSlices, ReadPace } from "./pace.js";
 import { HEARTBEAT_MS, Stream, type StreamRequest, type Tail } from "./stream.js";
 
 /** The outbox is read this often without a notification (a lost LISTEN, a notification that came before its commit was visible). */
@@ -16,8 +16,6 @@ const POLL_MS = 1_000;
 const DEGRADED_POLL_MS = 250;
 /** Events held back by an older transaction still running: read again this soon, doubling while held, up to DEGRADED_POLL_MS. */
 const HELD_BACK_POLL_MS = 5;
-/** Live streams written to in one turn of the event loop: a fan-out to thousands lets requests in between. */
-const FAN_OUT_SLICE = 100;
 /** Streams get their heartbeats in this many groups, one group at a time: no burst of thousands of writes at once. */
 const BEAT_GROUPS = 10;
 /** Seconds a client refused for too many streams is told to wait. */
@@ -221,17 +219,9 @@ export class EventHub implements Tail {
     }
   }
 
-  /** Hands a batch to every live stream, FAN_OUT_SLICE at a time, the event loop free between slices; tells the pace what the slices took. */
+  /** Hands a batch to every live stream, in slices with the event loop free between them; tells the pace what the slices took. */
   private async fanOut(batch: Batch): Promise<void> {
-    const streams = [...this.streams];
-    let busy = 0;
-    for (let i = 0; i < streams.length; i += FAN_OUT_SLICE) {
-      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-      const start = performance.now();
-      for (let j = i; j < Math.min(i + FAN_OUT_SLICE, streams.length); j++) streams[j]!.live(batch);
-      busy += performance.now() - start;
-    }
-    this.pace.handed(busy);
+    this.pace.handed(await inSlices([...this.streams], (stream) => stream.live(batch)));
   }
 
   /** A user's keys changed (revoked, rotated): its streams whose key no longer authenticates end. All streams when undefined. */
