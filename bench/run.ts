@@ -446,7 +446,8 @@ async function main() {
         return { label: `${KINDS[t.kind].label}, Node ${t.runtime.major}`, base: urls.get(t.id)!, rssMb: () => rssMb(pid, "VmRSS") };
       };
       const lean = targets.find((t) => t.kind === "service")!;
-      const references = targets.filter((t) => t.runtime === lean.runtime && !isService(t.kind));
+      // With --production, the service in production settings too (4 lists at once), then the reference servers.
+      const references = targets.filter((t) => t.runtime === lean.runtime && (t.kind === "service-production" || !isService(t.kind)));
       console.log("large lists: 4 at once on each server, a paged walk, a sync of 1 % changed rows…");
       listLines = await measureLists(
         await listServer(lean),
