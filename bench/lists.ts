@@ -7,40 +7,18 @@
  */
 import { spawn } from "node:child_process";
 import pg from "pg";
-
-interface Timed {
-  firstByteMs: number;
-  totalMs: number;
-  bytes: number;
-  headers: Headers;
-}
-
-async function timedGet(url: string, key: string): Promise<Timed> {
-  const t0 = performance.now();
-  const res = await fetch(url, { headers: { "X-API-Key": key } });
-  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
-  const reader = res.body!.getReader() as ReadableStreamDefaultReader<Uint8Array>;
-  let firstByteMs = -1;
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (firstByteMs < 0) firstByteMs = performance.now() - t0;
-    bytes += value.length;
-  }
-  return { firstByteMs, totalMs: performance.now() - t0, bytes, headers: res.headers };
-}
+import { timedGet, type Timed } from "./timed-get.js";
 
 /** Time a list reader may take, from its start to its answer. */
 const READER_LIMIT_MS = 10 * 60_000;
 
 /**
- * `count` readers of the same URL, each a process of its own (bench/read-list.mjs), sent at once: four
+ * `count` readers of the same URL, each a process of its own (bench/read-list.ts), sent at once: four
  * website back ends, not one process whose own event loop, busy with the first list's chunks, held the
  * others' first bytes back (by up to 0.8 s at 1,000,000 players).
  */
 async function readersAtOnce(count: number, url: string, key: string): Promise<Omit<Timed, "headers">[]> {
-  const readers = Array.from({ length: count }, () => spawn(process.execPath, ["bench/read-list.mjs", url, key], { stdio: ["pipe", "pipe", "inherit"] }));
+  const readers = Array.from({ length: count }, () => spawn(process.execPath, ["--import", "tsx", "bench/read-list.ts", url, key], { stdio: ["pipe", "pipe", "inherit"] }));
   // A reader that neither answers nor fails within READER_LIMIT_MS is a failure of the run, not a wait forever.
   const limit = setTimeout(() => readers.forEach((r) => r.kill("SIGKILL")), READER_LIMIT_MS);
   try {
