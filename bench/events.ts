@@ -1,8 +1,8 @@
 // The event stream (GET /api/events), measured: latency from a write's answer on one instance to its
 // event on a stream of another, what fan-out to many streams costs the writes, and what idle streams cost.
-//   npx tsx bench/events.ts [--latency 300] [--fanout 1000] [--rate 100] [--seconds 10] [--rounds 6] [--idle 5000]
+//   npx tsx bench/events.ts [--latency 300] [--fanout 1000] [--rate 100] [--seconds 10] [--rounds 6] [--idle 5000] [--production]
 // Creates a database on the PostgreSQL server of DATABASE_URL (default: the local one) and starts two
-// instances of the service (src/main.ts, with the memory flags of `npm start`) sharing it.
+// instances of the service (src/main.ts, with the memory flags of `npm start`) sharing it; limits off and logs at warn, or with --production as operators run it (request log at info, metrics, limits in Redis).
 // 1. Latency: a stream (reward_log.created) on the second; `--latency` reward logs written through the
 //    first, one at a time, 20 ms apart: for each, the time its event arrived minus the time its 201 arrived.
 // 2. Fan-out: reward logs written through the first instance at a steady `--rate` per second (sent on a
@@ -39,6 +39,7 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "10" },
     rounds: { type: "string", default: "6" },
     idle: { type: "string", default: "5000" },
+    production: { type: "boolean", default: false },
     out: { type: "string", default: "bench/results.md" },
   },
 });
@@ -73,8 +74,13 @@ const idleUsers = Array.from({ length: Math.ceil(idle / PER_USER) }, (_, i) => `
 const fanoutUser = "bench-fanout";
 
 // The stream users may see reward logs: they are callers of create-reward-log (group A, with user-A).
+// --production: as operators run it (request log at info, metrics served, both limits counted in Redis, never reached).
+const PRODUCTION: Record<string, string> = values.production
+  ? { LOG_LEVEL: "info", METRICS_PORT: "0", RATE_LIMIT_PER_MINUTE: "10000000", AUTH_FAILURES_PER_MINUTE: "10000000",
+      REDIS_URL: process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379", REDIS_KEY_PREFIX: `bench_events_${process.pid}:` }
+  : {};
 const startService = (env: Record<string, string> = {}) =>
-  startServiceOn(dbUrl, { EVENTS_STREAMS_PER_USER: String(PER_USER), CALLERS_USER_A: ["user-A", fanoutUser, ...idleUsers].join(","), ...env });
+  startServiceOn(dbUrl, { EVENTS_STREAMS_PER_USER: String(PER_USER), CALLERS_USER_A: ["user-A", fanoutUser, ...idleUsers].join(","), ...PRODUCTION, ...env });
 /** Where the writing instance tells its event loop's delay (bench/loop-delay.mjs). */
 const loopDelayFile = path.join(os.tmpdir(), `bench-events-loop-${process.pid}.json`);
 /** The monitor's sampling interval (perf_hooks' default), which every sample includes. */
@@ -395,7 +401,7 @@ async function main(): Promise<void> {
       "## Event stream",
       "",
       `Run of ${new Date().toISOString().slice(0, 16)}Z (\`npx tsx bench/events.ts --latency ${values.latency} --fanout ${fanout} --rate ${rate} --seconds ${seconds} --rounds ${rounds} --idle ${idle}\`): ` +
-        `two instances of the service (with \`npm start\`'s memory flags) on one PostgreSQL, all on this machine ` +
+        `two instances of the service (with \`npm start\`'s memory flags; ${values.production ? "production settings: request log at info, metrics served, limits counted in Redis" : "limits off, logs at warn, no metrics"}) on one PostgreSQL, all on this machine ` +
         `(${os.cpus().length} cores, shared); Node ${process.version}; load average ${loadAtStart} at the start, ${loadAverage()} at the end.`,
       "",
       "| measure | p50 ms | p99 ms | max ms |",

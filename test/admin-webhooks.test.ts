@@ -13,7 +13,6 @@ import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.
  * delivery worker and a real receiver on 127.0.0.1 (WEBHOOKS_ALLOW_PRIVATE=true
  * here; a second app without it refuses private targets).
  */
-const FAST = FAST_WEBHOOKS;
 
 let t: TestApp;
 let key: string;
@@ -21,7 +20,7 @@ let receiver: Receiver | undefined;
 let worker: DeliveryWorker | undefined;
 
 beforeAll(async () => {
-  t = await startTestApp({ env: FAST });
+  t = await startTestApp({ env: FAST_WEBHOOKS });
   key = await t.key("user-A");
 });
 afterAll(() => t.close());
@@ -41,7 +40,7 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
     .send(body as object);
 
 function startWorker() {
-  worker = new DeliveryWorker(t.database.db, loadConfig({ NODE_ENV: "test", ...FAST }), createLogger("silent"));
+  worker = new DeliveryWorker(t.database.db, loadConfig({ NODE_ENV: "test", ...FAST_WEBHOOKS }), createLogger("silent"));
   void worker.start();
 }
 

@@ -15,7 +15,6 @@ import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.
  * A file of its own: on the embedded database it takes a CPU core for about
  * twenty seconds (webhooks.test.ts has the rest of the delivery's behaviour).
  */
-const FAST = FAST_WEBHOOKS;
 
 let t: TestApp;
 let key: string;
@@ -24,7 +23,7 @@ let worker: DeliveryWorker | undefined;
 
 beforeAll(async () => {
   // Keys cached, as the service does (server.ts): a write costs no lookup of its key.
-  t = await startTestApp({ env: FAST, keyCache: new KeyCache() });
+  t = await startTestApp({ env: FAST_WEBHOOKS, keyCache: new KeyCache() });
   key = await t.key("user-A");
   receiver = await startReceiver();
 });
@@ -36,7 +35,7 @@ afterAll(async () => {
 
 describe("webhooks under a burst of writes", () => {
   it("when 1,000 writes come in a burst, then all 1,000 events arrive", async () => {
-    const config = loadConfig({ NODE_ENV: "test", ...FAST });
+    const config = loadConfig({ NODE_ENV: "test", ...FAST_WEBHOOKS });
     await addEndpoint(t.database.db.prisma, config, { url: receiver.url, events: ["reward_log.created"] }, { actor: "test" });
     worker = new DeliveryWorker(t.database.db, config, createLogger("silent"));
     void worker.start();

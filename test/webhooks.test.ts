@@ -19,7 +19,6 @@ import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.
  * worker, and a real HTTP receiver on 127.0.0.1 (WEBHOOKS_ALLOW_PRIVATE=true).
  * A burst of writes: webhooks-burst.test.ts.
  */
-const FAST = FAST_WEBHOOKS;
 
 let t: TestApp;
 let key: string;
@@ -28,7 +27,7 @@ const workers: DeliveryWorker[] = [];
 const logs = new LogCapture();
 
 beforeAll(async () => {
-  t = await startTestApp({ env: FAST });
+  t = await startTestApp({ env: FAST_WEBHOOKS });
   key = await t.key("user-A");
 });
 afterAll(async () => {
@@ -41,7 +40,7 @@ afterEach(async () => {
   await t.database.db.prisma.webhookEndpoint.deleteMany();
 });
 
-async function cli(argv: string[], env: Record<string, string> = FAST) {
+async function cli(argv: string[], env: Record<string, string> = FAST_WEBHOOKS) {
   let stdout = "";
   let stderr = "";
   const config = loadConfig({ NODE_ENV: "test", ...env });
@@ -61,7 +60,7 @@ async function addWebhook(url: string, events?: string): Promise<{ id: number; s
 }
 
 function startWorker(env: Record<string, string> = {}, onOutcome?: (outcome: Outcome) => void): DeliveryWorker {
-  const config = loadConfig({ NODE_ENV: "test", ...FAST, ...env });
+  const config = loadConfig({ NODE_ENV: "test", ...FAST_WEBHOOKS, ...env });
   const worker = new DeliveryWorker(t.database.db, config, createLogger("debug", logs), onOutcome);
   workers.push(worker);
   void worker.start();
@@ -412,7 +411,7 @@ describe("webhooks", () => {
   });
 
   it("when WEBHOOKS_SECRET_KEY is set, then the secret is stored encrypted, and deliveries are signed with it all the same", async () => {
-    const keyed = { ...FAST, WEBHOOKS_SECRET_KEY: "an operator's key of 32 characters or more" };
+    const keyed = { ...FAST_WEBHOOKS, WEBHOOKS_SECRET_KEY: "an operator's key of 32 characters or more" };
     receiver = await startReceiver();
     const added = await cli(["webhook", "add", receiver.url, "--events", "reward_log.created"], keyed);
     const [id, secret] = added.stdout.trim().split("\n");
