@@ -79,7 +79,7 @@ export interface RequestLine {
  * fields are known and hold no header and no key, so pino's redaction (which
  * copies the paths it looks at) and its mixin's lookup of the context have
  * nothing to do, and cost a point read more than the rest of the line
- * (bench/results.md). The caller checks that info is enabled.
+ * (the history of bench/results.md). The caller checks that info is enabled.
  */
 export function writeRequestLine(logger: Logger, ctx: RequestContext, line: RequestLine): void {
   const who = ctx.user === undefined ? "" : `,"user":${JSON.stringify(ctx.user)}`;

@@ -32,7 +32,7 @@ const SEEN_MAX = 5_000;
  * keeps it for the connection's life. A text is named at its second use (a
  * one-off stays unnamed), up to PREPARED_MAX texts; the same text has the
  * same name on every connection. Unnamed, a point read cost PostgreSQL about
- * 1.6 times the CPU, a reward log's write 1.7 times (bench/results.md).
+ * 1.6 times the CPU, a reward log's write 1.7 times (the history of bench/results.md).
  */
 class StatementNames {
   /** A text's name; a count of uses before it has one; null: never to be named. */
@@ -76,7 +76,7 @@ const planOutdated = (error: unknown) =>
  * parameters, same values back as Prisma's `$queryRaw` (test/pg-reader.test.ts),
  * without Prisma's request machinery around each query, which cost a point
  * read ~80–100 µs of CPU, more than the whole query on node-postgres
- * (bench/results.md). Statements run more than once are prepared on each
+ * (the history of bench/results.md). Statements run more than once are prepared on each
  * connection (StatementNames) unless `prepared` is false
  * (DB_PREPARED_STATEMENTS: PgBouncer in transaction mode before 1.21).
  * Failures are node-postgres's own, which db/prisma-errors.ts maps like

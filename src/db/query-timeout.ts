@@ -17,7 +17,7 @@ const pgQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
  * that error), kept without its cost on every query: with it, pg wraps each
  * query's callback in a closure that made V8 keep every query's result and
  * row description past the young generation (about 4 KB a query, found by
- * heap sampling; bench/results.md), each one later collected by a major GC.
+ * heap sampling; the history of bench/results.md), each one later collected by a major GC.
  * Here a query only records when it was sent, and one timer per pool (while
  * any of its queries runs) fails the queries older than `timeoutMs`.
  * Submittables (pg-cursor) go to pg as they are, with their own

@@ -68,7 +68,7 @@ export class HubChannels {
    * their delivery workers) that events were committed through this one. Sent after the commit, not by a trigger at commit: a
    * NOTIFY in the writing transaction holds PostgreSQL's one notification
    * lock through the commit's flush, so that concurrent writes committed one
-   * at a time (a reward log's write took twice as long, bench/results.md).
+   * at a time (a reward log's write took twice as long: the history of bench/results.md).
    * What a failed or missed notification would have announced, the hubs'
    * one-second poll reads anyway.
    */

@@ -2,7 +2,7 @@
  * While many streams are live, the tail is read at most this often per 100 of them (ms; no gap below 100
  * streams): the events that come in between go to each stream in one write. A fan-out's cost is mostly
  * one socket write per stream, on the writer's side and on its reader's, whatever the write holds: this
- * keeps an instance to about 5,000 stream writes a second (bench/results.md: with 1,000 streams, 1.5 ms
+ * keeps an instance to about 5,000 stream writes a second (the history of bench/results.md: with 1,000 streams, 1.5 ms
  * per 100 cost 2.1 µs a stream and event and its readers three times what 20 ms does). An event that comes
  * after a quiet spell is read at once.
  */
@@ -10,7 +10,7 @@ const GAP_MS_PER_100_STREAMS = 20;
 /**
  * The share of the event loop that handing events out may take while they keep coming: after a hand-out
  * that kept the loop busy for B ms, the next read waits B × (1 − share) / share. What a socket write costs
- * varies with the machine and its load (bench/results.md): measured, not assumed.
+ * varies with the machine and its load (the history of bench/results.md): measured, not assumed.
  */
 const HAND_OUT_SHARE = 0.1;
 /** The gap at most, whatever the number of streams and the hand-out's cost: what it may add to an event's way. */
