@@ -42,8 +42,10 @@ describe.skipIf(!onPostgres)("WEB_CONCURRENCY (PostgreSQL)", () => {
       expect(output().match(/gsk_[A-Za-z0-9_-]{43}/g), output()).toHaveLength(1);
 
       for (let i = 0; i < 20; i++) expect(await get(port, "/livez")).toBe(200);
-      const served = new Set(lines().filter((l) => l.msg === "request").map((l) => l.worker));
-      expect(served).toEqual(new Set([1, 2]));
+      // Request lines reach stdout in blocks (every 250 ms at the latest): each worker's may come a little after its answers.
+      const served = () => new Set(lines().filter((l) => l.msg === "request").map((l) => l.worker));
+      await waitFor("request lines from both workers", () => served().size === 2);
+      expect(served()).toEqual(new Set([1, 2]));
       const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       expect(metrics).toContain('http_request_duration_seconds_count{method="GET",route="/livez",status="200"} 20');
 
