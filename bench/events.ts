@@ -25,7 +25,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { scratchDatabase, startService as startServiceOn } from "./service.js";
+import { productionSettings, scratchDatabase, startService as startServiceOn } from "./service.js";
 import { openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
 import { createLogger } from "../src/logger.js";
@@ -75,10 +75,7 @@ const fanoutUser = "bench-fanout";
 
 // The stream users may see reward logs: they are callers of create-reward-log (group A, with user-A).
 // --production: as operators run it (request log at info, metrics served, both limits counted in Redis, never reached).
-const PRODUCTION: Record<string, string> = values.production
-  ? { LOG_LEVEL: "info", METRICS_PORT: "0", RATE_LIMIT_PER_MINUTE: "10000000", AUTH_FAILURES_PER_MINUTE: "10000000",
-      REDIS_URL: process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379", REDIS_KEY_PREFIX: `bench_events_${process.pid}:` }
-  : {};
+const PRODUCTION: Record<string, string> = values.production ? productionSettings(`bench_events_${process.pid}:`) : {};
 const startService = (env: Record<string, string> = {}) =>
   startServiceOn(dbUrl, { EVENTS_STREAMS_PER_USER: String(PER_USER), CALLERS_USER_A: ["user-A", fanoutUser, ...idleUsers].join(","), ...PRODUCTION, ...env });
 /** Where the writing instance tells its event loop's delay (bench/loop-delay.mjs). */

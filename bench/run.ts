@@ -41,6 +41,7 @@ import { ApiUsers } from "../src/users/users.js";
 import { community } from "./community.js";
 import { measureLists, type ListServer } from "./lists.js";
 import { availableTool, drive } from "./load.js";
+import { BENCH_REDIS_URL, productionSettings } from "./service.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -70,7 +71,6 @@ const DURATION = Number(args.duration);
  */
 const WARMUP = Number(args.warmup);
 const SERVER_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 const LOAD = availableTool(args.load);
 const SERVICE_NODE_OPTIONS = /node (--[^ ]+(?: --[^ ]+)*) dist\/main\.js/.exec(
   (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } }).scripts.start,
@@ -238,9 +238,9 @@ async function main() {
   const suffix = randomBytes(4).toString("hex");
   const redisPrefix = `bench_${suffix}:`;
   if (args.production) {
-    const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const redis = new Redis(BENCH_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     await redis.connect().then(() => redis.ping()).catch(() => {
-      throw new Error(`--production needs Redis at ${REDIS_URL} (BENCH_REDIS_URL)`);
+      throw new Error(`--production needs Redis at ${BENCH_REDIS_URL} (BENCH_REDIS_URL)`);
     });
     redis.disconnect();
   }
@@ -278,15 +278,12 @@ async function main() {
       if (kind === "service") return { ...service, ...lean, RATE_LIMIT_PER_MINUTE: "0", AUTH_FAILURES_PER_MINUTE: "0" };
       // The lean service with both limits counted in Redis, never reached: what the limits cost.
       if (kind === "service-limits") {
-        return { ...service, ...lean, RATE_LIMIT_PER_MINUTE: "10000000", AUTH_FAILURES_PER_MINUTE: "10000000", REDIS_URL, REDIS_KEY_PREFIX: redisPrefix };
+        return { ...service, ...productionSettings(redisPrefix), ...lean };
       }
       // Production: every request logged, metrics served, limits counted in Redis, high enough never to refuse.
       // The same without the request log line (LOG_LEVEL warn): what that line costs.
       if (kind === "service-production" || kind === "service-production-unlogged") {
-        return {
-          ...service, LOG_LEVEL: kind === "service-production" ? "info" : "warn", METRICS_PORT: "0", RATE_LIMIT_PER_MINUTE: "10000000", AUTH_FAILURES_PER_MINUTE: "10000000",
-          REDIS_URL, REDIS_KEY_PREFIX: redisPrefix,
-        };
+        return { ...service, ...productionSettings(redisPrefix), ...(kind === "service-production" ? {} : { LOG_LEVEL: "warn" }) };
       }
       // The reference servers build a whole list in memory, as naive servers do: room for four at 1,000,000 players.
       return { ...common, NODE_OPTIONS: "--max-old-space-size=16384" };
@@ -516,7 +513,7 @@ async function main() {
     await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
     if (args.production) {
       // The limits' counters of this run, whatever their expiry.
-      const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 0 });
+      const redis = new Redis(BENCH_REDIS_URL, { maxRetriesPerRequest: 0 });
       const keys = await redis.keys(`${redisPrefix}*`).catch(() => []);
       if (keys.length) await redis.del(...keys);
       redis.disconnect();

@@ -9,6 +9,24 @@ import pg from "pg";
 /** A service process (src/main.ts through tsx) for the benchmarks that need whole instances: webhooks.ts, events.ts. */
 const root = path.resolve(import.meta.dirname, "..");
 
+/** The Redis the benchmarks count limits in, in production settings (BENCH_REDIS_URL). */
+export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+/**
+ * Production settings, as operators run the service: request log at info, metrics served, both rate
+ * limits counted in Redis (under `redisKeyPrefix`), high enough never to refuse.
+ */
+export function productionSettings(redisKeyPrefix: string): Record<string, string> {
+  return {
+    LOG_LEVEL: "info",
+    METRICS_PORT: "0",
+    RATE_LIMIT_PER_MINUTE: "10000000",
+    AUTH_FAILURES_PER_MINUTE: "10000000",
+    REDIS_URL: BENCH_REDIS_URL,
+    REDIS_KEY_PREFIX: redisKeyPrefix,
+  };
+}
+
 export async function freePort(): Promise<number> {
   const probe = createServer().listen(0, "127.0.0.1");
   await new Promise((r) => probe.once("listening", r));
