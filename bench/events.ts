@@ -25,7 +25,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { productionSettings, scratchDatabase, startService as startServiceOn } from "./service.js";
+import { dropRedisKeys, productionSettings, scratchDatabase, startService as startServiceOn } from "./service.js";
 import { openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
 import { createLogger } from "../src/logger.js";
@@ -75,7 +75,8 @@ const fanoutUser = "bench-fanout";
 
 // The stream users may see reward logs: they are callers of create-reward-log (group A, with user-A).
 // --production: as operators run it (request log at info, metrics served, both limits counted in Redis, never reached).
-const PRODUCTION: Record<string, string> = values.production ? productionSettings(`bench_events_${process.pid}:`) : {};
+const redisPrefix = `bench_events_${process.pid}:`;
+const PRODUCTION: Record<string, string> = values.production ? productionSettings(redisPrefix) : {};
 const startService = (env: Record<string, string> = {}) =>
   startServiceOn(dbUrl, { EVENTS_STREAMS_PER_USER: String(PER_USER), CALLERS_USER_A: ["user-A", fanoutUser, ...idleUsers].join(","), ...PRODUCTION, ...env });
 /** Where the writing instance tells its event loop's delay (bench/loop-delay.mjs). */
@@ -443,6 +444,7 @@ async function main(): Promise<void> {
     await Promise.all(services.map((child) => new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)))));
     await db.close();
     await scratch.drop();
+    if (values.production) await dropRedisKeys(redisPrefix);
     rmSync(loopDelayFile, { force: true });
   }
 }

@@ -41,7 +41,7 @@ import { ApiUsers } from "../src/users/users.js";
 import { community } from "./community.js";
 import { measureLists, type ListServer } from "./lists.js";
 import { availableTool, drive } from "./load.js";
-import { BENCH_REDIS_URL, productionSettings } from "./service.js";
+import { BENCH_REDIS_URL, dropRedisKeys, productionSettings } from "./service.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -511,13 +511,7 @@ async function main() {
   } finally {
     await Promise.all([...running.values()].map(stop));
     await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-    if (args.production) {
-      // The limits' counters of this run, whatever their expiry.
-      const redis = new Redis(BENCH_REDIS_URL, { maxRetriesPerRequest: 0 });
-      const keys = await redis.keys(`${redisPrefix}*`).catch(() => []);
-      if (keys.length) await redis.del(...keys);
-      redis.disconnect();
-    }
+    if (args.production) await dropRedisKeys(redisPrefix);
   }
 }
 

@@ -4,6 +4,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { Redis } from "ioredis";
 import pg from "pg";
 
 /** A service process (src/main.ts through tsx) for the benchmarks that need whole instances: webhooks.ts, events.ts. */
@@ -25,6 +26,17 @@ export function productionSettings(redisKeyPrefix: string): Record<string, strin
     REDIS_URL: BENCH_REDIS_URL,
     REDIS_KEY_PREFIX: redisKeyPrefix,
   };
+}
+
+/** Deletes the limits' counters a run kept under `redisKeyPrefix` in BENCH_REDIS_URL, whatever their expiry. */
+export async function dropRedisKeys(redisKeyPrefix: string): Promise<void> {
+  const redis = new Redis(BENCH_REDIS_URL, { maxRetriesPerRequest: 0 });
+  try {
+    const keys = await redis.keys(`${redisKeyPrefix}*`).catch(() => []);
+    if (keys.length) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
 }
 
 export async function freePort(): Promise<number> {
