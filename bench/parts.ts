@@ -46,7 +46,8 @@ cpuMicrosPerCall("metrics observation", (i) => {
 // would in the server: each line alone to /dev/null (asynchronous, as before 2026-11-25), or in blocks
 // (the service's destination, logger.ts logDestination).
 const lifecycle = (level: string, destination: pino.DestinationStream) => {
-  const handler = requestLifecycle(createLogger(level, destination));
+  // With the metrics' hook, as in production settings (without either, nothing waits for the answer).
+  const handler = requestLifecycle(createLogger(level, destination), () => undefined);
   const listeners: (() => void)[] = [];
   const fakeRes = { statusCode: 200, setHeader: () => undefined, on: (_: string, f: () => void) => listeners.push(f) } as unknown as Response;
   return () => {

@@ -58,6 +58,11 @@ export interface AppOptions extends Pick<AppDeps, "config" | "db" | "logger">, P
   keyUsage?: KeyUsage;
   /** Shared with the process entry, which marks it stopping on SIGTERM. */
   lifecycle?: Lifecycle;
+  /**
+   * Whether each request's duration goes into the metrics (default: yes).
+   * src/server.ts says no when no metrics are served (METRICS_PORT off): no one could read them.
+   */
+  requestMetrics?: boolean;
   /** The twelve routes of the spec unless given (tests add their own). */
   routes?: readonly RouteSpec[];
   /** Called on every 429 of a rate limit, naming which one (the metrics count them too). */
@@ -151,7 +156,7 @@ export function createApp(options: AppOptions): Express {
   // After the routes: a route's request need not pass through the documents' router on its way.
   api.use(docsRouter(buildOpenApiDocument(routes), config.publicUrl));
 
-  app.use(requestLifecycle(logger, (req, res, seconds) => metrics.requestFinished(req, res, seconds)));
+  app.use(requestLifecycle(logger, options.requestMetrics === false ? undefined : (req, res, seconds) => metrics.requestFinished(req, res, seconds)));
   // The routes' own requests, by exact path, before any router: the rest goes on below.
   app.use(directRoutes("/api", compiled));
   healthRoutes(app, db, lifecycle);

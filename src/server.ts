@@ -87,7 +87,11 @@ export async function startService(config: Config, logger: Logger, options: { cl
       await redisSettled(redis, 2_000);
     }
     events = new EventHub(db, config, logger);
-    const app = createApp({ config, db, logger, keyCache, keyUsage, metrics, lifecycle, redis, events });
+    const app = createApp({
+      config, db, logger, keyCache, keyUsage, metrics, lifecycle, redis, events,
+      // Served by this process, or by the primary of a cluster: either way only when METRICS_PORT is set.
+      requestMetrics: config.metricsPort !== undefined,
+    });
 
     server = createHttpServer(app, config, logger);
     trackConnections(server);

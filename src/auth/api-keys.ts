@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 
 /**
  * API keys: `gsk_` followed by 43 base64url characters (256 random bits).
@@ -23,7 +23,8 @@ export function generateApiKey(): NewApiKey {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  // Every request hashes its key: the one-shot hash costs less than half a createHash chain.
+  return hash("sha256", key, "hex");
 }
 
 /**
@@ -33,7 +34,7 @@ export function hashApiKey(key: string): string {
  * useless to find the key. Nothing presented, or garbage, is one more key.
  */
 export function keyFingerprint(key: string | undefined): string {
-  return createHash("sha256").update("rate-limit fingerprint:").update(key ?? "").digest("hex").slice(0, 16);
+  return hash("sha256", `rate-limit fingerprint:${key ?? ""}`, "hex").slice(0, 16);
 }
 
 /** A key, or the start of one, also when percent-encoded in part or whole (`gsk%5F…`, `%2D` for `-`). */

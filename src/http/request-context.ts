@@ -23,24 +23,30 @@ export type OnFinished = (req: Request, res: Response, seconds: number) => void;
  * headers of a JSON API, the rest of the chain run inside the request
  * context, and once the answer is sent one log line (method, path, status,
  * duration, API user; never headers) and `onFinished` (the metrics).
+ * With neither (log level above info, no metrics served) nothing waits for
+ * the answer: a point read's "finish" listener and clock cost ~3 µs.
  */
-export function requestLifecycle(logger: Logger, onFinished: OnFinished = () => undefined): RequestHandler {
+export function requestLifecycle(logger: Logger, onFinished?: OnFinished): RequestHandler {
+  // The level is set once, at start: the line is built only when it is written.
+  const logLines = logger.isLevelEnabled("info");
+  const timed = logLines || onFinished !== undefined;
   return (req, res, next) => {
-    const started = process.hrtime.bigint();
+    const started = timed ? process.hrtime.bigint() : 0n;
     const requestId = requestIdOf(req.headers["x-request-id"]);
     res.setHeader("X-Request-Id", requestId);
     for (const [name, value] of JSON_HEADERS) res.setHeader(name, value);
     const ctx: RequestContext = { requestId };
-    res.on("finish", () => {
-      const ns = Number(process.hrtime.bigint() - started);
-      onFinished(req, res, ns / 1e9);
-      // The line is built only when it is written (LOG_LEVEL info or finer).
-      if (logger.isLevelEnabled("info")) {
-        // A key pasted into the path (a client's mistake) must not land in the log.
-        const path = maskKeys(req.originalUrl.split("?")[0] ?? "");
-        writeRequestLine(logger, ctx, { method: req.method, path, status: res.statusCode, ms: Math.round(ns / 1e5) / 10 });
-      }
-    });
+    if (timed) {
+      res.on("finish", () => {
+        const ns = Number(process.hrtime.bigint() - started);
+        onFinished?.(req, res, ns / 1e9);
+        if (logLines) {
+          // A key pasted into the path (a client's mistake) must not land in the log.
+          const path = maskKeys(req.originalUrl.split("?")[0] ?? "");
+          writeRequestLine(logger, ctx, { method: req.method, path, status: res.statusCode, ms: Math.round(ns / 1e5) / 10 });
+        }
+      });
+    }
     requestContext.run(ctx, next);
   };
 }
