@@ -115,10 +115,18 @@ export function createApp(options: AppOptions): Express {
   // Behind a trusted proxy req.ip is the client's own X-Forwarded-For text: anything but an IP address
   // is no address (undefined), everywhere it goes (audit entries, allow-lists, per-address limits).
   // Worked out once per request (Express's getter parses X-Forwarded-For at every read; the limits, the log and the audit each read it).
+  // Trusting no proxy (TRUST_PROXY false or 0, the default), the client is the connection's peer, as Express
+  // would say after parsing X-Forwarded-For only to drop it; an address the kernel gave needs no check.
+  const trustsNoProxy = config.trustProxy === false || config.trustProxy === 0;
   Object.defineProperty(app.request, "ip", {
     configurable: true,
     get(this: express.Request & { [CLIENT_IP]?: string | null }) {
       if (this[CLIENT_IP] !== undefined) return this[CLIENT_IP] ?? undefined;
+      if (trustsNoProxy) {
+        const peer = this.socket.remoteAddress;
+        this[CLIENT_IP] = peer ?? null;
+        return peer;
+      }
       const forwarded: unknown = Reflect.get(express.request, "ip", this);
       const ip = typeof forwarded === "string" ? ipAddressOrNothing(forwarded) : undefined;
       this[CLIENT_IP] = ip ?? null;
