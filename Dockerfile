@@ -39,5 +39,5 @@ STOPSIGNAL SIGTERM
 #   docker run --rm -e DATABASE_URL=… <image> node dist/cli/main.js migrate
 # then start the replicas with MIGRATE_ON_START=false.
 # Operator commands: node dist/cli/main.js <command>
-# Memory flags measured by npm run bench: a small young generation keeps RSS flat under load.
-CMD ["node", "--max-semi-space-size=4", "--max-old-space-size=256", "dist/main.js"]
+# npm start's memory flags (test/deployment.test.ts holds them equal; docs/OPERATIONS.md, "Memory").
+CMD ["node", "--max-semi-space-size=16", "--max-old-space-size=256", "dist/main.js"]

@@ -25,6 +25,7 @@ import { createLogger } from "../src/logger.js";
 import { importData } from "../src/transfer/transfer.js";
 import { ApiUsers } from "../src/users/users.js";
 import { community } from "./community.js";
+import { startFlags } from "./service.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -74,7 +75,7 @@ try {
   const settings = args.production
     ? { LOG_LEVEL: "info", RATE_LIMIT_PER_MINUTE: "10000000", AUTH_FAILURES_PER_MINUTE: "10000000", REDIS_URL, REDIS_KEY_PREFIX: `${name}:` }
     : { LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "0", AUTH_FAILURES_PER_MINUTE: "0", REDIS_URL: "" };
-  const service = spawn(node, ["--cpu-prof", `--cpu-prof-dir=${dir}`, "--max-semi-space-size=4", "dist/main.js"], {
+  const service = spawn(node, ["--cpu-prof", `--cpu-prof-dir=${dir}`, ...startFlags(), "dist/main.js"], {
     env: {
       ...process.env, ...settings, DATABASE_URL: url.toString(), DATABASE_READ_URL: "", WEB_CONCURRENCY: "1", METRICS_PORT: "off",
       PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production",

@@ -41,7 +41,7 @@ import { ApiUsers } from "../src/users/users.js";
 import { community } from "./community.js";
 import { measureLists, type ListServer } from "./lists.js";
 import { availableTool, drive } from "./load.js";
-import { BENCH_REDIS_URL, dropRedisKeys, productionSettings } from "./service.js";
+import { BENCH_REDIS_URL, dropRedisKeys, productionSettings, startFlags } from "./service.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -72,9 +72,7 @@ const DURATION = Number(args.duration);
 const WARMUP = Number(args.warmup);
 const SERVER_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const LOAD = availableTool(args.load);
-const SERVICE_NODE_OPTIONS = /node (--[^ ]+(?: --[^ ]+)*) dist\/main\.js/.exec(
-  (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } }).scripts.start,
-)?.[1] ?? "";
+const SERVICE_NODE_OPTIONS = startFlags().join(" ");
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 // The section of --out this script owns: a run replaces it and leaves the rest of the file alone.
 const SECTION_START = "<!-- npm run bench: start of the generated section -->";

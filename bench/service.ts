@@ -48,7 +48,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** The flags `npm start` gives node (its memory limits), from package.json: instances run as operators run them. */
-function startFlags(): string[] {
+export function startFlags(): string[] {
   const { scripts } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { scripts: { start: string } };
   const flags = /\bnode ((?:--\S+ )*)dist\/main\.js/.exec(scripts.start);
   if (!flags) throw new Error("package.json: the start script does not run `node [flags] dist/main.js`");

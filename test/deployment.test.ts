@@ -72,6 +72,13 @@ describe("the Dockerfile", () => {
     expect(JSON.parse(find("CMD").at(-1)!.args) as string[]).toContain("dist/main.js");
   });
 
+  it("when run, then node gets the memory flags npm start gives it", () => {
+    const { scripts } = JSON.parse(read("package.json")) as { scripts: { start: string } };
+    const startFlags = /\bnode ((?:--\S+ )+)dist\/main\.js/.exec(scripts.start)?.[1]?.trim().split(" ");
+    expect(startFlags).toContainEqual(expect.stringMatching(/^--max-old-space-size=/));
+    expect(JSON.parse(find("CMD").at(-1)!.args)).toEqual(["node", ...startFlags!, "dist/main.js"]);
+  });
+
   it("when the image runs, then its HEALTHCHECK asks /readyz, and that command answers 0 on a ready instance and 1 otherwise", async () => {
     const healthcheck = find("HEALTHCHECK").at(-1)!.args;
     expect(healthcheck).toMatch(/--interval=\d+s/);
