@@ -19,14 +19,14 @@ const REDACTED_PATHS = [
 ];
 
 /**
- * Lines on stdout are written in blocks of this many bytes (about 25 request
+ * Lines on stdout are written in blocks of this many bytes (about 70 request
  * lines), or every LOG_FLUSH_MS, whichever comes first: one write per line
  * (a thread-pool hop and a system call each) cost a point read more than the
  * line itself (bench/parts.ts). What is held is written at exit, also on an
  * uncaught exception (pino flushes on the process's exit); a SIGKILL or a
  * crash of the runtime loses at most one block.
  */
-const LOG_BLOCK_BYTES = 4096;
+const LOG_BLOCK_BYTES = 16384;
 const LOG_FLUSH_MS = 250;
 
 /**
@@ -103,7 +103,7 @@ export function writeRequestLine(logger: Logger, ctx: RequestContext, line: Requ
 export function logDestination(fd: number, maxBufferBytes = LOG_BUFFER_BYTES): ReturnType<typeof pino.destination> {
   // Lines held as Buffers, joined once per block: held as text, each line appended made sonic-boom copy
   // the whole block held so far (to count its bytes), about 2 KB of garbage a request line.
-  const sonic = pino.destination({ dest: fd, sync: false, minLength: LOG_BLOCK_BYTES, maxLength: maxBufferBytes, contentMode: "buffer" });
+  const sonic = pino.destination({ dest: fd, sync: false, minLength: LOG_BLOCK_BYTES, maxWrite: 4 * LOG_BLOCK_BYTES, maxLength: maxBufferBytes, contentMode: "buffer" });
   const holding = () => (sonic as unknown as { _len: number })._len > 0;
   const flushing = setInterval(() => {
     if (holding()) sonic.flush();
