@@ -113,9 +113,11 @@ export async function sendList(answer: StreamedList, etag: string | undefined, r
 
 /**
  * The next batch as written after what came before it: a comma before each
- * row (so "" when it has none). Built so by one join, not by prefixing the
- * batch: a prefixed string is a rope that the socket's write copies flat
- * again, one more ~120 KB string a batch for the collector.
+ * row (so "" when it has none). A cursor's batch (whole lists on PostgreSQL)
+ * is built so by one join, not by prefixing it: a prefixed string is a rope
+ * that the socket's write copies flat again, one more ~120 KB string a batch
+ * for the collector. A keyset batch (PGlite, or no connection free for a
+ * snapshot) comes from PostgreSQL as one text and is prefixed.
  */
 type ReadNext = (rows: number) => Promise<{ json: string; more: boolean }>;
 
