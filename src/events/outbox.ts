@@ -30,7 +30,8 @@ interface OutboxRow {
 }
 
 const XMIN = Prisma.sql`pg_snapshot_xmin(pg_current_snapshot())::text::bigint`;
-const after = (key: EventKey) => Prisma.sql`("writtenBy", id) > (${key.xid}::bigint, ${key.id}::bigint)`;
+/** Over the table as `e`: the ORDER BYs name its columns, not the text columns of the same names they select. */
+const after = (key: EventKey) => Prisma.sql`(e."writtenBy", e.id) > (${key.xid}::bigint, ${key.id}::bigint)`;
 const toKey = (row: { xid: string; id: string }): EventKey => ({ xid: BigInt(row.xid), id: BigInt(row.id) });
 
 function toStreamEvent(row: OutboxRow): StreamEvent {
@@ -43,9 +44,9 @@ function toStreamEvent(row: OutboxRow): StreamEvent {
 /** The last event readable now (after `from`), without its data; undefined when none. */
 export async function lastEvent(db: Database, from?: EventKey): Promise<EventKey | undefined> {
   const [row] = await db.prisma.$queryRaw<{ xid: string; id: string }[]>`
-    SELECT "writtenBy"::text AS xid, id::text AS id FROM webhook_events
-     WHERE "writtenBy" < ${XMIN} ${from ? Prisma.sql`AND ${after(from)}` : Prisma.empty}
-     ORDER BY "writtenBy" DESC, id DESC LIMIT 1`;
+    SELECT e."writtenBy"::text AS xid, e.id::text AS id FROM webhook_events e
+     WHERE e."writtenBy" < ${XMIN} ${from ? Prisma.sql`AND ${after(from)}` : Prisma.empty}
+     ORDER BY e."writtenBy" DESC, e.id DESC LIMIT 1`;
   return row ? toKey(row) : undefined;
 }
 
@@ -59,19 +60,19 @@ export async function nextEvents(db: Database, from: EventKey): Promise<{ events
     SELECT e."writtenBy"::text AS xid, e.id::text AS id, e.type, e.data, e."createdAt",
            EXISTS (SELECT 1 FROM webhook_events h WHERE h."writtenBy" >= s.xmin) AS held
       FROM s LEFT JOIN LATERAL (
-        SELECT * FROM webhook_events WHERE ${after(from)} AND "writtenBy" < s.xmin
-         ORDER BY "writtenBy", id LIMIT ${PAGE}) e ON TRUE`;
+        SELECT * FROM webhook_events e WHERE ${after(from)} AND e."writtenBy" < s.xmin
+         ORDER BY e."writtenBy", e.id LIMIT ${PAGE}) e ON TRUE`;
   return { events: rows.filter((r) => r.xid !== null).map(toStreamEvent), held: rows[0]?.held ?? false };
 }
 
 /** The events after `from`, up to `upTo` (a position already read, so final), of the given types: a stream catching up. */
 export async function eventsBetween(db: Database, from: EventKey, upTo: EventKey, types: ReadonlySet<string>): Promise<StreamEvent[]> {
   const rows = await db.prisma.$queryRaw<OutboxRow[]>`
-    SELECT "writtenBy"::text AS xid, id::text AS id, type, data, "createdAt"
-      FROM webhook_events
-     WHERE ${after(from)} AND ("writtenBy", id) <= (${upTo.xid}::bigint, ${upTo.id}::bigint)
-       AND type IN (${Prisma.join([...types])})
-     ORDER BY "writtenBy", id
+    SELECT e."writtenBy"::text AS xid, e.id::text AS id, e.type, e.data, e."createdAt"
+      FROM webhook_events e
+     WHERE ${after(from)} AND (e."writtenBy", e.id) <= (${upTo.xid}::bigint, ${upTo.id}::bigint)
+       AND e.type IN (${Prisma.join([...types])})
+     ORDER BY e."writtenBy", e.id
      LIMIT ${PAGE}`;
   return rows.map(toStreamEvent);
 }
