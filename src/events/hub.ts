@@ -8,7 +8,7 @@ import { ZERO_KEY, type EventKey } from "./event-id.js";
 import { eventsBetween, keyState, lastEvent, nextEvents, PAGE, resumable, type StreamEvent } from "./outbox.js";
 import { batches, type Batch } from "./batch.js";
 import { inSlices, ReadPace } from "./pace.js";
-import { HEARTBEAT_MS, Stream, type StreamRequest, type Tail } from "./stream.js";
+import { HEARTBEAT_MS, Stream, streamHead, type StreamRequest, type Tail } from "./stream.js";
 
 /** The outbox is read this often without a notification (a lost LISTEN, a notification that came before its commit was visible). */
 const POLL_MS = 1_000;
@@ -103,8 +103,13 @@ export class EventHub implements Tail {
       release();
       throw error;
     }
-    if (res.destroyed) {
+    if (res.destroyed || res.req.method === "HEAD") {
       release();
+      // HEAD: the head a stream would have, and the end of the response; the connection serves on.
+      if (!res.destroyed) {
+        streamHead(res);
+        res.end();
+      }
       return;
     }
     const stream = new Stream(request, res, this.config.eventsBufferBytes, this.logger);

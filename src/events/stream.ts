@@ -21,6 +21,15 @@ export interface StreamRequest {
   resumeAfter: EventKey | undefined;
 }
 
+/** A stream's status and headers: what GET sends before its events, and HEAD alone. */
+export function streamHead(res: Response): void {
+  res.status(200);
+  res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
+  res.setHeader("Cache-Control", "no-cache, no-transform");
+  // Proxies that buffer (nginx) send each event as it comes.
+  res.setHeader("X-Accel-Buffering", "no");
+}
+
 /** Where a stream catching up reads, and up to where (events/hub.ts). */
 export interface Tail {
   readonly position: EventKey;
@@ -73,11 +82,7 @@ export class Stream {
     this.sent = from;
     this.keyChanged(true, keyExpiresAt);
     const res = this.res;
-    res.status(200);
-    res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
-    res.setHeader("Cache-Control", "no-cache, no-transform");
-    // Proxies that buffer (nginx) send each event as it comes.
-    res.setHeader("X-Accel-Buffering", "no");
+    streamHead(res);
     res.flushHeaders();
     this.chunked = res.chunkedEncoding;
     res.socket?.setNoDelay(true);
@@ -150,18 +155,20 @@ export class Stream {
   }
 
   private write(chunk: string): void {
-    if (this.done || this.res.destroyed) return;
+    if (this.done || this.res.destroyed || this.res.writableEnded) return;
     this.res.write(chunk);
     this.checkHeld();
   }
 
   /**
    * Live events, already framed, straight to the connection: the same bytes for every stream, with none of
-   * the response's per-write work. In order with write(): the response writes to the same socket.
+   * the response's per-write work. In order with write(): the response writes to the same socket. Only
+   * while the response is open, its head sent and its body not ended: a connection that has served its
+   * response serves another caller's next request (keep-alive, a proxy's pool), never this stream's bytes.
    */
   private send(bytes: Buffer): void {
     const socket = this.res.socket;
-    if (this.done || this.res.destroyed || !socket || socket.destroyed) return;
+    if (this.done || this.res.destroyed || this.res.writableEnded || !this.res.headersSent || !socket || socket.destroyed) return;
     socket.write(bytes);
     this.checkHeld();
   }
