@@ -39,7 +39,8 @@ afterAll(async () => {
  */
 async function oneTransaction(count: number, first: number): Promise<void> {
   const prisma = t.database.db.prisma;
-  const [{ last }] = await prisma.$queryRaw<{ last: bigint }[]>`SELECT last_value AS last FROM webhook_events_id_seq`;
+  const [row] = await prisma.$queryRaw<{ last: bigint }[]>`SELECT last_value AS last FROM webhook_events_id_seq`;
+  const last = row!.last;
   const power = 10n ** BigInt(String(last + BigInt(count)).length);
   await prisma.$transaction([
     prisma.$queryRaw`SELECT setval('webhook_events_id_seq', ${power - BigInt(Math.floor(count / 3))})`,

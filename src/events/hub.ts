@@ -97,6 +97,8 @@ export class EventHub implements Tail {
       if (last && this.streams.size === 0) this.head = last;
       key = await keyState(this.db, request.keyHash);
       if (!key.valid) throw errors.unauthenticated();
+      // Changed since the request was authenticated: as the next request would be answered.
+      if (key.addresses && !key.addresses.allows(request.address)) throw errors.addressNotAllowed();
       if (request.resumeAfter && !(await resumable(this.db, request.resumeAfter, this.config.webhooksRetainDays))) throw errors.eventIdExpired();
       if (this.closed) throw errors.shuttingDown();
     } catch (error) {
@@ -117,7 +119,7 @@ export class EventHub implements Tail {
     const group = this.beatGroups[this.nextGroup++ % BEAT_GROUPS]!;
     group.add(stream);
     this.beats ??= setInterval(() => this.beat(), HEARTBEAT_MS / BEAT_GROUPS).unref();
-    stream.begin(request.resumeAfter ?? this.head, request.resumeAfter !== undefined, key.until);
+    stream.begin(request.resumeAfter ?? this.head, request.resumeAfter !== undefined, key);
     // The request is answered from here on by the stream alone: what served it until now (the
     // router's chain, its promises) is let go, and a stream costs only itself and its connection.
     void stream.catchUp(this);
@@ -229,13 +231,16 @@ export class EventHub implements Tail {
     this.pace.handed(await inSlices([...this.streams], (stream) => stream.live(batch)));
   }
 
-  /** A user's keys changed (revoked, rotated): its streams whose key no longer authenticates end. All streams when undefined. */
+  /**
+   * A user's keys or addresses changed (revoked, rotated, allow-ip): its streams whose key no longer
+   * authenticates, or whose client's address is no longer allowed, end. All streams when undefined.
+   */
   private recheckKeys(username: string | undefined): void {
     const affected = [...this.streams].filter((s) => username === undefined || s.username.toLowerCase() === username.toLowerCase());
     for (const keyHash of new Set(affected.map((s) => s.keyHash))) {
       keyState(this.db, keyHash)
         .then((state) => {
-          for (const stream of affected) if (stream.keyHash === keyHash) stream.keyChanged(state.valid, state.until);
+          for (const stream of affected) if (stream.keyHash === keyHash) stream.keyChanged(state);
         })
         .catch((error: unknown) => this.logger.warn({ err: error }, "event streams: checking a key failed; will retry"));
     }

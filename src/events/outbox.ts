@@ -1,3 +1,4 @@
+import { AddressAllowList } from "../auth/address-allow-list.js";
 import type { Database } from "../db/database.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { messageBody } from "../webhooks/attempt.js";
@@ -98,11 +99,19 @@ export async function resumable(db: Database, after: EventKey, retainDays: numbe
   return at !== undefined && at.getTime() >= oldestKept;
 }
 
-/** Whether a key still authenticates, and until when (a rotated key's grace period); as users.ts's authenticate decides. */
-export async function keyState(db: Database, keyHash: string): Promise<{ valid: boolean; until?: number }> {
-  const [row] = await db.prisma.$queryRaw<{ current: boolean; expires: Date | null }[]>`
-    SELECT "keyHash" = ${keyHash} AS current, "previousKeyExpiresAt" AS expires FROM api_users
+/** Whether a key still authenticates, until when (a rotated key's grace period), and from where; as users.ts's authenticate decides. */
+export interface KeyState {
+  valid: boolean;
+  until?: number;
+  /** The addresses the key may be used from; undefined: anywhere. */
+  addresses?: AddressAllowList;
+}
+
+export async function keyState(db: Database, keyHash: string): Promise<KeyState> {
+  const [row] = await db.prisma.$queryRaw<{ current: boolean; expires: Date | null; allowedIps: string | null }[]>`
+    SELECT "keyHash" = ${keyHash} AS current, "previousKeyExpiresAt" AS expires, "allowedIps" FROM api_users
      WHERE "revokedAt" IS NULL AND ("keyHash" = ${keyHash} OR ("previousKeyHash" = ${keyHash} AND "previousKeyExpiresAt" > now()))`;
   if (!row) return { valid: false };
-  return row.current ? { valid: true } : { valid: true, until: row.expires!.getTime() };
+  const addresses = row.allowedIps === null ? undefined : (AddressAllowList.parse(row.allowedIps).list ?? AddressAllowList.nowhere());
+  return { valid: true, until: row.current ? undefined : row.expires!.getTime(), addresses };
 }

@@ -4,7 +4,7 @@ import { taken } from "../http/send.js";
 import type { Logger } from "../logger.js";
 import { compareKeys, encodeEventId, ZERO_KEY, type EventKey } from "./event-id.js";
 import type { Batch } from "./batch.js";
-import { PAGE, type StreamEvent } from "./outbox.js";
+import { PAGE, type KeyState, type StreamEvent } from "./outbox.js";
 
 /** A comment at least this often, so that proxies and clients see the stream alive (15 s at most, says issue 25). */
 export const HEARTBEAT_MS = 10_000;
@@ -16,6 +16,8 @@ export interface StreamRequest {
   caller: Caller;
   /** SHA-256 of the key the stream was opened with: the stream ends when that key stops being valid. */
   keyHash: string;
+  /** The client's address (req.ip): the stream ends when the user's allowed addresses no longer hold it. */
+  address: string | undefined;
   types: ReadonlySet<string>;
   /** After which event to start; undefined: from now. */
   resumeAfter: EventKey | undefined;
@@ -48,6 +50,7 @@ export interface Tail {
 export class Stream {
   readonly username: string;
   readonly keyHash: string;
+  readonly address: string | undefined;
   readonly types: ReadonlySet<string>;
   readonly ended: Promise<void>;
   private finish!: () => void;
@@ -68,6 +71,7 @@ export class Stream {
   ) {
     this.username = request.caller.username;
     this.keyHash = request.keyHash;
+    this.address = request.address;
     this.types = request.types;
     this.ended = new Promise((resolve) => (this.finish = resolve));
     res.once("close", () => this.end());
@@ -77,10 +81,10 @@ export class Stream {
    * Sends the head: status, headers, the retry hint, and the position (an id without an event) when
    * starting from now (`resumed` false).
    */
-  begin(from: EventKey, resumed: boolean, keyExpiresAt: number | undefined): void {
+  begin(from: EventKey, resumed: boolean, key: KeyState): void {
     this.position = from;
     this.sent = from;
-    this.keyChanged(true, keyExpiresAt);
+    this.keyChanged(key);
     const res = this.res;
     streamHead(res);
     res.flushHeaders();
@@ -123,10 +127,13 @@ export class Stream {
     this.position = batch.last;
   }
 
-  /** The key's state changed: the stream ends when it no longer authenticates, or when its grace period ends. */
-  keyChanged(valid: boolean, until: number | undefined): void {
+  /**
+   * The key's state changed: the stream ends when it no longer authenticates, when its client's address is
+   * no longer allowed, or when its grace period ends.
+   */
+  keyChanged({ valid, until, addresses }: KeyState): void {
     clearTimeout(this.expiry);
-    if (!valid) {
+    if (!valid || (addresses && !addresses.allows(this.address))) {
       this.end();
       return;
     }

@@ -35,7 +35,7 @@ export async function runRead(
   if (result instanceof StreamedList) return sendList(result, listTag, req, res, deps, heavy);
   if (result instanceof EventStreamAnswer) {
     const { types, resumeAfter } = result;
-    await deps.events.serve({ caller: req.caller!, keyHash: hashApiKey(presentedKey(req)!), types, resumeAfter }, res);
+    await deps.events.serve({ caller: req.caller!, keyHash: hashApiKey(presentedKey(req)!), address: req.ip, types, resumeAfter }, res);
     // The stream outlives this request by hours: the routers' chain, kept on the request for a next() that
     // will not come, is let go (a thousand streams hold a megabyte less).
     req.next = undefined;

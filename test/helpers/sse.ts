@@ -34,7 +34,7 @@ export class SseClient {
   private readonly opened: Promise<void>;
   private readonly closed: Promise<void>;
 
-  constructor(url: string, headers: Record<string, string>) {
+  constructor(url: string, headers: Record<string, string>, localAddress?: string) {
     let resolveOpen!: () => void;
     let resolveClosed!: () => void;
     this.opened = new Promise((r) => (resolveOpen = r));
@@ -44,7 +44,7 @@ export class SseClient {
       resolveOpen();
       resolveClosed();
     };
-    this.request = http.get(url, { headers: { Accept: "text/event-stream", ...headers } }, (res) => {
+    this.request = http.get(url, { headers: { Accept: "text/event-stream", ...headers }, localAddress }, (res) => {
       this.response = res;
       this.status = res.statusCode ?? 0;
       this.headers = res.headers;
@@ -111,7 +111,7 @@ export class SseClient {
   }
 }
 
-/** Opens a stream on `base` (http://host:port) with the key and the query given. */
-export function openStream(base: string, key: string | undefined, query = "", headers: Record<string, string> = {}): Promise<SseClient> {
-  return new SseClient(`${base}/api/events${query ? `?${query}` : ""}`, { ...(key ? { "X-API-Key": key } : {}), ...headers }).ready();
+/** Opens a stream on `base` (http://host:port) with the key and the query given (from `localAddress`, e.g. 127.0.0.2). */
+export function openStream(base: string, key: string | undefined, query = "", headers: Record<string, string> = {}, localAddress?: string): Promise<SseClient> {
+  return new SseClient(`${base}/api/events${query ? `?${query}` : ""}`, { ...(key ? { "X-API-Key": key } : {}), ...headers }, localAddress).ready();
 }
