@@ -128,7 +128,8 @@ export const ERROR_CATALOGUE = {
     status: 410,
     meaning:
       "The event stream cannot resume after this event: it is older than the retention (WEBHOOKS_RETAIN_DAYS, 30 days by " +
-      "default) and events after it may have been pruned, or it is not from this database. Answered by GET /api/events only.",
+      "default) and events after it may have been pruned, or the id is not from this database (another one, or this one " +
+      "restored from a backup since), or of the format before ids were sealed. Answered by GET /api/events only.",
     action: "Reload what you keep by sync (the lists, their Sync-Token), then open the stream again without Last-Event-ID.",
   },
   DATABASE_UNAVAILABLE: {
@@ -215,9 +216,9 @@ export const errors = {
   cursorExpired: (reason: string) => new ApiError("SYNC_TOKEN_EXPIRED", `cursor: ${reason}; walk the list again from its first page, without cursor`),
   tooManyStreams: (limit: number, retryAfterSeconds: number) =>
     new ApiError("TOO_MANY_STREAMS", `This API user already has ${limit} event stream${limit === 1 ? "" : "s"} open on this instance: close one, or retry in ${retryAfterSeconds} s`),
-  eventIdExpired: () =>
-    new ApiError("EVENT_ID_EXPIRED", "Last-Event-ID: the stream cannot resume after this event (past the retention, or not from this database); reload by sync, then open the stream without it"),
+  eventIdExpired: (parameter: string, reason: string) =>
+    new ApiError("EVENT_ID_EXPIRED", `${parameter}: the stream cannot resume after this event: ${reason}; reload by sync, then open the stream without it`),
   typesForbidden: (types: readonly string[]) =>
-    new ApiError("FORBIDDEN", `types: this API user may not subscribe to ${types.join(", ")} (it may call no route that reads or writes that data)`),
+    new ApiError("FORBIDDEN", `types: this API user may not subscribe to ${types.join(", ")} (it may call no route that answers those records with every field their events carry)`),
   shuttingDown: () => new ApiError("SHUTTING_DOWN", "Not ready: this instance is shutting down"),
 };

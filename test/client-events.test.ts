@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError, subscribe, type LiveEvent } from "../clients/typescript/src/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makePlayer } from "./helpers/fixtures.js";
-import { openStream } from "./helpers/sse.js";
+import { EXPIRED_EVENT_ID, openStream } from "./helpers/sse.js";
 
 /** The TypeScript client's subscribe() against the service: events, reconnection with resume, Retry-After, 410. */
 let t: TestApp;
@@ -126,7 +126,7 @@ describe("the TypeScript client's subscribe()", () => {
     resumed.stop();
     await within("the resumed subscription's end", resumed.done);
     await waitUntil("the stream's end", () => t.events.size === 0);
-    const expired = collect({ lastEventId: "7fffffffffffffff0000000000000001" });
+    const expired = collect({ lastEventId: EXPIRED_EVENT_ID });
     await expect(within("the 410", expired.done)).rejects.toMatchObject({ name: "ApiError", status: 410 });
   }, 60_000);
 });

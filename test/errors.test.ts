@@ -11,7 +11,7 @@ import { apiRoutes } from "../src/resources/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makeCosmetic } from "./helpers/fixtures.js";
 import { EXPECTED_SECURITY_HEADERS } from "./helpers/security-headers.js";
-import { openStream } from "./helpers/sse.js";
+import { EXPIRED_EVENT_ID, openStream } from "./helpers/sse.js";
 
 /** Lets the held full lists of the heavy probe below finish. */
 const heldLists: (() => void)[] = [];
@@ -239,9 +239,10 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
     };
   },
   EVENT_ID_EXPIRED: async () => ({
-    // An event this database never had: from another deployment, or pruned long ago.
-    res: await api().get("/api/events").set("X-API-Key", key).set("Last-Event-ID", "7fffffffffffffff0000000000000001"),
-    message: "Last-Event-ID: the stream cannot resume after this event (past the retention, or not from this database); reload by sync, then open the stream without it",
+    // An event of another database (another deployment, or this one before a restore).
+    res: await api().get("/api/events").set("X-API-Key", key).set("Last-Event-ID", EXPIRED_EVENT_ID),
+    message:
+      "Last-Event-ID: the stream cannot resume after this event: not from this database (another one, or this one restored from a backup since); reload by sync, then open the stream without it",
   }),
   TOO_MANY_STREAMS: async () => {
     const capped = await startTestApp({ database: t.database, env: { EVENTS_STREAMS_PER_USER: "1" } });

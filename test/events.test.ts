@@ -1,13 +1,13 @@
 import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EVENTS_CHANNEL } from "../src/events/channels.js";
-import { compareKeys } from "../src/events/event-id.js";
+import { compareKeys, EVENT_ID } from "../src/events/event-id.js";
 import { EventHub } from "../src/events/hub.js";
 import { lastEvent } from "../src/events/outbox.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { onPostgres } from "./helpers/database.js";
 import { makePlayer } from "./helpers/fixtures.js";
-import { openStream, type SseClient } from "./helpers/sse.js";
+import { EXPIRED_EVENT_ID, openStream, positionsOf, strictlyIncreasing, type SseClient } from "./helpers/sse.js";
 
 /**
  * GET /api/events in one process (PGlite, or PostgreSQL when DATABASE_URL is
@@ -58,7 +58,7 @@ describe("GET /api/events", () => {
     expect(s.headers["cache-control"]).toBe("no-cache, no-transform");
     await s.waitFor("the position", () => s.lastId !== "");
     expect(s.retry).toBe(2000);
-    expect(s.lastId).toMatch(/^[0-9a-f]{32}$/);
+    expect(s.lastId).toMatch(EVENT_ID);
     const first = s.lastId;
     const ids = [await reward(), await reward(), await reward()];
     await s.waitFor("three events", () => s.events.length === 3);
@@ -68,9 +68,10 @@ describe("GET /api/events", () => {
     expect(body).toMatchObject({ type: "reward_log.created", data: { playerId, rewardId: ids[0] } });
     // The same bytes a webhook receiver gets: the record as the API answers it, in its field order.
     expect(Object.keys(body.data as object)).toEqual(["id", "playerId", "rewardId", "rewardedAt"]);
-    const sorted = [first, ...s.events.map((e) => e.id)];
-    expect([...sorted].sort()).toEqual(sorted);
-    expect(new Set(sorted).size).toBe(4);
+    expect(await strictlyIncreasing(t.database.db, s.events.map((e) => e.id))).toBe(true);
+    // The position first, then the events after it.
+    const [start, next] = await positionsOf(t.database.db, [first, s.events[0]!.id]);
+    expect(compareKeys(start!, next!)).toBeLessThan(0);
   });
 
   it("when writes commit while no stream is open, then a stream opened after them starts after them, and a resume from before still gets them", async () => {
@@ -158,22 +159,25 @@ describe("GET /api/events", () => {
   });
 
   it("when the resume point is past the retention or not from this database, then 410 before the stream starts", async () => {
-    const s = await stream(keyB, "", { "Last-Event-ID": "7fffffffffffffff0000000000000001" });
+    const s = await stream(keyB, "", { "Last-Event-ID": EXPIRED_EVENT_ID });
     expect(s.status).toBe(410);
-    expect(JSON.parse(s.body)).toEqual({ code: 410, message: expect.stringMatching(/^Last-Event-ID: the stream cannot resume after this event/) });
+    expect(JSON.parse(s.body)).toEqual({ code: 410, message: expect.stringMatching(/^Last-Event-ID: the stream cannot resume after this event: not from this database/) });
     // An event whose time is past the retention (30 days).
     const live = await stream(keyB, "types=reward_log.created");
     await reward();
     await live.waitFor("an event", () => live.events.length === 1);
-    await t.database.db.prisma.$executeRaw`UPDATE webhook_events SET "createdAt" = now() - interval '30 days' WHERE id = ${BigInt(`0x${live.events[0]!.id.slice(16)}`)}`;
-    expect((await stream(keyB, "", { "Last-Event-ID": live.events[0]!.id })).status).toBe(410);
+    const [position] = await positionsOf(t.database.db, [live.events[0]!.id]);
+    await t.database.db.prisma.$executeRaw`UPDATE webhook_events SET "createdAt" = now() - interval '30 days' WHERE id = ${position!.id}`;
+    const expired = await stream(keyB, "", { "Last-Event-ID": live.events[0]!.id });
+    expect(expired.status).toBe(410);
+    expect(JSON.parse(expired.body).message).toMatch(/^Last-Event-ID: the stream cannot resume after this event: its event is past the retention/);
   });
 
   it("when the id sent is not one this service sends, or two differ, then 400 naming it", async () => {
     const bad = await stream(keyB, "", { "Last-Event-ID": "42" });
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.body).message).toMatch(/^Last-Event-ID: expected the id of an event this stream sent/);
-    const both = await stream(keyB, `lastEventId=${"0".repeat(31)}1`, { "Last-Event-ID": `${"0".repeat(31)}2` });
+    const both = await stream(keyB, `lastEventId=${EXPIRED_EVENT_ID}`, { "Last-Event-ID": `${"0".repeat(31)}2` });
     expect(both.status).toBe(400);
     expect(JSON.parse(both.body).message).toMatch(/^lastEventId: differs from the Last-Event-ID header/);
     const unknown = await stream(keyB, "types=reward_log.created,reward.deleted");
@@ -246,10 +250,11 @@ describe("GET /api/events", () => {
       await waitUntil(() => text.includes(`"rewardId":${ids[1]}`), 20_000);
       expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
       expect(text).not.toMatch(/transfer-encoding/i);
-      const event = (id: number) => `id: [0-9a-f]{32}\nevent: reward_log\\.created\ndata: \\{[^\n]*"rewardId":${id}[^\n]*\\}\n\n`;
+      const id = "[A-Za-z0-9_-]{54,65}";
+      const event = (rewardId: number) => `id: ${id}\nevent: reward_log\\.created\ndata: \\{[^\n]*"rewardId":${rewardId}[^\n]*\\}\n\n`;
       // Heartbeats may come between (a comment, at any moment).
-      const body = text.slice(text.indexOf("\r\n\r\n") + 4).replaceAll(": heartbeat\n\n", "");
-      expect(body).toMatch(new RegExp(`^retry: 2000\nid: [0-9a-f]{32}\n\n(.+\n)*\n*${event(ids[0]!)}${event(ids[1]!)}$`));
+      const body = text.slice(text.indexOf("\r\n\r\n") + 4).replaceAll(new RegExp(`: heartbeat\nid: ${id}\n\n`, "g"), "");
+      expect(body).toMatch(new RegExp(`^retry: 2000\nid: ${id}\n\n(.+\n)*\n*${event(ids[0]!)}${event(ids[1]!)}$`));
     } finally {
       socket.destroy();
     }

@@ -4,18 +4,18 @@ import type { StreamEvent } from "./outbox.js";
 /** Bytes of frames at most in one batch (but one event, whatever its size): what a slow reader may hold over its buffer. */
 const BATCH_BYTES = 65_536;
 
-const typeSets = new Map<string, ReadonlySet<string>>();
+const topicSets = new Map<string, ReadonlySet<string>>();
 
 /**
- * The set of these types, one object for every stream that asked for the
- * same ones (in any order): held once, and a batch's bytes for those types
- * are built once for all of them (Batch.bytesFor).
+ * The set of these topics (events/topics.ts), one object for every stream
+ * that may see the same ones (in any order): held once, and a batch's bytes
+ * for them are built once for all of them (Batch.of).
  */
-export function typeSet(types: Iterable<string>): ReadonlySet<string> {
-  const sorted = [...new Set(types)].sort();
+export function topicSet(topics: Iterable<string>): ReadonlySet<string> {
+  const sorted = [...new Set(topics)].sort();
   const name = sorted.join(",");
-  let set = typeSets.get(name);
-  if (!set) typeSets.set(name, (set = new Set(sorted)));
+  let set = topicSets.get(name);
+  if (!set) topicSets.set(name, (set = new Set(sorted)));
   return set;
 }
 
@@ -28,12 +28,12 @@ interface Framed {
 
 const CRLF = Buffer.from("\r\n", "latin1");
 
-/** The events of these types among `events` (and after `after`), framed; undefined when none is. */
-function frame(events: readonly StreamEvent[], types: ReadonlySet<string>, after?: EventKey): Framed | undefined {
+/** The events of these topics among `events` (and after `after`), framed; undefined when none is. */
+function frame(events: readonly StreamEvent[], topics: ReadonlySet<string>, after?: EventKey): Framed | undefined {
   let text = "";
   let last: EventKey | undefined;
   for (const event of events) {
-    if (!types.has(event.type) || (after && compareKeys(event.key, after) <= 0)) continue;
+    if (!topics.has(event.topic) || (after && compareKeys(event.key, after) <= 0)) continue;
     text += event.frame;
     last = event.key;
   }
@@ -44,7 +44,7 @@ function frame(events: readonly StreamEvent[], types: ReadonlySet<string>, after
 
 /**
  * Events read by the tail at once, in order, as every live stream sends
- * them: their frames are encoded once per set of types asked for, not once
+ * them: their frames are encoded once per set of topics, not once
  * per stream.
  */
 export class Batch {
@@ -60,15 +60,15 @@ export class Batch {
     return this.events.at(-1)!.key;
   }
 
-  /** The events of these types, framed (once for every stream of these types); undefined when none is of them. */
-  of(types: ReadonlySet<string>): Framed | undefined {
-    if (!this.framed.has(types)) this.framed.set(types, frame(this.events, types));
-    return this.framed.get(types);
+  /** The events of these topics, framed (once for every stream of these topics); undefined when none is of them. */
+  of(topics: ReadonlySet<string>): Framed | undefined {
+    if (!this.framed.has(topics)) this.framed.set(topics, frame(this.events, topics));
+    return this.framed.get(topics);
   }
 
-  /** The events of these types after `after`: a stream that went live within the batch (its own bytes). */
-  after(after: EventKey, types: ReadonlySet<string>): Framed | undefined {
-    return frame(this.events, types, after);
+  /** The events of these topics after `after`: a stream that went live within the batch (its own bytes). */
+  after(after: EventKey, topics: ReadonlySet<string>): Framed | undefined {
+    return frame(this.events, topics, after);
   }
 }
 

@@ -4,11 +4,15 @@ import type { Database } from "../db/database.js";
 import { errors } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { HubChannels } from "./channels.js";
-import { ZERO_KEY, type EventKey } from "./event-id.js";
-import { eventsBetween, keyState, lastEvent, nextEvents, PAGE, resumable, type StreamEvent } from "./outbox.js";
+import { CatchUpGate } from "./catch-up-gate.js";
+import { EventIds, ZERO_KEY, type EventKey } from "./event-id.js";
+import { adoptForeignEvents, eventsBetween, keyState, lastEvent, nextEvents, PAGE, syncKey, type EventFraming, type StreamEvent } from "./outbox.js";
+import { resumePoint } from "./resume.js";
+import { topicOf, typeOf } from "./topics.js";
 import { batches, type Batch } from "./batch.js";
 import { inSlices, ReadPace } from "./pace.js";
-import { HEARTBEAT_MS, Stream, streamHead, type StreamRequest, type Tail } from "./stream.js";
+import { Heartbeats } from "./heartbeats.js";
+import { Stream, streamHead, type StreamRequest, type Tail } from "./stream.js";
 
 /** The outbox is read this often without a notification (a lost LISTEN, a notification that came before its commit was visible). */
 const POLL_MS = 1_000;
@@ -16,8 +20,6 @@ const POLL_MS = 1_000;
 const DEGRADED_POLL_MS = 250;
 /** Events held back by an older transaction still running: read again this soon, doubling while held, up to DEGRADED_POLL_MS. */
 const HELD_BACK_POLL_MS = 5;
-/** Streams get their heartbeats in this many groups, one group at a time: no burst of thousands of writes at once. */
-const BEAT_GROUPS = 10;
 /** Seconds a client refused for too many streams is told to wait. */
 const STREAMS_RETRY_AFTER_S = 5;
 
@@ -30,12 +32,13 @@ const STREAMS_RETRY_AFTER_S = 5;
  * ends (an import: until its end). The tail wakes on announce() and LISTEN
  * webhook_events, polls every second, and at once while events are held back.
  * A new stream catches up from its resume point with reads of its own, one
- * page at a time as its client takes them, then takes the tail's events.
+ * page at a time as its client takes them and in its user's turn
+ * (catch-up-gate.ts), then takes the tail's events.
  * The tail hands a page to the live streams in slices, with the event loop
  * free between them, and reads the next page once it is handed, not sooner
  * than pace.ts says (by the streams, and what the last hand-out cost): events
  * that come meanwhile go out together; none is read while no stream is live.
- * One timer beats every stream's heartbeat.
+ * One timer beats every stream's heartbeat (heartbeats.ts).
  */
 export class EventHub implements Tail {
   private head: EventKey = ZERO_KEY;
@@ -48,13 +51,12 @@ export class EventHub implements Tail {
   private reading: Promise<void> | undefined;
   private again = false;
   private readonly pace = new ReadPace();
+  private readonly catchUps = new CatchUpGate();
+  /** How events are framed: set at start, once the database's key is read. */
+  private framing: EventFraming | undefined;
   /** Reads in a row that found events held back. */
   private heldFor = 0;
-  /** The streams by heartbeat group; the timer beats one group every HEARTBEAT_MS / BEAT_GROUPS. */
-  private readonly beatGroups = Array.from({ length: BEAT_GROUPS }, () => new Set<Stream>());
-  private nextGroup = 0;
-  private beatTurn = 0;
-  private beats: NodeJS.Timeout | undefined;
+  private readonly heartbeats = new Heartbeats();
 
   constructor(
     private readonly db: Database,
@@ -90,6 +92,7 @@ export class EventHub implements Tail {
       else this.perUser.delete(userId);
     };
     let key: Awaited<ReturnType<typeof keyState>>;
+    let from: EventKey | undefined;
     try {
       await this.start();
       // With no stream live the tail is not read (readTail): the position moves to the outbox's end now, unless a stream went live meanwhile.
@@ -99,7 +102,7 @@ export class EventHub implements Tail {
       if (!key.valid) throw errors.unauthenticated();
       // Changed since the request was authenticated: as the next request would be answered.
       if (key.addresses && !key.addresses.allows(request.address)) throw errors.addressNotAllowed();
-      if (request.resumeAfter && !(await resumable(this.db, request.resumeAfter, this.config.webhooksRetainDays))) throw errors.eventIdExpired();
+      from = request.resumeAfter && (await resumePoint(this.db, this.framing!.ids, request.resumeAfter, this.config.webhooksRetainDays));
       if (this.closed) throw errors.shuttingDown();
     } catch (error) {
       release();
@@ -114,18 +117,16 @@ export class EventHub implements Tail {
       }
       return;
     }
-    const stream = new Stream(request, res, this.config.eventsBufferBytes, this.logger);
+    const stream = new Stream(request, res, this.config.eventsBufferBytes, this.framing!.ids, this.logger);
     this.streams.add(stream);
-    const group = this.beatGroups[this.nextGroup++ % BEAT_GROUPS]!;
-    group.add(stream);
-    this.beats ??= setInterval(() => this.beat(), HEARTBEAT_MS / BEAT_GROUPS).unref();
-    stream.begin(request.resumeAfter ?? this.head, request.resumeAfter !== undefined, key);
+    const unbeat = this.heartbeats.add(stream);
+    stream.begin(from ?? this.head, from !== undefined, key);
     // The request is answered from here on by the stream alone: what served it until now (the
     // router's chain, its promises) is let go, and a stream costs only itself and its connection.
     void stream.catchUp(this);
     void stream.ended.then(() => {
       this.streams.delete(stream);
-      group.delete(stream);
+      unbeat();
       release();
     });
   }
@@ -136,17 +137,12 @@ export class EventHub implements Tail {
     this.channels.announce();
   }
 
-  /** The next group's heartbeats. */
-  private beat(): void {
-    for (const stream of this.beatGroups[this.beatTurn++ % BEAT_GROUPS]!) stream.beat();
-  }
-
   /** Ends every stream (their clients reconnect, elsewhere) and stops listening; new streams are refused. */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
     this.pace.stop();
-    clearInterval(this.beats);
+    this.heartbeats.stop();
     for (const stream of this.streams) stream.end();
     await this.channels.close();
     await this.reading;
@@ -157,9 +153,12 @@ export class EventHub implements Tail {
     return this.head;
   }
 
-  /** The events after `after`, up to `upTo`, of the given types: a stream catching up. */
-  readRange(after: EventKey, upTo: EventKey, types: ReadonlySet<string>): Promise<StreamEvent[]> {
-    return eventsBetween(this.db, after, upTo, types);
+  /** The events after `after`, up to `upTo`, of the stream's types: a stream catching up, in its turn (catch-up-gate.ts). */
+  readRange(stream: Stream, after: EventKey, upTo: EventKey): Promise<{ events: StreamEvent[]; next: EventKey }> {
+    const types = [...new Set([...stream.topics].map(typeOf))];
+    return this.catchUps.run(stream.userId, () =>
+      stream.closed ? Promise.resolve({ events: [], next: upTo }) : eventsBetween(this.db, this.framing!, after, upTo, types),
+    );
   }
 
   private start(): Promise<void> {
@@ -170,6 +169,9 @@ export class EventHub implements Tail {
   }
 
   private async startOnce(): Promise<void> {
+    this.framing ??= { ids: new EventIds(await syncKey(this.db)), topicOf };
+    const adopted = await adoptForeignEvents(this.db);
+    if (adopted > 0) this.logger.warn({ events: adopted }, "event outbox: events written by another server's transactions (a restore) put before every new one");
     await this.channels.listen();
     // From where the outbox ends now: streams that resume read what came before themselves.
     this.head = (await lastEvent(this.db)) ?? ZERO_KEY;
@@ -216,7 +218,7 @@ export class EventHub implements Tail {
   private async readTail(): Promise<boolean> {
     if (this.streams.size === 0) return false; // nobody to hand events to: the next stream moves the position (serve)
     for (;;) {
-      const { events, held } = await nextEvents(this.db, this.head);
+      const { events, held } = await nextEvents(this.db, this.framing!, this.head);
       for (const batch of batches(events)) {
         // Moved first: a stream that goes live while the batch is handed out starts after it (and reads it itself).
         this.head = batch.last;

@@ -2,9 +2,9 @@ import type { Response } from "express";
 import type { Caller } from "../auth/caller.js";
 import { taken } from "../http/send.js";
 import type { Logger } from "../logger.js";
-import { compareKeys, encodeEventId, ZERO_KEY, type EventKey } from "./event-id.js";
+import { compareKeys, ZERO_KEY, type EventIds, type EventKey, type SentEventId } from "./event-id.js";
 import type { Batch } from "./batch.js";
-import { PAGE, type KeyState, type StreamEvent } from "./outbox.js";
+import type { KeyState, StreamEvent } from "./outbox.js";
 
 /** A comment at least this often, so that proxies and clients see the stream alive (15 s at most, says issue 25). */
 export const HEARTBEAT_MS = 10_000;
@@ -18,10 +18,12 @@ export interface StreamRequest {
   keyHash: string;
   /** The client's address (req.ip): the stream ends when the user's allowed addresses no longer hold it. */
   address: string | undefined;
-  types: ReadonlySet<string>;
-  /** After which event to start; undefined: from now. */
-  resumeAfter: EventKey | undefined;
+  /** The topics it may see among the types it asked for (events/topics.ts, resources/events/visibility.ts). */
+  topics: ReadonlySet<string>;
+  /** After which event to start, as the client sent it (the id, and the header or parameter it came in); undefined: from now. */
+  resumeAfter: SentEventId | undefined;
 }
+
 
 /** A stream's status and headers: what GET sends before its events, and HEAD alone. */
 export function streamHead(res: Response): void {
@@ -35,7 +37,8 @@ export function streamHead(res: Response): void {
 /** Where a stream catching up reads, and up to where (events/hub.ts). */
 export interface Tail {
   readonly position: EventKey;
-  readRange(after: EventKey, upTo: EventKey, types: ReadonlySet<string>): Promise<StreamEvent[]>;
+  /** The events after `after` up to `upTo` of these topics' types (a page), and where the next read starts. */
+  readRange(stream: Stream, after: EventKey, upTo: EventKey): Promise<{ events: StreamEvent[]; next: EventKey }>;
 }
 
 /**
@@ -51,12 +54,12 @@ export class Stream {
   readonly username: string;
   readonly keyHash: string;
   readonly address: string | undefined;
-  readonly types: ReadonlySet<string>;
+  readonly userId: number;
+  readonly topics: ReadonlySet<string>;
   readonly ended: Promise<void>;
   private finish!: () => void;
+  /** Every event of its topics up to here has been written: where the client resumes from (sent with each heartbeat). */
   private position: EventKey = ZERO_KEY;
-  /** The position last sent as an id (events of other types move the position without an id). */
-  private sent: EventKey = ZERO_KEY;
   private catchingUp = true;
   private done = false;
   /** Whether the response is sent in HTTP chunks (HTTP/1.1), which live events written to the socket must be framed in. */
@@ -67,14 +70,21 @@ export class Stream {
     request: StreamRequest,
     private readonly res: Response,
     private readonly bufferBytes: number,
+    private readonly ids: EventIds,
     private readonly logger: Logger,
   ) {
     this.username = request.caller.username;
     this.keyHash = request.keyHash;
     this.address = request.address;
-    this.types = request.types;
+    this.userId = request.caller.id;
+    this.topics = request.topics;
     this.ended = new Promise((resolve) => (this.finish = resolve));
     res.once("close", () => this.end());
+  }
+
+  /** Whether the stream has ended (its client gone, its key revoked, the instance stopping). */
+  get closed(): boolean {
+    return this.done;
   }
 
   /**
@@ -83,14 +93,13 @@ export class Stream {
    */
   begin(from: EventKey, resumed: boolean, key: KeyState): void {
     this.position = from;
-    this.sent = from;
     this.keyChanged(key);
     const res = this.res;
     streamHead(res);
     res.flushHeaders();
     this.chunked = res.chunkedEncoding;
     res.socket?.setNoDelay(true);
-    this.write(`retry: ${RETRY_MS}\n${resumed ? "" : `id: ${encodeEventId(from)}\n`}\n`);
+    this.write(`retry: ${RETRY_MS}\n${resumed ? "" : `id: ${this.ids.position(from)}\n`}\n`);
   }
 
   /** Reads from the outbox until the stream reaches the tail, one page at a time as the client takes them; then goes live. */
@@ -103,10 +112,10 @@ export class Stream {
           this.catchingUp = false;
           return;
         }
-        const events = await hub.readRange(this.position, upTo, this.types);
-        for (const event of events) this.write(event.frame);
-        this.position = events.length === 0 || events.length < PAGE ? upTo : events.at(-1)!.key;
-        if (events.length > 0) this.sent = events.at(-1)!.key;
+        const { events, next } = await hub.readRange(this, this.position, upTo);
+        if (this.done) return;
+        for (const event of events) if (this.topics.has(event.topic)) this.write(event.frame);
+        this.position = next;
         await taken(this.res);
       }
     } catch (error) {
@@ -119,11 +128,8 @@ export class Stream {
   live(batch: Batch): void {
     if (this.done || this.catchingUp || compareKeys(batch.last, this.position) <= 0) return;
     // The usual case: the whole batch is new to this stream, and its bytes are those of every stream of its types.
-    const framed = compareKeys(batch.first, this.position) > 0 ? batch.of(this.types) : batch.after(this.position, this.types);
-    if (framed) {
-      this.sent = framed.last;
-      this.send(this.chunked ? framed.chunked : framed.raw);
-    }
+    const framed = compareKeys(batch.first, this.position) > 0 ? batch.of(this.topics) : batch.after(this.position, this.topics);
+    if (framed) this.send(this.chunked ? framed.chunked : framed.raw);
     this.position = batch.last;
   }
 
@@ -152,13 +158,14 @@ export class Stream {
     this.finish();
   }
 
-  /** A heartbeat comment (the hub's timer calls it every HEARTBEAT_MS). */
+  /**
+   * A heartbeat comment (the hub's timer calls it every HEARTBEAT_MS), with the position: past events the
+   * stream does not send too, so that a resume neither reads them again nor finds its point past the
+   * retention. A new text each time, moved or not: it tells nothing of events the client may not see.
+   */
   beat(): void {
     if (this.done) return;
-    // The position moves past events of other types too: sent as an id, a resume does not read them again.
-    const moved = compareKeys(this.position, this.sent) !== 0 && !this.catchingUp;
-    if (moved) this.sent = this.position;
-    this.write(moved ? `: heartbeat\nid: ${encodeEventId(this.position)}\n\n` : `: heartbeat\n\n`);
+    this.write(`: heartbeat\nid: ${this.ids.position(this.position)}\n\n`);
   }
 
   private write(chunk: string): void {

@@ -34,8 +34,8 @@ export async function runRead(
   let result = await invoke(ctx);
   if (result instanceof StreamedList) return sendList(result, listTag, req, res, deps, heavy);
   if (result instanceof EventStreamAnswer) {
-    const { types, resumeAfter } = result;
-    await deps.events.serve({ caller: req.caller!, keyHash: hashApiKey(presentedKey(req)!), address: req.ip, types, resumeAfter }, res);
+    const { topics, resumeAfter } = result;
+    await deps.events.serve({ caller: req.caller!, keyHash: hashApiKey(presentedKey(req)!), address: req.ip, topics, resumeAfter }, res);
     // The stream outlives this request by hours: the routers' chain, kept on the request for a next() that
     // will not come, is let go (a thousand streams hold a megabyte less).
     req.next = undefined;

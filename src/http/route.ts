@@ -5,7 +5,7 @@ import type { CallerDirectory } from "../auth/callers.js";
 import type { CallerGroup, Config } from "../config.js";
 import type { DbClient, ReadClient } from "../db/client.js";
 import type { ListSource } from "../db/list-query.js";
-import type { EventKey } from "../events/event-id.js";
+import type { SentEventId } from "../events/event-id.js";
 import type { ApiError } from "../errors.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import type { ApiUsers } from "../users/users.js";
@@ -131,8 +131,8 @@ export class StreamedList {
  */
 export class EventStreamAnswer {
   constructor(
-    readonly types: ReadonlySet<string>,
-    readonly resumeAfter: EventKey | undefined,
+    readonly topics: ReadonlySet<string>,
+    readonly resumeAfter: SentEventId | undefined,
   ) {}
 }
 

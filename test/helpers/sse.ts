@@ -1,11 +1,14 @@
+import type { Database } from "../../src/db/database.js";
+import { compareKeys, EventIds, type EventKey } from "../../src/events/event-id.js";
+import { syncKey } from "../../src/events/outbox.js";
 import http from "node:http";
 
 /**
- * A resume point no database has: GET /api/events answers it 410 once the key and the types passed,
- * so that the generic tests of every route (auth, fuzz, headers) get an answer that ends, rather than
- * a stream that never does.
+ * A resume point of another database (sealed under a key of zeros): GET /api/events answers it 410 once
+ * the key and the types passed, so that the generic tests of every route (auth, fuzz, headers) get an
+ * answer that ends, rather than a stream that never does.
  */
-export const EXPIRED_EVENT_ID = "7fffffffffffffff0000000000000001";
+export const EXPIRED_EVENT_ID = new EventIds(Buffer.alloc(32)).event({ xid: 1n, id: 1n });
 
 export interface SseEvent {
   id: string;
@@ -114,4 +117,20 @@ export class SseClient {
 /** Opens a stream on `base` (http://host:port) with the key and the query given (from `localAddress`, e.g. 127.0.0.2). */
 export function openStream(base: string, key: string | undefined, query = "", headers: Record<string, string> = {}, localAddress?: string): Promise<SseClient> {
   return new SseClient(`${base}/api/events${query ? `?${query}` : ""}`, { ...(key ? { "X-API-Key": key } : {}), ...headers }, localAddress).ready();
+}
+
+/** The stream positions of ids this database sent (decoded with its key), to check their order. */
+export async function positionsOf(db: Database, ids: readonly string[]): Promise<EventKey[]> {
+  const codec = new EventIds(await syncKey(db));
+  return ids.map((id) => {
+    const key = codec.decode(id);
+    if (typeof key === "string") throw new Error(`not an id of this database (${key}): ${id}`);
+    return key;
+  });
+}
+
+/** Whether the ids are in the stream's order, each once (strictly increasing positions). */
+export async function strictlyIncreasing(db: Database, ids: readonly string[]): Promise<boolean> {
+  const keys = await positionsOf(db, ids);
+  return keys.every((key, i) => i === 0 || compareKeys(keys[i - 1]!, key) < 0);
 }
