@@ -273,7 +273,7 @@ export interface paths {
         };
         /**
          * Live events: the API's writes as they commit (server-sent events)
-         * @description A stream of the events webhooks announce (docs/WEBHOOKS.md), for callers that cannot receive webhooks (behind NAT). Every event committed through any instance reaches every stream, once, in the order of the transactions that wrote them. To resume after a dropped connection, reconnect (to any instance) with `Last-Event-ID` (or `lastEventId`): every event since comes, once. A resume point older than the retention is answered 410: reload by sync, then stream again without it. A caller may subscribe to a type when it may call the route that reads or writes that data (cosmetic: get-cosmetic; world: update-world; reward_log: create-reward-log; form: create-form; api_user: inscription; player: get-all-players; infected_stats: get-all-infectes; temporary_item: get-active-items; parkour_map: get-all-maps). The stream ends when its key is revoked or expires, when the instance stops, or when the client lets more than EVENTS_BUFFER_BYTES wait: reconnect and resume. Opening a stream counts against the rate limit; its events do not.
+         * @description A stream of the events webhooks announce (docs/WEBHOOKS.md), for callers that cannot receive webhooks (behind NAT). Every event committed through any instance reaches every stream, once, in the order of the transactions that wrote them. To resume after a dropped connection, reconnect (to any instance) with `Last-Event-ID` (or `lastEventId`): every event since comes, once. A resume point older than the retention, or from another database (or this one before a restore), is answered 410: reload by sync, then stream again without it. A caller sees an event when it may call the route that answers its record with every field the event carries (player: get-all-full-players-by-gradeId; cosmetic: get-cosmetic; infected_stats: get-all-infectes; temporary_item: get-active-items; parkour_map: get-all-maps; a temporary item only while between its dates when written); the callers of the admin routes (groups A, B) see every event, and alone those of form, reward_log, world, api_user. The stream ends when its key is revoked or expires, when its client's address is no longer allowed, when the instance stops, or when the client lets more than EVENTS_BUFFER_BYTES wait: reconnect and resume. Opening a stream counts against the rate limit; its events do not.
          *
          *     **Callers:** user-A, user-B, user-C, user-D (the website) (caller groups A, B, C, D).
          */
@@ -3323,7 +3323,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The event stream cannot resume after this event: it is older than the retention (WEBHOOKS_RETAIN_DAYS, 30 days by default) and events after it may have been pruned, or it is not from this database. Answered by GET /api/events only. */
+            /** @description The event stream cannot resume after this event: it is older than the retention (WEBHOOKS_RETAIN_DAYS, 30 days by default) and events after it may have been pruned, or the id is not from this database (another one, or this one restored from a backup since), or of the format before ids were sealed. Answered by GET /api/events only. */
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
