@@ -93,6 +93,43 @@ describe("the TypeScript client's subscribe()", () => {
     await s.done;
   });
 
+  it("when the connection drops while the handler still runs, then it resumes after the event being handled, once the handler returned", async () => {
+    const stop = new AbortController();
+    const got: number[] = [];
+    const resumedFrom: (string | null)[] = [];
+    let release!: () => void;
+    const blocked = new Promise<void>((r) => (release = r));
+    let handling!: () => void;
+    const inHandler = new Promise<void>((r) => (handling = r));
+    const send = (request: Request) => {
+      resumedFrom.push(request.headers.get("Last-Event-ID"));
+      return fetch(request);
+    };
+    const done = (async () => {
+      for await (const event of subscribe<{ rewardId: number }>({ baseUrl: `${t.url}/api`, apiKey: key, types: ["reward_log.created"], signal: stop.signal, fetch: send })) {
+        got.push(event.data.rewardId);
+        if (got.length === 1) {
+          handling();
+          await blocked;
+        }
+      }
+    })();
+    await waitUntil("the stream", () => t.events.size === 1);
+    const written = [await reward()];
+    await within("the handler", inHandler);
+    written.push(await reward(), await reward());
+    // The connection is cut while the first event's handler runs.
+    t.server.closeAllConnections();
+    await waitUntil("the stream's end", () => t.events.size === 0);
+    expect(resumedFrom).toHaveLength(1);
+    release();
+    await waitUntil("three events", () => got.length >= 3);
+    expect(got).toEqual(written);
+    stop.abort();
+    await done;
+    await waitUntil("the stream's end", () => t.events.size === 0);
+  });
+
   it("when the user holds all its streams, then it waits the Retry-After of the 429, then streams", async () => {
     const held = await openStream(t.url, key);
     expect(held.status).toBe(200);
