@@ -59,7 +59,12 @@ export function startFlags(): string[] {
  * Starts an instance on loopback against `databaseUrl` (src/main.ts, with npm start's node flags), limits
  * off and logs at warn, `env` on top; resolves once /readyz answers.
  */
-export async function startService(databaseUrl: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
+export async function startService(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  /** Where its log (stdout) goes: "ignore" for /dev/null, when a request log at info would drown the benchmark's own output. */
+  stdout: "inherit" | "ignore" = "inherit",
+): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const child = spawn(process.execPath, [...startFlags(), "--import", "tsx", path.join(root, "src/main.ts")], {
     cwd: root,
@@ -75,7 +80,7 @@ export async function startService(databaseUrl: string, env: Record<string, stri
       REDIS_URL: "",
       ...env,
     },
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: ["ignore", stdout, "inherit"],
   });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 600; i++) {
