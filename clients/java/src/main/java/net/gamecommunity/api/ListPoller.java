@@ -45,7 +45,7 @@ public final class ListPoller<T> {
    * {@code onChange} gets each changed list and {@code onError} each failed poll (polling goes on),
    * both on the client's executor, never on a game thread: hop to it for game API calls.
    * After a failed poll the loop waits the failure's {@code Retry-After} instead when it is longer (a
-   * 429 or 503), and while the rate budget is spent ({@link CommunityApi#rateLimit()}) until it renews.
+   * 429, 502, 503 or 504), and while the rate budget is spent ({@link CommunityApi#rateLimit()}) until it renews.
    *
    * @param every the wait between the end of a poll and the next one
    * @param onChange gets each changed list

@@ -122,7 +122,7 @@ public final class ListSync<K, T> {
    * {@code onSync} gets each result and {@code onError} each failed sync (syncing goes on), both on the
    * client's executor, never on a game thread: hop to it for game API calls.
    * After a failed sync the loop waits the failure's {@code Retry-After} instead when it is longer (a
-   * 429 or 503), and while the rate budget is spent ({@link CommunityApi#rateLimit()}) until it renews.
+   * 429, 502, 503 or 504), and while the rate budget is spent ({@link CommunityApi#rateLimit()}) until it renews.
    *
    * @param every the wait between the end of a sync and the next one
    * @param onSync gets each sync's result

@@ -199,7 +199,7 @@ final class Transport {
           }
         } else {
           int status = response.statusCode();
-          wait = status == 429 || status == 503 ? policy.delayAfter(attempt, retryAfter(response)) : null;
+          wait = retried(status) ? policy.delayAfter(attempt, retryAfter(response)) : null;
           if (wait == null || beyondDeadline(wait)) {
             settle(response, null);
             return;
@@ -382,6 +382,11 @@ final class Transport {
     return new ApiException(ApiException.Kind.of(status), status, message, requestId, retryAfter(response), name, null);
   }
 
+  /** The statuses a retryable call is sent again after: 429 and the 5xx that mean "not now" (a proxy's 502 and 504, the service's 503). */
+  static boolean retried(int status) {
+    return status == 429 || status == 502 || status == 503 || status == 504;
+  }
+
   /** Retry-After as seconds or as an HTTP date (RFC 9110); absent or unreadable gives null. */
   static Duration retryAfter(HttpResponse<?> response) {
     Optional<String> value = response.headers().firstValue(RETRY_AFTER).map(String::trim);
@@ -423,7 +428,7 @@ final class Transport {
     Duration wait = every;
     if (failure != null) {
       ApiException e = ApiException.unwrap(failure);
-      if ((e.status() == 429 || e.status() == 503) && e.retryAfter().isPresent() && e.retryAfter().get().compareTo(wait) > 0) {
+      if (retried(e.status()) && e.retryAfter().isPresent() && e.retryAfter().get().compareTo(wait) > 0) {
         wait = e.retryAfter().get();
       }
     }

@@ -9,8 +9,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 /** subscribe() against the live service (run by clients/java/test-live.mjs): events as writes commit, and who may see what. */
+@EnabledIfEnvironmentVariable(named = "COMMUNITY_API_URL", matches = ".+", disabledReason = "needs live servers: node clients/java/test-live.mjs")
 class EventsLiveTest {
   private static String env(String name) {
     String value = System.getenv(name);
