@@ -328,7 +328,7 @@ public final class CommunityApi implements AutoCloseable {
     if (transport.isClosed()) throw new IllegalStateException("this CommunityApi is closed");
     EventSubscription subscription = new EventSubscription(transport.http, transport.baseUrl, transport.apiKey, transport.userAgent,
         callbacks != null ? callbacks : transport.executor, transport.scheduler, List.copyOf(types), lastEventId,
-        Objects.requireNonNull(listener, "listener"), subscriptions::remove);
+        Objects.requireNonNull(listener, "listener"), subscriptions::remove, transport.strictDecoding);
     subscriptions.add(subscription);
     subscription.start();
     return subscription;
