@@ -371,9 +371,10 @@ public final class CommunityApi implements AutoCloseable {
   }
 
   /**
-   * Closes at once: every call not yet answered (in flight, or waiting to retry) fails now with
-   * {@link ApiException.Kind#CLOSED}, on this thread; pollers and syncs stop; the client's own threads end
-   * before this returns. Calls made afterwards fail with CLOSED. Views of this client ({@link #withDeadline},
+   * Closes at once: every call not yet answered (in flight, or waiting to retry) fails now, on this thread,
+   * with {@link ApiException.Kind#CLOSED}, or {@link ApiException.Kind#OUTCOME_UNKNOWN} for a write the
+   * service may have recorded; a call whose answer came is completed with it. Pollers, syncs and
+   * subscriptions stop; the client's own threads end before this returns. Calls made afterwards fail with CLOSED. Views of this client ({@link #withDeadline},
    * {@link #blocking()}) close with it. (The JDK's HttpClient has one selector thread of its own: stopped
    * here on Java 21 and later; on Java 17 it ends once the client is no longer referenced.)
    */
@@ -384,10 +385,12 @@ public final class CommunityApi implements AutoCloseable {
   }
 
   /**
-   * Closes after letting the writes in flight (POSTs and PATCHes, their retries included) finish for at
-   * most {@code grace}, waiting on this thread: for a plugin's disable, so that a reward being recorded
-   * is not lost. Reads fail at once with {@link ApiException.Kind#CLOSED}, as does any write still
-   * unanswered when {@code grace} ends; then as {@link #close()}.
+   * Closes after letting the writes in flight (POSTs and PATCHes, their retries included) get their
+   * answers for at most {@code grace}, waiting on this thread: for a plugin's disable, so that a reward
+   * being recorded is not lost. Reads fail at once with {@link ApiException.Kind#CLOSED}. A write answered
+   * meanwhile is completed with its answer before this returns, even when this thread is the callback
+   * executor's (on a game's main thread, its completion would otherwise wait behind this call). Then as
+   * {@link #close()}: a write still unanswered fails with {@link ApiException.Kind#OUTCOME_UNKNOWN}.
    *
    * @param grace the longest wait for writes in flight
    */

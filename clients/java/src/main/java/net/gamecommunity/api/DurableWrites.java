@@ -258,7 +258,7 @@ public final class DurableWrites implements AutoCloseable {
       ApiException e = ApiException.unwrap(failure);
       if (definite(e)) {
         finish(head, null, e);
-      } else if (e.kind() != ApiException.Kind.CLOSED) {
+      } else if (e.kind() != ApiException.Kind.CLOSED && e.kind() != ApiException.Kind.OUTCOME_UNKNOWN) {
         retryLater(e);
       } else {
         synchronized (this) {

@@ -14,18 +14,13 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -40,8 +35,8 @@ import java.util.stream.Collectors;
  * What every view of one client shares: the HTTP client, the threads, the calls in flight, the rate
  * budget last seen. One request goes through {@link #send}: retried per the policy and Retry-After,
  * decoded on the executor, completed on the caller's chosen executor, and failed with
- * {@link ApiException.Kind#CLOSED} by {@link #close}. Another file of this package sending its own
- * kind of request (a stream, say) uses {@link #newRequest}, {@link #track} and {@link #retryAfter}.
+ * {@link ApiException.Kind#CLOSED} (or its answer) by {@link #close}. Another file of this package sending its own
+ * kind of request (a stream, say) uses {@link #newRequest} and {@link #retryAfter}.
  */
 final class Transport {
   static final String API_KEY = "X-API-Key";
@@ -64,12 +59,9 @@ final class Transport {
   private final ExecutorService ownedExecutor;
   final ScheduledExecutorService scheduler;
   final HttpClient http;
-  private final Set<Tracked> inFlight = ConcurrentHashMap.newKeySet();
+  private final InFlight inFlight = new InFlight();
   private volatile boolean closed;
   private volatile RateLimit rateLimit;
-
-  /** A future failed with CLOSED when the client closes; {@code write} ones may finish within close's grace. */
-  private record Tracked(CompletableFuture<?> future, boolean write, Future<?>[] pending) {}
 
   Transport(String baseUrl, String apiKey, String userAgent, Duration connectTimeout, Duration requestTimeout,
       RetryPolicy retryPolicy, Executor executor, boolean strictDecoding) {
@@ -133,9 +125,13 @@ final class Transport {
             : HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
     if (body != null) request.header("Content-Type", "application/json");
     headers.forEach(request::header);
-    Future<?>[] pending = new Future<?>[1];
-    if (!track(result, !"GET".equals(route.method), pending)) return result;
-    Exchange exchange = new Exchange(route, request, retryable ? retryPolicy : RetryPolicy.NONE, deadline, pending,
+    InFlight.Call call = inFlight.track(result, !"GET".equals(route.method));
+    if (closed) {
+      // close() may have looked at the calls in flight before this one came in.
+      result.completeExceptionally(closedException(null));
+      return result;
+    }
+    Exchange exchange = new Exchange(route, request, retryable ? retryPolicy : RetryPolicy.NONE, deadline, call,
         (CompletableFuture<Answer<?>>) (CompletableFuture<?>) result, callbacks == null ? executor : callbacks);
     exchange.attempt(1);
     return result;
@@ -147,17 +143,17 @@ final class Transport {
     final HttpRequest.Builder request;
     final RetryPolicy policy;
     final Instant deadline;
-    final Future<?>[] pending;
+    final InFlight.Call call;
     final CompletableFuture<Answer<?>> result;
     final Executor callbacks;
 
-    Exchange(Route route, HttpRequest.Builder request, RetryPolicy policy, Instant deadline, Future<?>[] pending,
+    Exchange(Route route, HttpRequest.Builder request, RetryPolicy policy, Instant deadline, InFlight.Call call,
         CompletableFuture<Answer<?>> result, Executor callbacks) {
       this.route = route;
       this.request = request;
       this.policy = policy;
       this.deadline = deadline;
-      this.pending = pending;
+      this.call = call;
       this.result = result;
       this.callbacks = callbacks;
     }
@@ -177,15 +173,17 @@ final class Transport {
         settle(null, closed ? closedException(e) : unexpected(e));
         return;
       }
-      pending[0] = sent;
+      call.attempting = true;
+      call.pending = sent;
       sent.whenComplete((response, failure) -> {
+        call.attempted(response == null ? 0 : response.statusCode());
         if (result.isDone()) return;
         if (response != null) noteRateLimit(response);
         Duration wait;
         if (failure != null) {
           Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
           if (closed) {
-            settle(null, closedException(cause));
+            settle(null, call.closedFailure(cause));
             return;
           }
           if (!(cause instanceof IOException)) {
@@ -206,9 +204,9 @@ final class Transport {
           }
         }
         try {
-          pending[0] = scheduler.schedule(() -> attempt(attempt + 1), wait.toMillis(), TimeUnit.MILLISECONDS);
+          call.pending = scheduler.schedule(() -> attempt(attempt + 1), wait.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
-          settle(null, closedException(e));
+          settle(null, call.closedFailure(e));
         }
       });
     }
@@ -237,6 +235,8 @@ final class Transport {
           if (f != null) result.completeExceptionally(f);
           else result.complete(a);
         };
+        // Known now: close() completes the call with it if the callbacks' executor has not yet.
+        call.settled.complete(complete);
         if (callbacks == executor) complete.run();
         else run(callbacks, complete);
       });
@@ -247,25 +247,9 @@ final class Transport {
         on.execute(task);
       } catch (RejectedExecutionException e) {
         // Only a shut-down executor refuses: the call fails at once, on this thread, rather than never.
-        result.completeExceptionally(closed ? closedException(e) : unexpected(e));
+        result.completeExceptionally(closed ? call.closedFailure(e) : unexpected(e));
       }
     }
-  }
-
-  /**
-   * Fails {@code future} with CLOSED when the client closes (unless done before); false, with the
-   * future failed, when the client is closed already. {@code pending[0]}, when set, is cancelled then.
-   */
-  boolean track(CompletableFuture<?> future, boolean write, Future<?>[] pending) {
-    Tracked tracked = new Tracked(future, write, pending);
-    inFlight.add(tracked);
-    future.whenComplete((x, y) -> inFlight.remove(tracked));
-    if (closed) {
-      // close() may have looked at inFlight before this one came in.
-      future.completeExceptionally(closedException(null));
-      return false;
-    }
-    return true;
   }
 
   /** Completes {@code future} with {@code failure} on {@code on} (for failures found before any request is sent). */
@@ -282,26 +266,12 @@ final class Transport {
   // ---- close
 
   /**
-   * Refuses new calls, lets writes in flight finish (retries included) until {@code grace} has passed,
-   * then fails every call still pending with CLOSED, on this thread, and ends the client's threads.
+   * Refuses new calls, lets writes in flight get their answers (retries included) until {@code grace} has
+   * passed, then ends every call still pending, on this thread ({@link InFlight#close}), and ends the client's threads.
    */
   void close(Duration grace) {
     closed = true;
-    if (!grace.isZero() && !grace.isNegative()) {
-      List<CompletableFuture<?>> writes = new ArrayList<>();
-      for (Tracked t : inFlight) {
-        if (t.write()) writes.add(t.future());
-        else fail(t);
-      }
-      try {
-        CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(grace.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (Exception stillRunning) {
-        // failed below
-      }
-    }
-    for (Tracked t : inFlight) fail(t);
+    inFlight.close(grace);
     scheduler.shutdownNow();
     // The callbacks of the calls just failed were queued to the executor: they run here rather than never.
     if (ownedExecutor != null) for (Runnable queued : ownedExecutor.shutdownNow()) queued.run();
@@ -317,12 +287,6 @@ final class Transport {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  private void fail(Tracked t) {
-    Future<?> pending = t.pending()[0];
-    if (pending != null) pending.cancel(false);
-    t.future().completeExceptionally(closedException(null));
   }
 
   static ApiException closedException(Throwable cause) {
