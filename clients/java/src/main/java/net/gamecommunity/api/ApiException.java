@@ -100,6 +100,23 @@ public final class ApiException extends RuntimeException {
     this.error = error;
   }
 
+  /**
+   * A failure as the client would report it, for a fake {@link CommunityApi} in a plugin's tests to fail
+   * its futures with.
+   *
+   * <pre>{@code
+   * CompletableFuture.failedFuture(ApiException.of(ApiException.Kind.NOT_FOUND, 404, "no player has that nick"))
+   * }</pre>
+   *
+   * @param kind the kind
+   * @param status the HTTP status, 0 for a failure without an answer
+   * @param message the message
+   * @return the failure
+   */
+  public static ApiException of(Kind kind, int status, String message) {
+    return new ApiException(java.util.Objects.requireNonNull(kind, "kind"), status, message, null, null, null, null);
+  }
+
   /** @return what kind of failure this is: the first thing to look at */
   public Kind kind() {
     return kind;

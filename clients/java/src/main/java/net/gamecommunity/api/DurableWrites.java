@@ -50,27 +50,37 @@ public final class DurableWrites implements AutoCloseable {
   private static final String SUFFIX = ".json";
   private static final Duration FIRST_WAIT = Duration.ofSeconds(1);
 
-  private final CommunityApi api;
+  private final HttpCommunityApi api;
   private final Path directory;
   private final Consumer<Outcome> listener;
   private final Duration maxWait;
   private final Duration giveUpAfter;
   private final Deque<Entry> queue = new ArrayDeque<>();
-  private final ListPoller.Subscription timer = new ListPoller.Subscription();
+  private final ListPoller.Subscription timer;
   private final AtomicLong sequence = new AtomicLong();
   private boolean sending;
   private int failures;
   private volatile boolean closed;
 
+  /** Which call a write is. */
+  public enum Operation {
+    /** {@link DurableWrites#createRewardLog}. */
+    CREATE_REWARD_LOG,
+    /** {@link DurableWrites#createForm}. */
+    CREATE_FORM
+  }
+
   /**
-   * What became of one write.
+   * What became of one write. A saved write that could not be read back has no key nor operation.
    *
-   * @param idempotencyKey the key it was sent with
-   * @param operation {@code "createRewardLog"} or {@code "createForm"}
-   * @param value what the service recorded ({@link RewardLog} or {@link FormAnswer}), or null when it failed
-   * @param failure why it was not recorded (a definite refusal, or no answer within {@code giveUpAfter}), or null
+   * @param idempotencyKey the key it was sent with; null for a saved write that could not be read
+   * @param operation which call it was; null for a saved write that could not be read
+   * @param rewardLog what the service recorded, for a {@link Operation#CREATE_REWARD_LOG} that succeeded; else null
+   * @param formAnswer what the service recorded, for a {@link Operation#CREATE_FORM} that succeeded; else null
+   * @param failure why it was not recorded (a definite refusal, or no answer within {@code giveUpAfter}); null on success
    */
-  public record Outcome(String idempotencyKey, String operation, Object value, ApiException failure) {
+  public record Outcome(@Nullable String idempotencyKey, @Nullable Operation operation, @Nullable RewardLog rewardLog,
+      @Nullable FormAnswer formAnswer, @Nullable ApiException failure) {
     /** @return true when the service recorded the write (or had already, on an earlier attempt) */
     public boolean succeeded() {
       return failure == null;
@@ -80,12 +90,13 @@ public final class DurableWrites implements AutoCloseable {
   /** One saved write: its file, and what it holds. */
   private record Entry(Path file, Route route, String key, JsonObject body, Instant queuedAt, CompletableFuture<Object> result) {}
 
-  private DurableWrites(CommunityApi api, Path directory, Consumer<Outcome> listener, Duration maxWait, Duration giveUpAfter) {
+  private DurableWrites(HttpCommunityApi api, Path directory, Consumer<Outcome> listener, Duration maxWait, Duration giveUpAfter) {
     this.api = api;
     this.directory = directory;
     this.listener = listener;
     this.maxWait = maxWait;
     this.giveUpAfter = giveUpAfter;
+    this.timer = new ListPoller.Subscription(api.transport::isClosed);
   }
 
   /**
@@ -116,7 +127,7 @@ public final class DurableWrites implements AutoCloseable {
    */
   public static DurableWrites open(CommunityApi api, Path directory, Consumer<Outcome> listener, Duration maxWait, Duration giveUpAfter)
       throws IOException {
-    DurableWrites writes = new DurableWrites(Objects.requireNonNull(api, "api"), Objects.requireNonNull(directory, "directory"),
+    DurableWrites writes = new DurableWrites(HttpCommunityApi.of(api), Objects.requireNonNull(directory, "directory"),
         Objects.requireNonNull(listener, "listener"), CommunityApi.Builder.positive(maxWait, "maxWait"),
         CommunityApi.Builder.positive(giveUpAfter, "giveUpAfter"));
     Files.createDirectories(directory);
@@ -233,7 +244,7 @@ public final class DurableWrites implements AutoCloseable {
       } catch (IOException ignored) {
         // reported below all the same
       }
-      report(new Outcome(null, null, null, new ApiException(ApiException.Kind.UNEXPECTED, 0,
+      report(new Outcome(null, null, null, null, new ApiException(ApiException.Kind.UNEXPECTED, 0,
           "a saved write could not be read, kept as " + aside + ": " + unreadable, null, null, null, unreadable)));
     }
   }
@@ -250,7 +261,7 @@ public final class DurableWrites implements AutoCloseable {
           + " since the service keeps an Idempotency-Key 24 hours only", null, null, null, null));
       return;
     }
-    api.send(head.route(), Map.of(), head.body(), Map.of(CommunityApi.IDEMPOTENCY_KEY, head.key()), true).whenComplete((answer, failure) -> {
+    api.send(head.route(), Map.of(), head.body(), Map.of(Transport.IDEMPOTENCY_KEY, head.key()), true).whenComplete((answer, failure) -> {
       if (failure == null) {
         finish(head, answer.body(), null);
         return;
@@ -298,7 +309,8 @@ public final class DurableWrites implements AutoCloseable {
       failures = 0;
     }
     // The listener first: whoever waits on the future finds the outcome reported.
-    report(new Outcome(entry.key(), entry.route() == Route.CREATE_FORM ? "createForm" : "createRewardLog", value, failure));
+    report(new Outcome(entry.key(), entry.route() == Route.CREATE_FORM ? Operation.CREATE_FORM : Operation.CREATE_REWARD_LOG,
+        value instanceof RewardLog log ? log : null, value instanceof FormAnswer answer ? answer : null, failure));
     if (failure == null) entry.result().complete(value);
     else entry.result().completeExceptionally(failure);
     sendNext();

@@ -40,6 +40,11 @@ import java.util.stream.Collectors;
  */
 final class Transport {
   static final String API_KEY = "X-API-Key";
+  static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+  static final String IDEMPOTENT_REPLAYED = "Idempotent-Replayed";
+  static final String IF_NONE_MATCH = "If-None-Match";
+  static final String IF_MATCH = "If-Match";
+  static final String ETAG = "ETag";
   static final String REQUEST_ID = "X-Request-Id";
   static final String RETRY_AFTER = "Retry-After";
   static final String ERROR_NAME = "Error-Name";
@@ -313,12 +318,12 @@ final class Transport {
   private Answer<?> answer(Route route, HttpResponse<String> response) {
     int status = response.statusCode();
     String requestId = response.headers().firstValue(REQUEST_ID).orElse(null);
-    String etag = response.headers().firstValue(CommunityApi.ETAG).orElse(null);
+    String etag = response.headers().firstValue(ETAG).orElse(null);
     if (status == 304) return new Answer<>(status, null, etag, false, null, null, response.uri());
     if (status < 200 || status > 299) throw error(route, response, requestId);
     try {
       Object body = StrictJson.decode(response.body(), route.response, strictDecoding);
-      boolean replayed = response.headers().firstValue(CommunityApi.IDEMPOTENT_REPLAYED).map("true"::equalsIgnoreCase).orElse(false);
+      boolean replayed = response.headers().firstValue(IDEMPOTENT_REPLAYED).map("true"::equalsIgnoreCase).orElse(false);
       String syncToken = response.headers().firstValue(ListSync.SYNC_TOKEN).orElse(null);
       String link = response.headers().firstValue("Link").orElse(null);
       return new Answer<>(status, body, etag, replayed, syncToken, link, response.uri());

@@ -84,7 +84,8 @@ class DurableWritesTest {
       }
       assertEquals(1, outcomes.size());
       assertEquals(firstKey, outcomes.get(0).idempotencyKey());
-      assertEquals(new RewardLog(9, 1, 42, java.time.Instant.parse("2026-11-22T09:15:30Z")), outcomes.get(0).value());
+      assertEquals(new RewardLog(9, 1, 42, java.time.Instant.parse("2026-11-22T09:15:30Z")), outcomes.get(0).rewardLog());
+      assertEquals(DurableWrites.Operation.CREATE_REWARD_LOG, outcomes.get(0).operation());
       assertEquals(firstKey, up.received.get(0).get("idempotencyKey"));
       assertEquals(firstBody, up.received.get(0).get("body"));
       assertEquals(0, files());
@@ -106,7 +107,7 @@ class DurableWritesTest {
       }
       assertEquals(2, server.received.size());
       assertFalse(outcomes.get(0).succeeded());
-      assertNull(outcomes.get(0).value());
+      assertNull(outcomes.get(0).rewardLog());
       assertTrue(outcomes.get(1).succeeded());
       assertEquals(0, files());
     }
