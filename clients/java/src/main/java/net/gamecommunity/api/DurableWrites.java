@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -105,7 +106,7 @@ public final class DurableWrites implements AutoCloseable {
    *
    * @param api the client to send with; close the queue before it
    * @param directory where pending writes are kept: the plugin's own data folder, say
-   * @param listener gets every write's outcome, on the client's executor
+   * @param listener gets every write's outcome, on the client's callback executor (its own threads without one)
    * @return the open queue
    * @throws IOException when the directory cannot be created or read
    */
@@ -185,9 +186,9 @@ public final class DurableWrites implements AutoCloseable {
   private CompletableFuture<Object> enqueue(Route route, Record request) {
     if (request == null) {
       return Transport.failLater(new ApiException(ApiException.Kind.INVALID_ARGUMENT, 0, "request: null where a value is required",
-          null, null, null, null), api.transport.executor);
+          null, null, null, null), api.callbackExecutor());
     }
-    if (closed || api.transport.isClosed()) return Transport.failLater(Transport.closedException(null), api.transport.executor);
+    if (closed || api.transport.isClosed()) return Transport.failLater(Transport.closedException(null), api.callbackExecutor());
     String key = UUID.randomUUID().toString();
     Instant now = Instant.now();
     JsonObject body = StrictJson.encode(request);
@@ -202,9 +203,9 @@ public final class DurableWrites implements AutoCloseable {
       writeDurably(file, saved.toString());
     } catch (IOException e) {
       return Transport.failLater(new ApiException(ApiException.Kind.UNEXPECTED, 0, "could not save the write to " + file + ": " + e,
-          null, null, null, e), api.transport.executor);
+          null, null, null, e), api.callbackExecutor());
     }
-    Entry entry = new Entry(file, route, key, body, now, new BoundFuture<>(api.transport.executor));
+    Entry entry = new Entry(file, route, key, body, now, new BoundFuture<>(api.callbackExecutor()));
     synchronized (this) {
       queue.add(entry);
     }
@@ -245,7 +246,7 @@ public final class DurableWrites implements AutoCloseable {
         // reported below all the same
       }
       report(new Outcome(null, null, null, null, new ApiException(ApiException.Kind.UNEXPECTED, 0,
-          "a saved write could not be read, kept as " + aside + ": " + unreadable, null, null, null, unreadable)));
+          "a saved write could not be read, kept as " + aside + ": " + unreadable, null, null, null, unreadable)), () -> {});
     }
   }
 
@@ -310,17 +311,27 @@ public final class DurableWrites implements AutoCloseable {
     }
     // The listener first: whoever waits on the future finds the outcome reported.
     report(new Outcome(entry.key(), entry.route() == Route.CREATE_FORM ? Operation.CREATE_FORM : Operation.CREATE_REWARD_LOG,
-        value instanceof RewardLog log ? log : null, value instanceof FormAnswer answer ? answer : null, failure));
-    if (failure == null) entry.result().complete(value);
-    else entry.result().completeExceptionally(failure);
+        value instanceof RewardLog log ? log : null, value instanceof FormAnswer answer ? answer : null, failure), () -> {
+          if (failure == null) entry.result().complete(value);
+          else entry.result().completeExceptionally(failure);
+        });
     sendNext();
   }
 
-  private void report(Outcome outcome) {
+  /** Tells the listener, on the callback executor, then runs {@code then} (completing the write's future) there. */
+  private void report(Outcome outcome, Runnable then) {
+    Runnable tell = () -> {
+      try {
+        listener.accept(outcome);
+      } catch (RuntimeException listenerBug) {
+        // The listener's own failure must not stop the queue.
+      }
+      then.run();
+    };
     try {
-      listener.accept(outcome);
-    } catch (RuntimeException listenerBug) {
-      // The listener's own failure must not stop the queue.
+      api.callbackExecutor().execute(tell);
+    } catch (RejectedExecutionException closed) {
+      tell.run();
     }
   }
 }

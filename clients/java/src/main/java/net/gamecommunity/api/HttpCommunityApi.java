@@ -157,7 +157,7 @@ final class HttpCommunityApi implements CommunityApi {
   }
 
   @Override
-  public EventSubscription subscribe(Collection<String> types, String lastEventId, EventListener listener) {
+  public EventSubscription subscribe(Collection<String> types, @Nullable String lastEventId, EventListener listener) {
     if (transport.isClosed()) throw new IllegalStateException("this CommunityApi is closed");
     EventSubscription subscription = new EventSubscription(transport.http, transport.baseUrl, transport.apiKey, transport.userAgent,
         callbacks != null ? callbacks : transport.executor, transport.scheduler, List.copyOf(types), lastEventId,
@@ -209,13 +209,18 @@ final class HttpCommunityApi implements CommunityApi {
     return answer.thenApply(Transport.Answer::body);
   }
 
+  /** Where this client's futures complete and its listeners are called. */
+  Executor callbackExecutor() {
+    return callbacks == null ? transport.executor : callbacks;
+  }
+
   /** Runs a call; an argument it refuses (a null, an invalid value) fails the future instead of the caller. */
   private <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> call) {
     try {
       return call.get();
     } catch (NullPointerException | IllegalArgumentException e) {
       return Transport.failLater(new ApiException(ApiException.Kind.INVALID_ARGUMENT, 0, e.getMessage(), null, null, null, e),
-          callbacks == null ? transport.executor : callbacks);
+          callbackExecutor());
     }
   }
 

@@ -72,6 +72,7 @@ public final class ListSync<K, T> {
   }
 
   /** @return the Sync-Token of the last sync, to keep across restarts with the rows; null before the first */
+  @Nullable
   public String token() {
     return token;
   }

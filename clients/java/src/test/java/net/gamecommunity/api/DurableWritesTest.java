@@ -143,6 +143,23 @@ class DurableWritesTest {
   }
 
   @Test
+  void whenTheClientHasACallbackExecutor_thenOutcomesAndTheWritesFuturesComeOnIt() throws Exception {
+    java.util.concurrent.ExecutorService main = java.util.concurrent.Executors.newSingleThreadExecutor(r -> new Thread(r, "game-main-thread"));
+    try (ScriptedServer server = new ScriptedServer();
+        CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").callbackExecutor(main).build()) {
+      server.script.add(Reply.of(201, LOG, Map.of()));
+      List<String> threads = new CopyOnWriteArrayList<>();
+      try (DurableWrites writes = DurableWrites.open(api, directory, outcome -> threads.add("outcome on " + Thread.currentThread().getName()))) {
+        String completedOn = writes.createRewardLog(NewRewardLog.now(1, 42)).thenApply(log -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS);
+        assertEquals("game-main-thread", completedOn);
+      }
+      assertEquals(List.of("outcome on game-main-thread"), threads, "the outcome is told before the future completes");
+    } finally {
+      main.shutdownNow();
+    }
+  }
+
+  @Test
   void whenASavedFileIsUnreadable_thenItIsSetAside_andReported() throws Exception {
     Files.writeString(directory.resolve("0000000000000000001-000001-broken.json"), "{not json");
     try (ScriptedServer server = new ScriptedServer(); CommunityApi api = client(server)) {
@@ -150,6 +167,7 @@ class DurableWritesTest {
       try (DurableWrites writes = DurableWrites.open(api, directory, outcomes::add)) {
         assertEquals(0, writes.pending());
       }
+      while (outcomes.isEmpty()) Thread.sleep(5);
       assertEquals(1, outcomes.size());
       assertEquals(ApiException.Kind.UNEXPECTED, outcomes.get(0).failure().kind());
       assertTrue(Files.exists(directory.resolve("0000000000000000001-000001-broken.json.unreadable")));
