@@ -42,11 +42,12 @@ class EventsLiveTest {
       waitFor("the stream's position", () -> subscription.lastEventId() != null);
       int rewardId = ThreadLocalRandom.current().nextInt(1_000_000, Integer.MAX_VALUE);
       RewardLog log = b.blocking().createRewardLog(NewRewardLog.now(1, rewardId)).value();
-      waitFor("the event", () -> events.stream().anyMatch(e -> e.data().get("rewardId").getAsInt() == rewardId));
-      Event event = events.stream().filter(e -> e.data().get("rewardId").getAsInt() == rewardId).findFirst().orElseThrow();
+      waitFor("the event", () -> events.stream().anyMatch(e -> e.as(RewardLog.class).rewardId() == rewardId));
+      Event event = events.stream().filter(e -> e.as(RewardLog.class).rewardId() == rewardId).findFirst().orElseThrow();
       assertEquals("reward_log.created", event.type());
-      assertEquals(log.id(), event.data().get("id").getAsInt());
-      assertEquals(event.id(), subscription.lastEventId());
+      assertEquals(log, event.as(RewardLog.class));
+      assertTrue(!event.timestamp().isAfter(java.time.Instant.now()), event.timestamp().toString());
+      waitFor("the resume point to pass the event", () -> event.id().equals(subscription.lastEventId()));
       assertTrue(threads.stream().allMatch(t -> t.startsWith("community-api")), threads.toString());
       b.close();
       assertTrue(subscription.isClosed());
