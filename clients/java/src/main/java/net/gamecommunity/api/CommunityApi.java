@@ -14,7 +14,7 @@ import java.util.concurrent.Executor;
  * The client of the game community API. Create one per plugin (at enable) with {@link #builder}, share
  * it, and {@link #close()} it at disable. Every call returns a {@link CompletableFuture} completed on the
  * client's executor, or on the callback executor given to the builder, never on the calling thread,
- * failures included; {@link #blocking()} offers the same calls for threads that may wait. A call that
+ * failures included (those {@link #close()} ends complete on the thread that closes); {@link #blocking()} offers the same calls for threads that may wait. A call that
  * returns a future never throws: a failure, an invalid argument too, completes it with an
  * {@link ApiException}. The methods that return no future ({@link #subscribe}, the pollers' and syncs'
  * {@code start}) throw on a {@code null} argument, as their javadoc says.
@@ -295,8 +295,8 @@ public interface CommunityApi extends AutoCloseable {
    * Closes at once: every call not yet answered (in flight, or waiting to retry) fails now, on this thread,
    * with {@link ApiException.Kind#CLOSED}, or {@link ApiException.Kind#OUTCOME_UNKNOWN} for a write the
    * service may have recorded; a call whose answer came is completed with it. Pollers, syncs and
-   * subscriptions stop; the client's own threads end before this returns. Calls made afterwards fail with CLOSED. Views of this client ({@link #withDeadline},
-   * {@link #blocking()}) close with it. (The JDK's HttpClient has one selector thread of its own: stopped
+   * subscriptions stop; the client's own threads end before this returns. Calls made afterwards fail
+   * with CLOSED. Views of this client ({@link #withDeadline}, {@link #blocking()}) close with it. (The JDK's HttpClient has one selector thread of its own: stopped
    * here on Java 21 and later; on Java 17 it ends once the client is no longer referenced.)
    */
   void close();
@@ -389,8 +389,11 @@ public interface CommunityApi extends AutoCloseable {
     /**
      * Where futures complete, failures included, when not on {@link #executor}: a plugin's main-thread
      * scheduler, say, so that callbacks may use the game's API directly. Decoding still happens on
-     * the executor; only the completion hops. {@link CommunityApi#blocking()} does not use it (waiting
-     * on the main thread for a task queued to the main thread would never end).
+     * the executor; only the completion hops. Every stage derived from a future ({@code thenApply},
+     * {@code handle}…) runs there too, as do the pollers', syncs' and event listeners' callbacks and
+     * {@link DurableWrites}' outcomes: never {@code join()} or {@code get()} a future of this client on
+     * that thread, it would wait for a task queued behind itself. {@link CommunityApi#blocking()} does not
+     * use it, so that waiting there cannot deadlock.
      *
      * <pre>{@code
      * .callbackExecutor(task -> Bukkit.getScheduler().runTask(plugin, task))

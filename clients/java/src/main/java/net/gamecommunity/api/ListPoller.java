@@ -53,8 +53,10 @@ public final class ListPoller<T> {
    * @param onChange gets each changed list
    * @param onError gets each failed poll
    * @return the running loop: close it to stop
+   * @throws NullPointerException when {@code every}, {@code onChange} or {@code onError} is null
    */
   public Subscription start(Duration every, Consumer<List<T>> onChange, Consumer<ApiException> onError) {
+    Objects.requireNonNull(every, "every");
     Objects.requireNonNull(onChange, "onChange");
     Objects.requireNonNull(onError, "onError");
     Subscription subscription = new Subscription(api.transport::isClosed);

@@ -130,8 +130,10 @@ public final class ListSync<K, T> {
    * @param onSync gets each sync's result
    * @param onError gets each failed sync
    * @return the running loop: close it to stop
+   * @throws NullPointerException when {@code every}, {@code onSync} or {@code onError} is null
    */
   public ListPoller.Subscription start(Duration every, Consumer<Result<T>> onSync, Consumer<ApiException> onError) {
+    Objects.requireNonNull(every, "every");
     Objects.requireNonNull(onSync, "onSync");
     Objects.requireNonNull(onError, "onError");
     ListPoller.Subscription subscription = new ListPoller.Subscription(api.transport::isClosed);

@@ -135,6 +135,7 @@ class DurableWritesTest {
       try (DurableWrites writes = DurableWrites.open(api, directory, outcomes::add, QUICK, DAY)) {
         assertEquals(0, writes.pending());
       }
+      while (outcomes.isEmpty()) Thread.sleep(5); // told on the client's executor
       assertEquals(1, outcomes.size());
       assertTrue(outcomes.get(0).failure().getMessage().contains("not answered within"), outcomes.get(0).toString());
       assertEquals(0, up.received.size());

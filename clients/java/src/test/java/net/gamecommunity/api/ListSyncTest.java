@@ -147,6 +147,7 @@ class ListSyncTest {
       ListPoller.Subscription polling = api.mapsPoller().start(java.time.Duration.ofSeconds(30), maps -> {}, e -> {});
       assertEquals("game-main-thread", syncedOn.get(10, java.util.concurrent.TimeUnit.SECONDS));
       assertThrows(NullPointerException.class, () -> api.mapsSync().start(java.time.Duration.ofSeconds(1), null, e -> {}));
+      assertThrows(NullPointerException.class, () -> api.mapsPoller().start(null, maps -> {}, e -> {}));
       assertFalse(syncing.isClosed());
       api.close();
       assertTrue(syncing.isClosed());
