@@ -54,7 +54,9 @@ public final class ApiException extends RuntimeException {
     INVALID_RESPONSE(-1),
     /**
      * The client was closed before the call got its answer (or the call was made after), and the service
-     * cannot have recorded it: a read, or a write never sent. Nothing more will come of it.
+     * cannot have recorded it: a read, or a write never sent. Nothing more will come of it. (A
+     * {@link DurableWrites} write fails with it when its queue closes first: it stays saved and is sent
+     * again at the next open.)
      */
     CLOSED(-1),
     /**

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -60,6 +61,8 @@ public final class DurableWrites implements AutoCloseable {
   private final ListPoller.Subscription timer;
   private final AtomicLong sequence = new AtomicLong();
   private boolean sending;
+  /** The outcomes told so far, chained: one at a time, in order. */
+  private CompletableFuture<Void> told = CompletableFuture.completedFuture(null);
   private int failures;
   private volatile boolean closed;
 
@@ -170,7 +173,8 @@ public final class DurableWrites implements AutoCloseable {
 
   /**
    * Stops sending: the writes not yet answered stay on disk, sent again when a queue is next opened on
-   * this directory. Their futures fail with {@link ApiException.Kind#CLOSED}.
+   * this directory (recorded once, by their key, even one that was on its way). Their futures fail with
+   * {@link ApiException.Kind#CLOSED}.
    */
   @Override
   public void close() {
@@ -318,20 +322,27 @@ public final class DurableWrites implements AutoCloseable {
     sendNext();
   }
 
-  /** Tells the listener, on the callback executor, then runs {@code then} (completing the write's future) there. */
+  /**
+   * Tells the listener, on the callback executor and after the outcomes before it, then runs {@code then}
+   * (completing the write's future) there.
+   */
   private void report(Outcome outcome, Runnable then) {
-    Runnable tell = () -> {
+    Executor executor = task -> {
       try {
-        listener.accept(outcome);
-      } catch (RuntimeException listenerBug) {
-        // The listener's own failure must not stop the queue.
+        api.callbackExecutor().execute(task);
+      } catch (RejectedExecutionException closed) {
+        task.run();
       }
-      then.run();
     };
-    try {
-      api.callbackExecutor().execute(tell);
-    } catch (RejectedExecutionException closed) {
-      tell.run();
+    synchronized (this) {
+      told = told.thenRunAsync(() -> {
+        try {
+          listener.accept(outcome);
+        } catch (RuntimeException listenerBug) {
+          // The listener's own failure must not stop the queue.
+        }
+        then.run();
+      }, executor);
     }
   }
 }
