@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -14,6 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import net.gamecommunity.api.ApiException;
 import net.gamecommunity.api.CommunityApi;
 import net.gamecommunity.api.Created;
+import net.gamecommunity.api.DurableWrites;
 import net.gamecommunity.api.NewRewardLog;
 import net.gamecommunity.api.PlayerSummary;
 import net.gamecommunity.api.RewardLog;
@@ -49,5 +51,7 @@ class FakeClientTest {
     assertEquals(42, created.value().rewardId());
     assertEquals(List.of(created.idempotencyKey()), keys);
     assertTrue(!created.idempotencyKey().isBlank());
+    // What needs a real client says so at once.
+    assertThrows(IllegalArgumentException.class, () -> DurableWrites.open(fake, Path.of("unused"), outcome -> {}));
   }
 }

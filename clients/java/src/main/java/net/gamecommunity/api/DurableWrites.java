@@ -112,6 +112,8 @@ public final class DurableWrites implements AutoCloseable {
    * @param listener gets every write's outcome, on the client's callback executor (its own threads without one)
    * @return the open queue
    * @throws IOException when the directory cannot be created or read
+   * @throws IllegalArgumentException when {@code api} is not a client made by {@link CommunityApi#builder} (a fake)
+   * @throws NullPointerException when an argument is null
    */
   public static DurableWrites open(CommunityApi api, Path directory, Consumer<Outcome> listener) throws IOException {
     return open(api, directory, listener, Duration.ofMinutes(1), Duration.ofHours(23));
@@ -128,6 +130,8 @@ public final class DurableWrites implements AutoCloseable {
    *     default; more than 24 hours could record it twice, the service forgetting its key)
    * @return the open queue
    * @throws IOException when the directory cannot be created or read
+   * @throws IllegalArgumentException when {@code api} is not a client made by {@link CommunityApi#builder}, or a wait is not positive
+   * @throws NullPointerException when an argument is null
    */
   public static DurableWrites open(CommunityApi api, Path directory, Consumer<Outcome> listener, Duration maxWait, Duration giveUpAfter)
       throws IOException {
