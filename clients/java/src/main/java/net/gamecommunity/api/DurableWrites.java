@@ -20,8 +20,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -331,13 +329,6 @@ public final class DurableWrites implements AutoCloseable {
    * (completing the write's future) there.
    */
   private void report(Outcome outcome, Runnable then) {
-    Executor executor = task -> {
-      try {
-        api.callbackExecutor().execute(task);
-      } catch (RejectedExecutionException closed) {
-        task.run();
-      }
-    };
     synchronized (this) {
       told = told.thenRunAsync(() -> {
         try {
@@ -346,7 +337,7 @@ public final class DurableWrites implements AutoCloseable {
           // The listener's own failure must not stop the queue.
         }
         then.run();
-      }, executor);
+      }, BoundFuture.orInline(api.callbackExecutor()));
     }
   }
 }

@@ -160,7 +160,7 @@ final class HttpCommunityApi implements CommunityApi {
   public EventSubscription subscribe(Collection<String> types, @Nullable String lastEventId, EventListener listener) {
     if (transport.isClosed()) throw new IllegalStateException("this CommunityApi is closed");
     EventSubscription subscription = new EventSubscription(transport.http, transport.baseUrl, transport.apiKey, transport.userAgent,
-        callbacks != null ? callbacks : transport.executor, transport.scheduler, List.copyOf(types), lastEventId,
+        BoundFuture.orInline(callbackExecutor()), transport.scheduler, List.copyOf(types), lastEventId,
         Objects.requireNonNull(listener, "listener"), subscriptions::remove, transport.strictDecoding);
     subscriptions.add(subscription);
     subscription.start();

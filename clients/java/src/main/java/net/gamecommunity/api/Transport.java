@@ -250,9 +250,12 @@ final class Transport {
     private void run(Executor on, Runnable task) {
       try {
         on.execute(task);
-      } catch (RejectedExecutionException e) {
-        // Only a shut-down executor refuses: the call fails at once, on this thread, rather than never.
-        result.completeExceptionally(closed ? call.closedFailure(e) : unexpected(e));
+      } catch (RuntimeException e) {
+        // A shut-down executor refuses (so does Bukkit's scheduler for a disabled plugin): the answer, if it
+        // came, completes the call here; else it fails at once, on this thread, rather than never.
+        Runnable answer = call.settled.getNow(null);
+        if (answer != null) answer.run();
+        else result.completeExceptionally(closed ? call.closedFailure(e) : unexpected(e));
       }
     }
   }
@@ -260,11 +263,7 @@ final class Transport {
   /** Completes {@code future} with {@code failure} on {@code on} (for failures found before any request is sent). */
   static <T> CompletableFuture<T> failLater(ApiException failure, Executor on) {
     CompletableFuture<T> future = new BoundFuture<>(on);
-    try {
-      on.execute(() -> future.completeExceptionally(failure));
-    } catch (RejectedExecutionException closing) {
-      future.completeExceptionally(failure);
-    }
+    BoundFuture.orInline(on).execute(() -> future.completeExceptionally(failure));
     return future;
   }
 

@@ -144,4 +144,28 @@ class CloseTest {
       assertEquals(List.of(), errors, "a poll cut by close is no error to report");
     }
   }
+
+  /** Bukkit's scheduler throws (IllegalPluginAccessException) for a plugin being disabled: onDisable's close meets that. */
+  @Test
+  void whenTheCallbackExecutorThrowsOnDisable_thenCloseStillCompletesTheAnsweredWrite_andDoesNotThrow() throws Exception {
+    ExecutorService main = Executors.newSingleThreadExecutor(r -> new Thread(r, "game-main-thread"));
+    java.util.concurrent.atomic.AtomicBoolean disabled = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.Executor scheduler = task -> {
+      if (disabled.get()) throw new IllegalStateException("Plugin attempted to register task while disabled");
+      main.execute(task);
+    };
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.route("POST", new Reply(201, REWARD, Map.of(), Duration.ofMillis(300)));
+      CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").callbackExecutor(scheduler).build();
+      CompletableFuture<Created<RewardLog>> write = api.createRewardLog(NewRewardLog.now(1, 42));
+      CompletableFuture<Integer> seen = write.thenApply(created -> created.value().id());
+      while (server.received.isEmpty()) Thread.sleep(5);
+      disabled.set(true);
+      api.close(Duration.ofSeconds(20));
+      assertEquals(9, write.get(1, TimeUnit.SECONDS).value().id());
+      assertEquals(9, seen.get(1, TimeUnit.SECONDS));
+    } finally {
+      main.shutdownNow();
+    }
+  }
 }
