@@ -304,10 +304,10 @@ public interface CommunityApi extends AutoCloseable {
   /**
    * Closes after letting the writes in flight (POSTs and PATCHes, their retries included) get their
    * answers for at most {@code grace}, waiting on this thread: for a plugin's disable, so that a reward
-   * being recorded is not lost. Reads fail at once with {@link ApiException.Kind#CLOSED}. A write answered
-   * meanwhile is completed with its answer before this returns, even when this thread is the callback
-   * executor's (on a game's main thread, its completion would otherwise wait behind this call). Then as
-   * {@link #close()}: a write still unanswered fails with {@link ApiException.Kind#OUTCOME_UNKNOWN}.
+   * being recorded is not lost. Reads not yet answered fail at once with {@link ApiException.Kind#CLOSED}.
+   * A write answered meanwhile is completed with its answer before this returns, even when this thread is
+   * the callback executor's (on a game's main thread, its completion would otherwise wait behind this
+   * call). Then as {@link #close()}: a write still unanswered fails with {@link ApiException.Kind#OUTCOME_UNKNOWN}.
    *
    * @param grace the longest wait for writes in flight
    */
