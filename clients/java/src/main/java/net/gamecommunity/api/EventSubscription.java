@@ -285,6 +285,10 @@ public final class EventSubscription implements AutoCloseable {
         if (position != null) received = position;
         eventId = received;
       }
+      if (frame.isEmpty() && position == null) {
+        subscription.request(1); // a heartbeat: nothing to hand over
+        return;
+      }
       Event event = null;
       if (!frame.isEmpty()) {
         JsonObject message = StrictJson.parse(String.join("\n", frame)).getAsJsonObject();
