@@ -153,6 +153,37 @@ class EventSubscriptionTest {
   }
 
   @Test
+  void whenTheListenerThrowsAndDoesNotHandleIt_thenTheFailureIsLoggedAsAWarning() throws Exception {
+    java.util.logging.Logger logger = java.util.logging.Logger.getLogger("net.gamecommunity.api");
+    List<java.util.logging.LogRecord> logged = new CopyOnWriteArrayList<>();
+    java.util.logging.Handler handler = new java.util.logging.Handler() {
+      @Override
+      public void publish(java.util.logging.LogRecord record) {
+        logged.add(record);
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    logger.addHandler(handler);
+    try {
+      server.script.add(ScriptedServer.Reply.of(200, event(ID_1, 7), Map.of()));
+      api.subscribe(List.of(), e -> {
+        throw new IllegalStateException("plugin bug");
+      });
+      waitFor("the warning", () -> !logged.isEmpty());
+      assertEquals(java.util.logging.Level.WARNING, logged.get(0).getLevel());
+      assertEquals("plugin bug", logged.get(0).getThrown().getMessage());
+      assertTrue(logged.get(0).getMessage().contains(ID_1), logged.get(0).getMessage());
+    } finally {
+      logger.removeHandler(handler);
+    }
+  }
+
+  @Test
   void whenACallbackExecutorIsGiven_thenTheListenerRunsOnIt() throws Exception {
     ExecutorService main = Executors.newSingleThreadExecutor(r -> new Thread(r, "game-main-thread"));
     try (CommunityApi onMain = CommunityApi.builder(server.baseUrl(), "gsk_test").executor(executor).callbackExecutor(main).build()) {
