@@ -19,8 +19,8 @@ ARTIFACT="$(pom_value artifactId)"
 VERSION="$(pom_value version)"
 [ -n "$GROUP" ] && [ -n "$ARTIFACT" ] && [ -n "$VERSION" ] || { echo "pom.xml: groupId, artifactId or version not found" >&2; exit 1; }
 # The client sends its version in User-Agent: it must be the artifact's.
-grep -q "static final String VERSION = \"$VERSION\";" src/main/java/net/gamecommunity/api/CommunityApi.java \
-  || { echo "CommunityApi.VERSION is not pom.xml's version $VERSION: change both" >&2; exit 1; }
+grep -q "static final String VERSION = \"$VERSION\";" src/main/java/net/gamecommunity/api/HttpCommunityApi.java \
+  || { echo "HttpCommunityApi.VERSION is not pom.xml's version $VERSION: change both" >&2; exit 1; }
 
 NAME="$ARTIFACT-$VERSION"
 rm -rf build

@@ -17,8 +17,10 @@ import org.bukkit.event.player.PlayerJoinEvent;
 import org.bukkit.plugin.PluginManager;
 import org.bukkit.scheduler.BukkitScheduler;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 /** The README's example on a pretend server whose "main thread" is this test's thread. */
+@EnabledIfEnvironmentVariable(named = "COMMUNITY_API_URL", matches = ".+", disabledReason = "needs live servers: node clients/java/test-live.mjs")
 class ExamplePluginTest {
   @Test
   void whenAPlayerJoins_thenTheExampleAsksTheApiOffTheMainThread_andMessagesThePlayerOnIt() throws InterruptedException {

@@ -40,14 +40,31 @@ public final class ApiException extends RuntimeException {
     RATE_LIMITED(429),
     /** 503: the service's database is unavailable; nothing was written. Retry later. */
     UNAVAILABLE(503),
-    /** Any other error status (405, 408, 413, 415, 431, 500…): see {@link #status()}. */
+    /**
+     * Another 5xx (500, 502, 504…): the service or a proxy in front of it failed. 502 and 504 are
+     * retried like 503; a write may have been recorded all the same (a proxy's 504 after the service
+     * answered): resend it with the same Idempotency-Key, never a new one.
+     */
+    SERVER_ERROR(-1),
+    /** Any other error status (405, 408, 413, 415, 431…): see {@link #status()}. */
     OTHER_STATUS(-1),
     /** No answer: connection refused or lost, or the request timed out; the message names the host and port. */
     NETWORK(0),
     /** An answer that is not what the API documents (a field missing, unknown or of the wrong type). */
     INVALID_RESPONSE(-1),
-    /** The client was closed before the call got its answer (or the call was made after). Nothing more will come of it. */
+    /**
+     * The client was closed before the call got its answer (or the call was made after), and the service
+     * cannot have recorded it: a read, or a write never sent. Nothing more will come of it. (A
+     * {@link DurableWrites} write fails with it when its queue closes first: it stays saved and is sent
+     * again at the next open.)
+     */
     CLOSED(-1),
+    /**
+     * The client was closed while a write was on its way: the service may have recorded it or not. Send it
+     * again with the same Idempotency-Key (pass your own key to the call, or use {@link DurableWrites}):
+     * the service records it once.
+     */
+    OUTCOME_UNKNOWN(-1),
     /** The caller passed an invalid argument (a {@code null}, say): the message names it; nothing was sent. */
     INVALID_ARGUMENT(-1),
     /** Not the API's doing: a callback of the caller threw, or an executor refused work (see the cause). */
@@ -61,7 +78,7 @@ public final class ApiException extends RuntimeException {
 
     static Kind of(int status) {
       for (Kind kind : values()) if (kind.status == status && status > 0) return kind;
-      return OTHER_STATUS;
+      return status >= 500 && status <= 599 ? SERVER_ERROR : OTHER_STATUS;
     }
   }
 
@@ -83,6 +100,23 @@ public final class ApiException extends RuntimeException {
     this.requestId = requestId;
     this.retryAfter = retryAfter;
     this.error = error;
+  }
+
+  /**
+   * A failure as the client would report it, for a fake {@link CommunityApi} in a plugin's tests to fail
+   * its futures with.
+   *
+   * <pre>{@code
+   * CompletableFuture.failedFuture(ApiException.of(ApiException.Kind.NOT_FOUND, 404, "no player has that nick"))
+   * }</pre>
+   *
+   * @param kind the kind
+   * @param status the HTTP status, 0 for a failure without an answer
+   * @param message the message
+   * @return the failure
+   */
+  public static ApiException of(Kind kind, int status, String message) {
+    return new ApiException(java.util.Objects.requireNonNull(kind, "kind"), status, message, null, null, null, null);
   }
 
   /** @return what kind of failure this is: the first thing to look at */

@@ -3,7 +3,6 @@ package net.gamecommunity.api;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -13,18 +12,23 @@ import java.util.function.Function;
  * A future whose callbacks always run on one executor, even when attached after it completed: a plain
  * {@link CompletableFuture} runs a callback attached late on the thread attaching it, so a fast answer
  * (or a thread preempted for a moment) would run a plugin's callback on the game's main thread. Every
- * stage derived from it is bound the same way. Once that executor refuses work (the client is closed),
- * callbacks run on the thread that completes the stage instead of never.
+ * stage derived from it is bound the same way. Once that executor refuses work (the client is closed, or
+ * Bukkit's scheduler throws for a plugin being disabled), callbacks run on the thread that completes the
+ * stage instead of never.
  */
 final class BoundFuture<T> extends CompletableFuture<T> {
   private final Executor executor;
 
   BoundFuture(Executor executor) {
-    Executor bound = executor;
-    this.executor = task -> {
+    this.executor = orInline(executor);
+  }
+
+  /** {@code executor}, or the calling thread once it refuses work (it throws rather than run the task). */
+  static Executor orInline(Executor executor) {
+    return task -> {
       try {
-        bound.execute(task);
-      } catch (RejectedExecutionException closed) {
+        executor.execute(task);
+      } catch (RuntimeException refused) {
         task.run();
       }
     };

@@ -1,62 +1,44 @@
 package net.gamecommunity.api;
 
-import com.google.gson.JsonObject;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.function.Supplier;
 
 /**
- * The client of the game community API. Create one per plugin (at enable), share it, and
- * {@link #close()} it at disable. Every call returns a {@link CompletableFuture} completed on the
- * client's executor (or the callback executor given to the builder), never on the calling thread,
- * failures included; {@link #blocking()} offers the same calls for threads that may wait. A failed
- * call completes with an {@link ApiException}, an invalid argument too: no call throws.
+ * The client of the game community API. Create one per plugin (at enable) with {@link #builder}, share
+ * it, and {@link #close()} it at disable. Every call returns a {@link CompletableFuture} completed on the
+ * client's executor, or on the callback executor given to the builder, never on the calling thread,
+ * failures included (those {@link #close()} ends complete on the thread that closes); {@link #blocking()} offers the same calls for threads that may wait. A call that
+ * returns a future never throws: a failure, an invalid argument too, completes it with an
+ * {@link ApiException}. The methods that return no future ({@link #subscribe}, the pollers' and syncs'
+ * {@code start}) throw on a {@code null} argument, as their javadoc says.
+ *
+ * <p>An interface, so that a plugin's tests can hand the plugin a fake client: implement it (the
+ * overloads that add a new Idempotency-Key, {@link #findPlayerByNick} and {@link #getCosmetic} have
+ * default implementations over the others), or make one with {@link java.lang.reflect.Proxy} or a mocking
+ * library. Pollers, syncs and subscriptions are made by a real client only (point one at a local HTTP
+ * server in such tests).
  *
  * <pre>{@code
  * CommunityApi api = CommunityApi.builder("https://api.example.org/api", apiKey).build();
  * api.getPlayerByNick("Steve").thenAccept(p -> log.info(p.pseudo() + " has " + p.credit() + " credits"));
  * }</pre>
  */
-public final class CommunityApi implements AutoCloseable {
-  static final String IDEMPOTENCY_KEY = "Idempotency-Key";
-  static final String IDEMPOTENT_REPLAYED = "Idempotent-Replayed";
-  static final String IF_NONE_MATCH = "If-None-Match";
-  static final String IF_MATCH = "If-Match";
-  static final String ETAG = "ETag";
-  /** This client's version, sent in User-Agent; the artifact's version in pom.xml. */
-  static final String VERSION = "1.1.0";
-
-  final Transport transport;
-  /** How long each call may take in all, retries included; null: as long as the retry policy takes. */
-  private final Duration deadline;
-  /** Where futures complete; null: the transport's executor. */
-  private final Executor callbacks;
-  private final Set<EventSubscription> subscriptions = ConcurrentHashMap.newKeySet();
-
-  private CommunityApi(Transport transport, Duration deadline, Executor callbacks) {
-    this.transport = transport;
-    this.deadline = deadline;
-    this.callbacks = callbacks;
-  }
-
+public interface CommunityApi extends AutoCloseable {
   /**
    * @param baseUrl the API's address, with its {@code /api} prefix: {@code https://api.example.org/api}
    * @param apiKey the API user's key ({@code gsk_…}): keep it in the plugin's configuration, never in code
    * @return a builder; only the base URL and the key are required
    * @throws IllegalArgumentException when the URL is not http(s) or the key is blank
+   * @throws NullPointerException when an argument is null
    */
-  public static Builder builder(String baseUrl, String apiKey) {
+  static Builder builder(String baseUrl, String apiKey) {
     return new Builder(baseUrl, apiKey);
   }
 
@@ -68,14 +50,10 @@ public final class CommunityApi implements AutoCloseable {
    * @param gradeId the grade's id
    * @return the grade's players, in full
    */
-  public CompletableFuture<List<FullPlayer>> getAllFullPlayersByGradeId(int gradeId) {
-    return body(send(Route.FULL_PLAYERS_BY_GRADE, gradeQuery(gradeId), null, Map.of(), true));
-  }
+  CompletableFuture<List<FullPlayer>> getAllFullPlayersByGradeId(int gradeId);
 
   /** @return every player, without the sensitive fields; for a big community, prefer {@link #allPlayersSync()} */
-  public CompletableFuture<List<PlayerSummary>> getAllPlayers() {
-    return body(send(Route.ALL_PLAYERS, Map.of(), null, Map.of(), true));
-  }
+  CompletableFuture<List<PlayerSummary>> getAllPlayers();
 
   /**
    * The player whose pseudo, else nickname, is {@code nick}, regardless of case.
@@ -83,9 +61,7 @@ public final class CommunityApi implements AutoCloseable {
    * @param nick a pseudo or a nickname
    * @return the player; failed with {@link ApiException.Kind#NOT_FOUND} if none (see {@link #findPlayerByNick})
    */
-  public CompletableFuture<PlayerSummary> getPlayerByNick(String nick) {
-    return call(() -> body(send(Route.PLAYER_BY_NICK, Map.of("nick", required(nick, "nick")), null, Map.of(), true)));
-  }
+  CompletableFuture<PlayerSummary> getPlayerByNick(String nick);
 
   /**
    * The same lookup, for the join path where "no such player" is an answer, not a failure: a player
@@ -98,7 +74,7 @@ public final class CommunityApi implements AutoCloseable {
    * @param nick a pseudo or a nickname
    * @return the player, or empty if none has that pseudo or nickname
    */
-  public CompletableFuture<Optional<PlayerSummary>> findPlayerByNick(String nick) {
+  default CompletableFuture<Optional<PlayerSummary>> findPlayerByNick(String nick) {
     return optional(getPlayerByNick(nick));
   }
 
@@ -108,7 +84,7 @@ public final class CommunityApi implements AutoCloseable {
    * @param id the cosmetic's id
    * @return the cosmetic; failed with {@link ApiException.Kind#NOT_FOUND} if none has that id
    */
-  public CompletableFuture<Cosmetic> getCosmetic(int id) {
+  default CompletableFuture<Cosmetic> getCosmetic(int id) {
     return getCosmeticTagged(id).thenApply(Tagged::value);
   }
 
@@ -118,10 +94,7 @@ public final class CommunityApi implements AutoCloseable {
    * @param id the cosmetic's id
    * @return the cosmetic and its ETag; failed with {@link ApiException.Kind#NOT_FOUND} if none has that id
    */
-  public CompletableFuture<Tagged<Cosmetic>> getCosmeticTagged(int id) {
-    return this.<Cosmetic>send(Route.GET_COSMETIC, Map.of("id", Integer.toString(id)), null, Map.of(), true)
-        .thenApply(a -> new Tagged<>(a.body(), a.etag()));
-  }
+  CompletableFuture<Tagged<Cosmetic>> getCosmeticTagged(int id);
 
   /**
    * Applies the change and returns the whole cosmetic after it, with its new ETag.
@@ -130,13 +103,7 @@ public final class CommunityApi implements AutoCloseable {
    * @return the cosmetic after the change; failed with {@link ApiException.Kind#PRECONDITION_FAILED}
    *     when its {@code ifMatch} ETag is stale, {@link ApiException.Kind#CONFLICT} ({@code DUPLICATE}) on a name taken
    */
-  public CompletableFuture<Tagged<Cosmetic>> updateCosmetic(CosmeticUpdate update) {
-    return call(() -> {
-      Map<String, String> headers = required(update, "update").ifMatch == null ? Map.of() : Map.of(IF_MATCH, update.ifMatch);
-      return this.<Cosmetic>send(Route.UPDATE_COSMETIC, Map.of(), update.body, headers, update.retry)
-          .thenApply(a -> new Tagged<>(a.body(), a.etag()));
-    });
-  }
+  CompletableFuture<Tagged<Cosmetic>> updateCosmetic(CosmeticUpdate update);
 
   // ---- writes that create
 
@@ -146,8 +113,8 @@ public final class CommunityApi implements AutoCloseable {
    * @param answer the form answer, from {@link NewFormAnswer#builder}
    * @return what was recorded
    */
-  public CompletableFuture<Created<FormAnswer>> createForm(NewFormAnswer answer) {
-    return createForm(answer, newIdempotencyKey());
+  default CompletableFuture<Created<FormAnswer>> createForm(NewFormAnswer answer) {
+    return createForm(answer, UUID.randomUUID().toString());
   }
 
   /**
@@ -158,9 +125,7 @@ public final class CommunityApi implements AutoCloseable {
    * @param idempotencyKey 1 to 255 printable ASCII characters, unique per request (a UUID)
    * @return what was recorded (or, on a resend, what the first request recorded: {@link Created#replayed()})
    */
-  public CompletableFuture<Created<FormAnswer>> createForm(NewFormAnswer answer, String idempotencyKey) {
-    return create(Route.CREATE_FORM, answer, idempotencyKey);
-  }
+  CompletableFuture<Created<FormAnswer>> createForm(NewFormAnswer answer, String idempotencyKey);
 
   /**
    * Records a reward, with a new Idempotency-Key (the same on each retry of this call).
@@ -169,8 +134,8 @@ public final class CommunityApi implements AutoCloseable {
    * @return what was recorded; failed with {@link ApiException.Kind#CONFLICT}: {@code DUPLICATE} when
    *     the same reward is recorded for that player at that second, {@code REFERENCE_NOT_FOUND} when the player does not exist
    */
-  public CompletableFuture<Created<RewardLog>> createRewardLog(NewRewardLog log) {
-    return createRewardLog(log, newIdempotencyKey());
+  default CompletableFuture<Created<RewardLog>> createRewardLog(NewRewardLog log) {
+    return createRewardLog(log, UUID.randomUUID().toString());
   }
 
   /**
@@ -180,9 +145,7 @@ public final class CommunityApi implements AutoCloseable {
    * @param idempotencyKey 1 to 255 printable ASCII characters, unique per request (a UUID)
    * @return what was recorded
    */
-  public CompletableFuture<Created<RewardLog>> createRewardLog(NewRewardLog log, String idempotencyKey) {
-    return create(Route.CREATE_REWARD_LOG, log, idempotencyKey);
-  }
+  CompletableFuture<Created<RewardLog>> createRewardLog(NewRewardLog log, String idempotencyKey);
 
   /**
    * Registers an API user and returns its key, shown only this once. A replay of this request (a retry
@@ -192,8 +155,8 @@ public final class CommunityApi implements AutoCloseable {
    * @param user the user to register
    * @return the user and its key
    */
-  public CompletableFuture<Created<RegisteredUser>> register(NewApiUser user) {
-    return register(user, newIdempotencyKey());
+  default CompletableFuture<Created<RegisteredUser>> register(NewApiUser user) {
+    return register(user, UUID.randomUUID().toString());
   }
 
   /**
@@ -203,21 +166,15 @@ public final class CommunityApi implements AutoCloseable {
    * @param idempotencyKey 1 to 255 printable ASCII characters, unique per request
    * @return the user and its key
    */
-  public CompletableFuture<Created<RegisteredUser>> register(NewApiUser user, String idempotencyKey) {
-    return create(Route.INSCRIPTION, user, idempotencyKey);
-  }
+  CompletableFuture<Created<RegisteredUser>> register(NewApiUser user, String idempotencyKey);
 
   // ---- other resources
 
   /** @return the Infected v2 statistics of every player */
-  public CompletableFuture<List<InfectedStats>> getAllInfectedStats() {
-    return body(send(Route.ALL_INFECTED_STATS, Map.of(), null, Map.of(), true));
-  }
+  CompletableFuture<List<InfectedStats>> getAllInfectedStats();
 
   /** @return the items active now ({@code startDate <= now < endDate}) */
-  public CompletableFuture<List<TemporaryItem>> getActiveItems() {
-    return body(send(Route.ACTIVE_ITEMS, Map.of(), null, Map.of(), true));
-  }
+  CompletableFuture<List<TemporaryItem>> getActiveItems();
 
   /**
    * Applies the change and returns the whole world after it.
@@ -225,14 +182,10 @@ public final class CommunityApi implements AutoCloseable {
    * @param update the change, from {@link WorldUpdate#of}
    * @return the world after the change; failed with {@link ApiException.Kind#NOT_FOUND} if none has that id
    */
-  public CompletableFuture<FreebuildWorld> updateWorld(WorldUpdate update) {
-    return call(() -> body(send(Route.UPDATE_WORLD, Map.of(), required(update, "update").body, Map.of(), update.retry)));
-  }
+  CompletableFuture<FreebuildWorld> updateWorld(WorldUpdate update);
 
   /** @return every parkour map */
-  public CompletableFuture<List<ParkourMap>> getAllMaps() {
-    return body(send(Route.ALL_MAPS, Map.of(), null, Map.of(), true));
-  }
+  CompletableFuture<List<ParkourMap>> getAllMaps();
 
   // ---- conditional polling
 
@@ -240,36 +193,24 @@ public final class CommunityApi implements AutoCloseable {
    * @param gradeId the grade's id
    * @return a poller of the grade's players, in full
    */
-  public ListPoller<FullPlayer> fullPlayersByGradeIdPoller(int gradeId) {
-    return new ListPoller<>(this, Route.FULL_PLAYERS_BY_GRADE, gradeQuery(gradeId));
-  }
+  ListPoller<FullPlayer> fullPlayersByGradeIdPoller(int gradeId);
 
   /** @return a poller of every player */
-  public ListPoller<PlayerSummary> allPlayersPoller() {
-    return new ListPoller<>(this, Route.ALL_PLAYERS, Map.of());
-  }
+  ListPoller<PlayerSummary> allPlayersPoller();
 
   /** @return a poller of the Infected v2 statistics */
-  public ListPoller<InfectedStats> infectedStatsPoller() {
-    return new ListPoller<>(this, Route.ALL_INFECTED_STATS, Map.of());
-  }
+  ListPoller<InfectedStats> infectedStatsPoller();
 
   /** @return a poller of the items active now */
-  public ListPoller<TemporaryItem> activeItemsPoller() {
-    return new ListPoller<>(this, Route.ACTIVE_ITEMS, Map.of());
-  }
+  ListPoller<TemporaryItem> activeItemsPoller();
 
   /** @return a poller of the parkour maps */
-  public ListPoller<ParkourMap> mapsPoller() {
-    return new ListPoller<>(this, Route.ALL_MAPS, Map.of());
-  }
+  ListPoller<ParkourMap> mapsPoller();
 
   // ---- caches kept in sync by change
 
   /** @return a cache of the players, by id */
-  public ListSync<Integer, PlayerSummary> allPlayersSync() {
-    return new ListSync<>(this, Route.ALL_PLAYERS, Map.of(), PlayerSummary::id, null);
-  }
+  ListSync<Integer, PlayerSummary> allPlayersSync();
 
   /**
    * A grade's players in full, by id; a player whose grade changed leaves the cache.
@@ -277,42 +218,34 @@ public final class CommunityApi implements AutoCloseable {
    * @param gradeId the grade's id
    * @return a cache of the grade's players, by id
    */
-  public ListSync<Integer, FullPlayer> fullPlayersByGradeIdSync(int gradeId) {
-    return new ListSync<>(this, Route.FULL_PLAYERS_BY_GRADE, gradeQuery(gradeId), FullPlayer::id, p -> p.gradeId() == gradeId);
-  }
+  ListSync<Integer, FullPlayer> fullPlayersByGradeIdSync(int gradeId);
 
   /** @return a cache of the infected statistics, by player id */
-  public ListSync<Integer, InfectedStats> infectedStatsSync() {
-    return new ListSync<>(this, Route.ALL_INFECTED_STATS, Map.of(), InfectedStats::playerId, null);
-  }
+  ListSync<Integer, InfectedStats> infectedStatsSync();
 
   /**
    * The active items, by id; an item leaves the cache at its end (checked on each sync, on this machine's clock).
    *
    * @return a cache of the active items, by id
    */
-  public ListSync<String, TemporaryItem> activeItemsSync() {
-    return new ListSync<>(this, Route.ACTIVE_ITEMS, Map.of(), TemporaryItem::id, item -> {
-      Instant now = Instant.now();
-      return !item.startDate().isAfter(now) && now.isBefore(item.endDate());
-    });
-  }
+  ListSync<String, TemporaryItem> activeItemsSync();
 
   /** @return a cache of the parkour maps, by id */
-  public ListSync<Integer, ParkourMap> mapsSync() {
-    return new ListSync<>(this, Route.ALL_MAPS, Map.of(), ParkourMap::id, null);
-  }
+  ListSync<Integer, ParkourMap> mapsSync();
 
   /**
    * The API's writes as they commit (GET /api/events), to {@code listener} on the client's callback
-   * executor (or its own), in order; reconnects and resumes by itself, waiting out Retry-After (see
-   * {@link EventSubscription}). Closed by {@link EventSubscription#close()} or by {@link #close()}.
+   * executor (or its own executor without one: see {@link EventListener}), in order; reconnects and
+   * resumes by itself, waiting out Retry-After (see {@link EventSubscription}). Closed by
+   * {@link EventSubscription#close()} or by {@link #close()}.
    *
    * @param types the event types ({@code reward_log.created}, …); empty for every type this API user may see
    * @param listener called with each event, and with failures
    * @return the running subscription
+   * @throws NullPointerException when {@code types} or {@code listener} is null
+   * @throws IllegalStateException when this client is closed
    */
-  public EventSubscription subscribe(Collection<String> types, EventListener listener) {
+  default EventSubscription subscribe(Collection<String> types, EventListener listener) {
     return subscribe(types, null, listener);
   }
 
@@ -320,19 +253,13 @@ public final class CommunityApi implements AutoCloseable {
    * The same, resuming after the event of id {@code lastEventId} (the last one handled before a restart).
    *
    * @param types the event types; empty for every type this API user may see
-   * @param lastEventId the id of the last event handled, or null to start from now
+   * @param lastEventId the id of the last event handled ({@link EventSubscription#lastEventId()}), or null to start from now
    * @param listener called with each event, and with failures
    * @return the running subscription
+   * @throws NullPointerException when {@code types} or {@code listener} is null
+   * @throws IllegalStateException when this client is closed
    */
-  public EventSubscription subscribe(Collection<String> types, String lastEventId, EventListener listener) {
-    if (transport.isClosed()) throw new IllegalStateException("this CommunityApi is closed");
-    EventSubscription subscription = new EventSubscription(transport.http, transport.baseUrl, transport.apiKey, transport.userAgent,
-        callbacks != null ? callbacks : transport.executor, transport.scheduler, List.copyOf(types), lastEventId,
-        Objects.requireNonNull(listener, "listener"), subscriptions::remove);
-    subscriptions.add(subscription);
-    subscription.start();
-    return subscription;
-  }
+  EventSubscription subscribe(Collection<String> types, @Nullable String lastEventId, EventListener listener);
 
   /**
    * The same calls, waiting for the answer: for threads that may block, never a game's main thread.
@@ -340,9 +267,7 @@ public final class CommunityApi implements AutoCloseable {
    *
    * @return the blocking view of this client
    */
-  public Blocking blocking() {
-    return new Blocking(callbacks == null ? this : new CommunityApi(transport, deadline, null));
-  }
+  Blocking blocking();
 
   /**
    * This client with a deadline for each call: the whole call, retries included, ends by then (the last
@@ -356,9 +281,7 @@ public final class CommunityApi implements AutoCloseable {
    * @param deadline how long each call may take in all, more than 0
    * @return a view of this client whose calls end within {@code deadline}
    */
-  public CommunityApi withDeadline(Duration deadline) {
-    return new CommunityApi(transport, Builder.positive(deadline, "deadline"), callbacks);
-  }
+  CommunityApi withDeadline(Duration deadline);
 
   /**
    * The API user's request budget as the service reported it on the last answer, to spread requests
@@ -366,64 +289,29 @@ public final class CommunityApi implements AutoCloseable {
    *
    * @return the rate budget last seen
    */
-  public Optional<RateLimit> rateLimit() {
-    return transport.rateLimit();
-  }
+  Optional<RateLimit> rateLimit();
 
   /**
-   * Closes at once: every call not yet answered (in flight, or waiting to retry) fails now with
-   * {@link ApiException.Kind#CLOSED}, on this thread; pollers and syncs stop; the client's own threads end
-   * before this returns. Calls made afterwards fail with CLOSED. Views of this client ({@link #withDeadline},
-   * {@link #blocking()}) close with it. (The JDK's HttpClient has one selector thread of its own: stopped
+   * Closes at once: every call not yet answered (in flight, or waiting to retry) fails now, on this thread,
+   * with {@link ApiException.Kind#CLOSED}, or {@link ApiException.Kind#OUTCOME_UNKNOWN} for a write the
+   * service may have recorded; a call whose answer came is completed with it. Pollers, syncs and
+   * subscriptions stop; the client's own threads end before this returns. Calls made afterwards fail
+   * with CLOSED. Views of this client ({@link #withDeadline}, {@link #blocking()}) close with it. (The JDK's HttpClient has one selector thread of its own: stopped
    * here on Java 21 and later; on Java 17 it ends once the client is no longer referenced.)
    */
-  @Override
-  public void close() {
-    subscriptions.forEach(EventSubscription::close);
-    transport.close(Duration.ZERO);
-  }
+  void close();
 
   /**
-   * Closes after letting the writes in flight (POSTs and PATCHes, their retries included) finish for at
-   * most {@code grace}, waiting on this thread: for a plugin's disable, so that a reward being recorded
-   * is not lost. Reads fail at once with {@link ApiException.Kind#CLOSED}, as does any write still
-   * unanswered when {@code grace} ends; then as {@link #close()}.
+   * Closes after letting the writes in flight (POSTs and PATCHes, their retries included) get their
+   * answers for at most {@code grace}, waiting on this thread: for a plugin's disable, so that a reward
+   * being recorded is not lost. Reads not yet answered fail at once with {@link ApiException.Kind#CLOSED}.
+   * A write answered meanwhile is completed with its answer before this returns, even when this thread is
+   * the callback executor's (on a game's main thread, its completion would otherwise wait behind this
+   * call). Then as {@link #close()}: a write still unanswered fails with {@link ApiException.Kind#OUTCOME_UNKNOWN}.
    *
    * @param grace the longest wait for writes in flight
    */
-  public void close(Duration grace) {
-    subscriptions.forEach(EventSubscription::close);
-    transport.close(Objects.requireNonNull(grace, "grace"));
-  }
-
-  @Override
-  public String toString() {
-    return "CommunityApi[" + transport.baseUrl + ", key hidden]";
-  }
-
-  // ---- the request pipeline
-
-  private static Map<String, String> gradeQuery(int gradeId) {
-    return Map.of("gradeId", Integer.toString(gradeId));
-  }
-
-  private static String newIdempotencyKey() {
-    return UUID.randomUUID().toString();
-  }
-
-  private static <T> CompletableFuture<T> body(CompletableFuture<Transport.Answer<T>> answer) {
-    return answer.thenApply(Transport.Answer::body);
-  }
-
-  /** Runs a call; an argument it refuses (a null, an invalid value) fails the future instead of the caller. */
-  private <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> call) {
-    try {
-      return call.get();
-    } catch (NullPointerException | IllegalArgumentException e) {
-      return Transport.failLater(new ApiException(ApiException.Kind.INVALID_ARGUMENT, 0, e.getMessage(), null, null, null, e),
-          callbacks == null ? transport.executor : callbacks);
-    }
-  }
+  void close(Duration grace);
 
   /** A lookup whose not-found is an empty Optional; every other failure stays a failure. */
   private static <T> CompletableFuture<Optional<T>> optional(CompletableFuture<T> lookup) {
@@ -434,35 +322,8 @@ public final class CommunityApi implements AutoCloseable {
     }).thenCompose(f -> f);
   }
 
-  private static <T> T required(T value, String name) {
-    return Objects.requireNonNull(value, () -> name + ": null where a value is required");
-  }
-
-  private <T> CompletableFuture<Created<T>> create(Route route, Record request, String idempotencyKey) {
-    return call(() -> {
-      JsonObject body = StrictJson.encode(required(request, "request"));
-      if (required(idempotencyKey, "idempotencyKey").isBlank()) throw new IllegalArgumentException("idempotencyKey: empty");
-      return this.<T>send(route, Map.of(), body, Map.of(IDEMPOTENCY_KEY, idempotencyKey), true)
-          .thenApply(a -> new Created<>(a.body(), a.replayed(), idempotencyKey));
-    });
-  }
-
-  <T> CompletableFuture<Transport.Answer<T>> send(Route route, Map<String, String> query, JsonObject body, Map<String, String> headers, boolean retryable) {
-    return transport.send(route, query, body, headers, retryable, deadline == null ? null : Instant.now().plus(deadline), callbacks);
-  }
-
-  /** Runs {@code task} on the executor after {@code delay}, unless the subscription or the client is closed by then. */
-  void schedule(Runnable task, Duration delay, ListPoller.Subscription subscription) {
-    transport.schedule(task, delay, subscription);
-  }
-
-  /** The wait before a loop's next request: {@code every}, or longer after a 429 or 503, or while the rate budget is spent. */
-  Duration nextDelay(Duration every, Throwable failure) {
-    return transport.nextDelay(every, failure);
-  }
-
   /** How to reach the API; only the base URL and the key are required. */
-  public static final class Builder {
+  final class Builder {
     private final String baseUrl;
     private final String apiKey;
     private Duration connectTimeout = Duration.ofSeconds(5);
@@ -528,8 +389,11 @@ public final class CommunityApi implements AutoCloseable {
     /**
      * Where futures complete, failures included, when not on {@link #executor}: a plugin's main-thread
      * scheduler, say, so that callbacks may use the game's API directly. Decoding still happens on
-     * the executor; only the completion hops. {@link CommunityApi#blocking()} does not use it (waiting
-     * on the main thread for a task queued to the main thread would never end).
+     * the executor; only the completion hops. Every stage derived from a future ({@code thenApply},
+     * {@code handle}…) runs there too, as do the pollers', syncs' and event listeners' callbacks and
+     * {@link DurableWrites}' outcomes: never {@code join()} or {@code get()} a future of this client on
+     * that thread, it would wait for a task queued behind itself. {@link CommunityApi#blocking()} does not
+     * use it, so that waiting there cannot deadlock.
      *
      * <pre>{@code
      * .callbackExecutor(task -> Bukkit.getScheduler().runTask(plugin, task))
@@ -579,10 +443,10 @@ public final class CommunityApi implements AutoCloseable {
 
     /** @return a new client; close it when done */
     public CommunityApi build() {
-      String client = "game-community-api-java/" + VERSION + " (Java " + Runtime.version().feature() + ")";
+      String client = "game-community-api-java/" + HttpCommunityApi.VERSION + " (Java " + Runtime.version().feature() + ")";
       String userAgent = product == null ? client : product + " " + client;
       Transport transport = new Transport(baseUrl, apiKey, userAgent, connectTimeout, requestTimeout, retryPolicy, executor, strictDecoding);
-      return new CommunityApi(transport, deadline, callbackExecutor);
+      return new HttpCommunityApi(transport, deadline, callbackExecutor);
     }
 
     static Duration positive(Duration d, String name) {
@@ -592,11 +456,17 @@ public final class CommunityApi implements AutoCloseable {
   }
 
   /** {@link CommunityApi}'s calls, waiting for their answers; each throws {@link ApiException}. */
-  public static final class Blocking {
+  final class Blocking {
     private final CommunityApi api;
 
-    private Blocking(CommunityApi api) {
-      this.api = api;
+    /**
+     * The blocking view of a client: {@link CommunityApi#blocking()} makes it; a fake client in a plugin's
+     * tests can make its own.
+     *
+     * @param api the client whose calls to wait for
+     */
+    public Blocking(CommunityApi api) {
+      this.api = java.util.Objects.requireNonNull(api, "api");
     }
 
     /**

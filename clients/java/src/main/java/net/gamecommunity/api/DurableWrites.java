@@ -50,27 +50,39 @@ public final class DurableWrites implements AutoCloseable {
   private static final String SUFFIX = ".json";
   private static final Duration FIRST_WAIT = Duration.ofSeconds(1);
 
-  private final CommunityApi api;
+  private final HttpCommunityApi api;
   private final Path directory;
   private final Consumer<Outcome> listener;
   private final Duration maxWait;
   private final Duration giveUpAfter;
   private final Deque<Entry> queue = new ArrayDeque<>();
-  private final ListPoller.Subscription timer = new ListPoller.Subscription();
+  private final ListPoller.Subscription timer;
   private final AtomicLong sequence = new AtomicLong();
   private boolean sending;
+  /** The outcomes told so far, chained: one at a time, in order. */
+  private CompletableFuture<Void> told = CompletableFuture.completedFuture(null);
   private int failures;
   private volatile boolean closed;
 
+  /** Which call a write is. */
+  public enum Operation {
+    /** {@link DurableWrites#createRewardLog}. */
+    CREATE_REWARD_LOG,
+    /** {@link DurableWrites#createForm}. */
+    CREATE_FORM
+  }
+
   /**
-   * What became of one write.
+   * What became of one write. A saved write that could not be read back has no key nor operation.
    *
-   * @param idempotencyKey the key it was sent with
-   * @param operation {@code "createRewardLog"} or {@code "createForm"}
-   * @param value what the service recorded ({@link RewardLog} or {@link FormAnswer}), or null when it failed
-   * @param failure why it was not recorded (a definite refusal, or no answer within {@code giveUpAfter}), or null
+   * @param idempotencyKey the key it was sent with; null for a saved write that could not be read
+   * @param operation which call it was; null for a saved write that could not be read
+   * @param rewardLog what the service recorded, for a {@link Operation#CREATE_REWARD_LOG} that succeeded; else null
+   * @param formAnswer what the service recorded, for a {@link Operation#CREATE_FORM} that succeeded; else null
+   * @param failure why it was not recorded (a definite refusal, or no answer within {@code giveUpAfter}); null on success
    */
-  public record Outcome(String idempotencyKey, String operation, Object value, ApiException failure) {
+  public record Outcome(@Nullable String idempotencyKey, @Nullable Operation operation, @Nullable RewardLog rewardLog,
+      @Nullable FormAnswer formAnswer, @Nullable ApiException failure) {
     /** @return true when the service recorded the write (or had already, on an earlier attempt) */
     public boolean succeeded() {
       return failure == null;
@@ -80,12 +92,13 @@ public final class DurableWrites implements AutoCloseable {
   /** One saved write: its file, and what it holds. */
   private record Entry(Path file, Route route, String key, JsonObject body, Instant queuedAt, CompletableFuture<Object> result) {}
 
-  private DurableWrites(CommunityApi api, Path directory, Consumer<Outcome> listener, Duration maxWait, Duration giveUpAfter) {
+  private DurableWrites(HttpCommunityApi api, Path directory, Consumer<Outcome> listener, Duration maxWait, Duration giveUpAfter) {
     this.api = api;
     this.directory = directory;
     this.listener = listener;
     this.maxWait = maxWait;
     this.giveUpAfter = giveUpAfter;
+    this.timer = new ListPoller.Subscription(api.transport::isClosed);
   }
 
   /**
@@ -94,9 +107,11 @@ public final class DurableWrites implements AutoCloseable {
    *
    * @param api the client to send with; close the queue before it
    * @param directory where pending writes are kept: the plugin's own data folder, say
-   * @param listener gets every write's outcome, on the client's executor
+   * @param listener gets every write's outcome, on the client's callback executor (its own threads without one)
    * @return the open queue
    * @throws IOException when the directory cannot be created or read
+   * @throws IllegalArgumentException when {@code api} is not a client made by {@link CommunityApi#builder} (a fake)
+   * @throws NullPointerException when an argument is null
    */
   public static DurableWrites open(CommunityApi api, Path directory, Consumer<Outcome> listener) throws IOException {
     return open(api, directory, listener, Duration.ofMinutes(1), Duration.ofHours(23));
@@ -113,10 +128,12 @@ public final class DurableWrites implements AutoCloseable {
    *     default; more than 24 hours could record it twice, the service forgetting its key)
    * @return the open queue
    * @throws IOException when the directory cannot be created or read
+   * @throws IllegalArgumentException when {@code api} is not a client made by {@link CommunityApi#builder}, or a wait is not positive
+   * @throws NullPointerException when an argument is null
    */
   public static DurableWrites open(CommunityApi api, Path directory, Consumer<Outcome> listener, Duration maxWait, Duration giveUpAfter)
       throws IOException {
-    DurableWrites writes = new DurableWrites(Objects.requireNonNull(api, "api"), Objects.requireNonNull(directory, "directory"),
+    DurableWrites writes = new DurableWrites(HttpCommunityApi.of(api), Objects.requireNonNull(directory, "directory"),
         Objects.requireNonNull(listener, "listener"), CommunityApi.Builder.positive(maxWait, "maxWait"),
         CommunityApi.Builder.positive(giveUpAfter, "giveUpAfter"));
     Files.createDirectories(directory);
@@ -158,7 +175,8 @@ public final class DurableWrites implements AutoCloseable {
 
   /**
    * Stops sending: the writes not yet answered stay on disk, sent again when a queue is next opened on
-   * this directory. Their futures fail with {@link ApiException.Kind#CLOSED}.
+   * this directory (recorded once, by their key, even one that was on its way). Their futures fail with
+   * {@link ApiException.Kind#CLOSED}.
    */
   @Override
   public void close() {
@@ -174,9 +192,9 @@ public final class DurableWrites implements AutoCloseable {
   private CompletableFuture<Object> enqueue(Route route, Record request) {
     if (request == null) {
       return Transport.failLater(new ApiException(ApiException.Kind.INVALID_ARGUMENT, 0, "request: null where a value is required",
-          null, null, null, null), api.transport.executor);
+          null, null, null, null), api.callbackExecutor());
     }
-    if (closed || api.transport.isClosed()) return Transport.failLater(Transport.closedException(null), api.transport.executor);
+    if (closed || api.transport.isClosed()) return Transport.failLater(Transport.closedException(null), api.callbackExecutor());
     String key = UUID.randomUUID().toString();
     Instant now = Instant.now();
     JsonObject body = StrictJson.encode(request);
@@ -191,9 +209,9 @@ public final class DurableWrites implements AutoCloseable {
       writeDurably(file, saved.toString());
     } catch (IOException e) {
       return Transport.failLater(new ApiException(ApiException.Kind.UNEXPECTED, 0, "could not save the write to " + file + ": " + e,
-          null, null, null, e), api.transport.executor);
+          null, null, null, e), api.callbackExecutor());
     }
-    Entry entry = new Entry(file, route, key, body, now, new BoundFuture<>(api.transport.executor));
+    Entry entry = new Entry(file, route, key, body, now, new BoundFuture<>(api.callbackExecutor()));
     synchronized (this) {
       queue.add(entry);
     }
@@ -233,8 +251,8 @@ public final class DurableWrites implements AutoCloseable {
       } catch (IOException ignored) {
         // reported below all the same
       }
-      report(new Outcome(null, null, null, new ApiException(ApiException.Kind.UNEXPECTED, 0,
-          "a saved write could not be read, kept as " + aside + ": " + unreadable, null, null, null, unreadable)));
+      report(new Outcome(null, null, null, null, new ApiException(ApiException.Kind.UNEXPECTED, 0,
+          "a saved write could not be read, kept as " + aside + ": " + unreadable, null, null, null, unreadable)), () -> {});
     }
   }
 
@@ -250,7 +268,7 @@ public final class DurableWrites implements AutoCloseable {
           + " since the service keeps an Idempotency-Key 24 hours only", null, null, null, null));
       return;
     }
-    api.send(head.route(), Map.of(), head.body(), Map.of(CommunityApi.IDEMPOTENCY_KEY, head.key()), true).whenComplete((answer, failure) -> {
+    api.send(head.route(), Map.of(), head.body(), Map.of(Transport.IDEMPOTENCY_KEY, head.key()), true).whenComplete((answer, failure) -> {
       if (failure == null) {
         finish(head, answer.body(), null);
         return;
@@ -258,7 +276,7 @@ public final class DurableWrites implements AutoCloseable {
       ApiException e = ApiException.unwrap(failure);
       if (definite(e)) {
         finish(head, null, e);
-      } else if (e.kind() != ApiException.Kind.CLOSED) {
+      } else if (e.kind() != ApiException.Kind.CLOSED && e.kind() != ApiException.Kind.OUTCOME_UNKNOWN) {
         retryLater(e);
       } else {
         synchronized (this) {
@@ -298,17 +316,28 @@ public final class DurableWrites implements AutoCloseable {
       failures = 0;
     }
     // The listener first: whoever waits on the future finds the outcome reported.
-    report(new Outcome(entry.key(), entry.route() == Route.CREATE_FORM ? "createForm" : "createRewardLog", value, failure));
-    if (failure == null) entry.result().complete(value);
-    else entry.result().completeExceptionally(failure);
+    report(new Outcome(entry.key(), entry.route() == Route.CREATE_FORM ? Operation.CREATE_FORM : Operation.CREATE_REWARD_LOG,
+        value instanceof RewardLog log ? log : null, value instanceof FormAnswer answer ? answer : null, failure), () -> {
+          if (failure == null) entry.result().complete(value);
+          else entry.result().completeExceptionally(failure);
+        });
     sendNext();
   }
 
-  private void report(Outcome outcome) {
-    try {
-      listener.accept(outcome);
-    } catch (RuntimeException listenerBug) {
-      // The listener's own failure must not stop the queue.
+  /**
+   * Tells the listener, on the callback executor and after the outcomes before it, then runs {@code then}
+   * (completing the write's future) there.
+   */
+  private void report(Outcome outcome, Runnable then) {
+    synchronized (this) {
+      told = told.thenRunAsync(() -> {
+        try {
+          listener.accept(outcome);
+        } catch (RuntimeException listenerBug) {
+          // The listener's own failure must not stop the queue.
+        }
+        then.run();
+      }, BoundFuture.orInline(api.callbackExecutor()));
     }
   }
 }

@@ -1,18 +1,32 @@
 package net.gamecommunity.api;
 
 /**
- * What a subscription ({@link CommunityApi#subscribe}) calls, always on the client's executor, one call at a
- * time and in the stream's order. Never on a game's main thread: hand the work over to it (Bukkit's
- * scheduler) where the game's state is touched.
+ * What a subscription ({@link CommunityApi#subscribe}) calls: one call at a time, in the stream's order, on
+ * the client's callback executor when the builder was given one ({@link CommunityApi.Builder#callbackExecutor}:
+ * then on the game's main thread, if that is what it runs on), else on the client's executor.
  */
 @FunctionalInterface
 public interface EventListener {
   /**
-   * An event, in commit order; each once, across reconnections.
+   * An event, in commit order; each once, across reconnections. The subscription's
+   * {@link EventSubscription#lastEventId()} passes it once this returns, or throws: an exception thrown
+   * here goes to {@link #onListenerFailed}, and the event counts as handled (it is not delivered again).
    *
    * @param event the event
    */
   void onEvent(Event event);
+
+  /**
+   * {@link #onEvent} threw: the event counts as handled, and the next one comes. By default, logged as a
+   * warning (java.util.logging, logger {@code net.gamecommunity.api}, which a Paper server shows in its log).
+   *
+   * @param event the event whose handling failed
+   * @param failure what {@link #onEvent} threw
+   */
+  default void onListenerFailed(Event event, RuntimeException failure) {
+    java.util.logging.Logger.getLogger("net.gamecommunity.api")
+        .log(java.util.logging.Level.WARNING, "the listener of the community API's events failed on " + event, failure);
+  }
 
   /**
    * The subscription stopped for good: a refusal no reconnection changes ({@link ApiException} of status 401,

@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -25,7 +26,7 @@ import java.util.function.Consumer;
 /**
  * A live subscription to the API's events (GET /api/events, server-sent events), made by
  * {@link CommunityApi#subscribe}. It reconnects by itself, to whichever instance answers, resuming after the
- * last event it delivered (Last-Event-ID): no event is lost nor delivered twice across reconnections. It
+ * last event it received (Last-Event-ID): no event is lost nor delivered twice across reconnections. It
  * waits the Retry-After of a 429 or 503, otherwise the server's {@code retry:} hint, then jittered backoff
  * while failures repeat; 30 s without a byte (the server sends a heartbeat every 10 s) counts as a dead
  * connection. A refusal no reconnection changes (401, 403, 410) stops it ({@link EventListener#onStopped}).
@@ -43,9 +44,13 @@ public final class EventSubscription implements AutoCloseable {
   private final ScheduledExecutorService scheduler;
   private final EventListener listener;
   private final Consumer<EventSubscription> onClose;
+  private final boolean strict;
   private final Object lock = new Object();
   private volatile boolean closed;
+  /** The position after the last event whose listener returned: what {@link #lastEventId()} tells. */
   private volatile String lastEventId;
+  /** The position after the last event received (maybe still with the listener): where a reconnection resumes. */
+  private String received;
   private long retryMillis = 2_000;
   private int failures;
   /** Which connection is current: the callbacks of an older one (cut for idleness) are ignored. */
@@ -58,7 +63,7 @@ public final class EventSubscription implements AutoCloseable {
   private CompletableFuture<Void> delivered = CompletableFuture.completedFuture(null);
 
   EventSubscription(HttpClient http, String baseUrl, String apiKey, String userAgent, Executor executor, ScheduledExecutorService scheduler,
-      Collection<String> types, String lastEventId, EventListener listener, Consumer<EventSubscription> onClose) {
+      Collection<String> types, String lastEventId, EventListener listener, Consumer<EventSubscription> onClose, boolean strict) {
     this.http = http;
     this.uri = URI.create(baseUrl + "/events" + (types == null || types.isEmpty() ? ""
         : "?types=" + URLEncoder.encode(String.join(",", types), StandardCharsets.UTF_8)));
@@ -67,15 +72,21 @@ public final class EventSubscription implements AutoCloseable {
     this.executor = executor;
     this.scheduler = scheduler;
     this.lastEventId = lastEventId;
+    this.received = lastEventId;
     this.listener = listener;
     this.onClose = onClose;
+    this.strict = strict;
   }
 
   /**
-   * Where a reconnection resumes.
+   * The id to save at disable and pass to {@link CommunityApi#subscribe(Collection, String, EventListener)} at
+   * the next start: it passes an event only once {@link EventListener#onEvent} returned for it (or threw),
+   * so resuming after it never skips the event being handled.
    *
-   * @return the id of the last event delivered (or the position the server sent); null before the first
+   * @return the id of the last event handled (or the position the server sent before any), or the id the
+   *     subscription was made with; null when it was made without one and the server sent none yet
    */
+  @Nullable
   public String lastEventId() {
     return lastEventId;
   }
@@ -112,7 +123,7 @@ public final class EventSubscription implements AutoCloseable {
     synchronized (lock) {
       if (closed) return;
       current = ++generation;
-      String resumeAfter = lastEventId;
+      String resumeAfter = received;
       if (resumeAfter != null) request.header("Last-Event-ID", resumeAfter);
       lastByteAt = System.currentTimeMillis();
       timer = every(() -> checkIdle(current));
@@ -125,10 +136,13 @@ public final class EventSubscription implements AutoCloseable {
 
   /** A connection ended: stop for good, or reconnect after the right wait. */
   private void ended(int connection, HttpResponse<String> response, Throwable error) {
+    // A stream that ended well ends once its last line is read (Lines.onComplete), not when the body is received.
+    if (error == null && response != null && response.statusCode() == 200) return;
     Duration wait = null;
     Throwable reason = error;
     synchronized (lock) {
       if (closed || connection != generation) return;
+      generation++; // the same end, also told by another path (the exchange, the lines, the idle timer), is ignored
       cutConnection();
     }
     if (response != null && response.statusCode() != 200) {
@@ -140,8 +154,6 @@ public final class EventSubscription implements AutoCloseable {
       }
       reason = refusal;
       wait = refusal.retryAfter().orElse(null);
-    } else if (response != null) {
-      reason = new IllegalStateException("the server ended the stream");
     }
     long delay;
     synchronized (lock) {
@@ -210,11 +222,24 @@ public final class EventSubscription implements AutoCloseable {
         try {
           call.run();
         } catch (RuntimeException listenerFailed) {
-          // The listener's own failure: the next event still comes.
+          // onStopped or onReconnecting threw: nothing to report it to.
         }
       }, executor).exceptionally(rejected -> null);
       return delivered;
     }
+  }
+
+  /** Hands the event to the listener; once it returned (or threw: reported), the resume point passes it. */
+  private void handle(Event event, String position) {
+    if (closed) return;
+    if (event != null) {
+      try {
+        listener.onEvent(event);
+      } catch (RuntimeException failed) {
+        listener.onListenerFailed(event, failed);
+      }
+    }
+    if (position != null) lastEventId = position;
   }
 
   /** The stream's lines (WHATWG parsing: fields, comments, a blank line ends a frame); one requested at a time. */
@@ -253,21 +278,27 @@ public final class EventSubscription implements AutoCloseable {
       List<String> frame = List.copyOf(data);
       id = null;
       data.clear();
+      String eventId;
       synchronized (lock) {
         if (closed || connection != generation) return;
         failures = 0;
-        if (position != null) lastEventId = position;
+        if (position != null) received = position;
+        eventId = received;
       }
-      if (frame.isEmpty()) {
-        subscription.request(1);
+      if (frame.isEmpty() && position == null) {
+        subscription.request(1); // a heartbeat: nothing to hand over
         return;
       }
-      JsonObject message = StrictJson.parse(String.join("\n", frame)).getAsJsonObject();
-      Event event = new Event(lastEventId, message.get("type").getAsString(), message.get("timestamp").getAsString(), message.getAsJsonObject("data"));
-      // The next line once the listener has the event: a listener slower than the stream holds the stream back.
-      deliver(() -> {
-        if (!closed) listener.onEvent(event);
-      }).whenComplete((done, error) -> subscription.request(1));
+      Event event = null;
+      if (!frame.isEmpty()) {
+        JsonObject message = StrictJson.parse(String.join("\n", frame)).getAsJsonObject();
+        event = new Event(eventId, message.get("type").getAsString(), Instant.parse(message.get("timestamp").getAsString()),
+            message.getAsJsonObject("data").toString(), strict);
+      }
+      // Through the listener's queue even without an event, so that the resume point moves in order. The next
+      // line once the listener returned: a listener slower than the stream holds the stream back.
+      Event handled = event;
+      deliver(() -> handle(handled, position)).whenComplete((done, error) -> subscription.request(1));
     }
 
     private void field(String line) {
@@ -296,12 +327,12 @@ public final class EventSubscription implements AutoCloseable {
 
     @Override
     public void onError(Throwable error) {
-      // The exchange's future fails too: ended() reconnects.
+      ended(connection, null, error);
     }
 
     @Override
     public void onComplete() {
-      // The exchange's future completes too: ended() reconnects.
+      ended(connection, null, new IllegalStateException("the server ended the stream"));
     }
   }
 }

@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -14,12 +15,12 @@ import java.util.function.Consumer;
  * comes back as an empty 304, costs the service little, and is not delivered again.
  */
 public final class ListPoller<T> {
-  private final CommunityApi api;
+  private final HttpCommunityApi api;
   private final Route route;
   private final Map<String, String> query;
   private volatile String etag;
 
-  ListPoller(CommunityApi api, Route route, Map<String, String> query) {
+  ListPoller(HttpCommunityApi api, Route route, Map<String, String> query) {
     this.api = api;
     this.route = route;
     this.query = query;
@@ -27,7 +28,7 @@ public final class ListPoller<T> {
 
   /** @return one poll: the list if it changed since the last one delivered (or on the first poll), else empty */
   public CompletableFuture<Optional<List<T>>> poll() {
-    return api.<List<T>>send(route, query, null, etag == null ? Map.of() : Map.of(CommunityApi.IF_NONE_MATCH, etag), true)
+    return api.<List<T>>send(route, query, null, etag == null ? Map.of() : Map.of(Transport.IF_NONE_MATCH, etag), true)
         .thenApply(answer -> {
           if (answer.notModified()) return Optional.empty();
           etag = answer.etag();
@@ -43,27 +44,30 @@ public final class ListPoller<T> {
   /**
    * Polls now, then {@code every} after each poll ends, until the subscription or the client is closed.
    * {@code onChange} gets each changed list and {@code onError} each failed poll (polling goes on),
-   * both on the client's executor, never on a game thread: hop to it for game API calls.
+   * both on the client's callback executor when the builder was given one (the game's main thread, say),
+   * else on the client's own threads: then hop to the main thread for game API calls.
    * After a failed poll the loop waits the failure's {@code Retry-After} instead when it is longer (a
-   * 429 or 503), and while the rate budget is spent ({@link CommunityApi#rateLimit()}) until it renews.
+   * 429, 502, 503 or 504), and while the rate budget is spent ({@link CommunityApi#rateLimit()}) until it renews.
    *
    * @param every the wait between the end of a poll and the next one
    * @param onChange gets each changed list
    * @param onError gets each failed poll
    * @return the running loop: close it to stop
+   * @throws NullPointerException when {@code every}, {@code onChange} or {@code onError} is null
    */
   public Subscription start(Duration every, Consumer<List<T>> onChange, Consumer<ApiException> onError) {
+    Objects.requireNonNull(every, "every");
     Objects.requireNonNull(onChange, "onChange");
     Objects.requireNonNull(onError, "onError");
-    Subscription subscription = new Subscription();
+    Subscription subscription = new Subscription(api.transport::isClosed);
     api.schedule(() -> pollAndReschedule(subscription, every, onChange, onError), Duration.ZERO, subscription);
     return subscription;
   }
 
   private void pollAndReschedule(Subscription s, Duration every, Consumer<List<T>> onChange, Consumer<ApiException> onError) {
-    if (s.closed) return;
+    if (s.isClosed()) return;
     poll().whenComplete((changed, failure) -> {
-      if (s.closed || api.transport.isClosed()) return;
+      if (s.isClosed()) return;
       try {
         if (failure != null) onError.accept(ApiException.unwrap(failure));
         else changed.ifPresent(onChange);
@@ -75,11 +79,14 @@ public final class ListPoller<T> {
 
   /** A running poll loop; close it to stop. */
   public static final class Subscription implements AutoCloseable {
+    private final BooleanSupplier clientClosed;
     private volatile boolean closed;
     private volatile ScheduledFuture<?> next;
 
     /** Made by the client when polling starts. */
-    Subscription() {}
+    Subscription(BooleanSupplier clientClosed) {
+      this.clientClosed = clientClosed;
+    }
 
     void next(ScheduledFuture<?> future) {
       next = future;
@@ -96,7 +103,7 @@ public final class ListPoller<T> {
 
     /** @return true once closed, by {@link #close()} or with the client */
     public boolean isClosed() {
-      return closed;
+      return closed || clientClosed.getAsBoolean();
     }
   }
 

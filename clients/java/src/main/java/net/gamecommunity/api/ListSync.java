@@ -41,7 +41,7 @@ public final class ListSync<K, T> {
   static final String SYNC_TOKEN = "Sync-Token";
   private static final Pattern NEXT = Pattern.compile("<([^>]*)>\\s*;\\s*rel=\"?next\"?");
 
-  private final CommunityApi api;
+  private final HttpCommunityApi api;
   private final Route route;
   private final Map<String, String> query;
   private final Function<T, K> key;
@@ -58,7 +58,7 @@ public final class ListSync<K, T> {
    */
   public record Result<T>(boolean full, List<T> changed) {}
 
-  ListSync(CommunityApi api, Route route, Map<String, String> query, Function<T, K> key, Predicate<T> keep) {
+  ListSync(HttpCommunityApi api, Route route, Map<String, String> query, Function<T, K> key, Predicate<T> keep) {
     this.api = api;
     this.route = route;
     this.query = query;
@@ -72,6 +72,7 @@ public final class ListSync<K, T> {
   }
 
   /** @return the Sync-Token of the last sync, to keep across restarts with the rows; null before the first */
+  @Nullable
   public String token() {
     return token;
   }
@@ -120,19 +121,22 @@ public final class ListSync<K, T> {
   /**
    * Syncs now, then {@code every} after each sync ends, until the subscription or the client is closed.
    * {@code onSync} gets each result and {@code onError} each failed sync (syncing goes on), both on the
-   * client's executor, never on a game thread: hop to it for game API calls.
+   * client's callback executor when the builder was given one (the game's main thread, say), else on the
+   * client's own threads: then hop to the main thread for game API calls.
    * After a failed sync the loop waits the failure's {@code Retry-After} instead when it is longer (a
-   * 429 or 503), and while the rate budget is spent ({@link CommunityApi#rateLimit()}) until it renews.
+   * 429, 502, 503 or 504), and while the rate budget is spent ({@link CommunityApi#rateLimit()}) until it renews.
    *
    * @param every the wait between the end of a sync and the next one
    * @param onSync gets each sync's result
    * @param onError gets each failed sync
    * @return the running loop: close it to stop
+   * @throws NullPointerException when {@code every}, {@code onSync} or {@code onError} is null
    */
   public ListPoller.Subscription start(Duration every, Consumer<Result<T>> onSync, Consumer<ApiException> onError) {
+    Objects.requireNonNull(every, "every");
     Objects.requireNonNull(onSync, "onSync");
     Objects.requireNonNull(onError, "onError");
-    ListPoller.Subscription subscription = new ListPoller.Subscription();
+    ListPoller.Subscription subscription = new ListPoller.Subscription(api.transport::isClosed);
     api.schedule(() -> syncAndReschedule(subscription, every, onSync, onError), Duration.ZERO, subscription);
     return subscription;
   }
@@ -140,7 +144,7 @@ public final class ListSync<K, T> {
   private void syncAndReschedule(ListPoller.Subscription s, Duration every, Consumer<Result<T>> onSync, Consumer<ApiException> onError) {
     if (s.isClosed()) return;
     sync().whenComplete((result, failure) -> {
-      if (s.isClosed() || api.transport.isClosed()) return;
+      if (s.isClosed()) return;
       try {
         if (failure != null) onError.accept(ApiException.unwrap(failure));
         else onSync.accept(result);

@@ -6,7 +6,7 @@ package net.gamecommunity.api;
  * @param username the new user's name: 3 to 32 characters, unique regardless of case
  * @param role its role, or null for {@code USER}
  */
-public record NewApiUser(String username, String role) {
+public record NewApiUser(String username, @Nullable String role) {
 
   /**
    * Checks that the username is given.

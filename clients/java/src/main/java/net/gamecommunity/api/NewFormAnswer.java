@@ -36,10 +36,10 @@ public record NewFormAnswer(
     String question3,
     String question4,
     String question5,
-    Boolean stage1,
-    Boolean stage2,
-    Boolean stage3,
-    String comment) {
+    @Nullable Boolean stage1,
+    @Nullable Boolean stage2,
+    @Nullable Boolean stage3,
+    @Nullable String comment) {
 
   /**
    * Checks that the video and the five answers are given.

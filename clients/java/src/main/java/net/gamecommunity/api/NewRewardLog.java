@@ -11,7 +11,7 @@ import java.time.Instant;
  * @param rewardId the id of the reward (defined by the game)
  * @param rewardedAt when it was obtained, sent to the second; null for the service's now
  */
-public record NewRewardLog(int playerId, int rewardId, Instant rewardedAt) {
+public record NewRewardLog(int playerId, int rewardId, @Nullable Instant rewardedAt) {
 
   /**
    * Rewarded now, by the service's clock.

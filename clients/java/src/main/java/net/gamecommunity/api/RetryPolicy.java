@@ -5,9 +5,10 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * When and how long to wait before sending a request again. A request is retried after a timeout, a
- * connection failure, a 503 or a 429 (never after another status), at most {@code maxAttempts} times in
+ * connection failure, a 429, a 503, or a proxy's 502 or 504 (never after another status: a 500 is the
+ * service's own failure, which a retry repeats), at most {@code maxAttempts} times in
  * all: after {@code Retry-After} when the service gives one no longer than {@code maxRetryAfter}
- * (a longer one ends the call with the 429 or 503, for the caller to decide), else after a random
+ * (a longer one ends the call with that answer, for the caller to decide), else after a random
  * delay of up to {@code baseDelay} × 2<sup>n</sup>, capped at {@code maxDelay} ("full jitter").
  * GETs and POSTs (which carry an Idempotency-Key) follow it; PATCHes only when the caller asks.
  *

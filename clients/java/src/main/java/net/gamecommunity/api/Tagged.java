@@ -5,6 +5,6 @@ package net.gamecommunity.api;
  *
  * @param <T> the value's type
  * @param value the value
- * @param etag its version, as the service sent it (quotes included)
+ * @param etag its version, as the service sent it (quotes included); null if it sent none
  */
-public record Tagged<T>(T value, String etag) {}
+public record Tagged<T>(T value, @Nullable String etag) {}

@@ -14,18 +14,13 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -40,11 +35,16 @@ import java.util.stream.Collectors;
  * What every view of one client shares: the HTTP client, the threads, the calls in flight, the rate
  * budget last seen. One request goes through {@link #send}: retried per the policy and Retry-After,
  * decoded on the executor, completed on the caller's chosen executor, and failed with
- * {@link ApiException.Kind#CLOSED} by {@link #close}. Another file of this package sending its own
- * kind of request (a stream, say) uses {@link #newRequest}, {@link #track} and {@link #retryAfter}.
+ * {@link ApiException.Kind#CLOSED} (or its answer) by {@link #close}. Another file of this package sending its own
+ * kind of request (a stream, say) uses {@link #newRequest} and {@link #retryAfter}.
  */
 final class Transport {
   static final String API_KEY = "X-API-Key";
+  static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+  static final String IDEMPOTENT_REPLAYED = "Idempotent-Replayed";
+  static final String IF_NONE_MATCH = "If-None-Match";
+  static final String IF_MATCH = "If-Match";
+  static final String ETAG = "ETag";
   static final String REQUEST_ID = "X-Request-Id";
   static final String RETRY_AFTER = "Retry-After";
   static final String ERROR_NAME = "Error-Name";
@@ -64,12 +64,9 @@ final class Transport {
   private final ExecutorService ownedExecutor;
   final ScheduledExecutorService scheduler;
   final HttpClient http;
-  private final Set<Tracked> inFlight = ConcurrentHashMap.newKeySet();
+  private final InFlight inFlight = new InFlight();
   private volatile boolean closed;
   private volatile RateLimit rateLimit;
-
-  /** A future failed with CLOSED when the client closes; {@code write} ones may finish within close's grace. */
-  private record Tracked(CompletableFuture<?> future, boolean write, Future<?>[] pending) {}
 
   Transport(String baseUrl, String apiKey, String userAgent, Duration connectTimeout, Duration requestTimeout,
       RetryPolicy retryPolicy, Executor executor, boolean strictDecoding) {
@@ -133,9 +130,13 @@ final class Transport {
             : HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
     if (body != null) request.header("Content-Type", "application/json");
     headers.forEach(request::header);
-    Future<?>[] pending = new Future<?>[1];
-    if (!track(result, !"GET".equals(route.method), pending)) return result;
-    Exchange exchange = new Exchange(route, request, retryable ? retryPolicy : RetryPolicy.NONE, deadline, pending,
+    InFlight.Call call = inFlight.track(result, !"GET".equals(route.method));
+    if (closed) {
+      // close() may have looked at the calls in flight before this one came in.
+      result.completeExceptionally(closedException(null));
+      return result;
+    }
+    Exchange exchange = new Exchange(route, request, retryable ? retryPolicy : RetryPolicy.NONE, deadline, call,
         (CompletableFuture<Answer<?>>) (CompletableFuture<?>) result, callbacks == null ? executor : callbacks);
     exchange.attempt(1);
     return result;
@@ -147,17 +148,17 @@ final class Transport {
     final HttpRequest.Builder request;
     final RetryPolicy policy;
     final Instant deadline;
-    final Future<?>[] pending;
+    final InFlight.Call call;
     final CompletableFuture<Answer<?>> result;
     final Executor callbacks;
 
-    Exchange(Route route, HttpRequest.Builder request, RetryPolicy policy, Instant deadline, Future<?>[] pending,
+    Exchange(Route route, HttpRequest.Builder request, RetryPolicy policy, Instant deadline, InFlight.Call call,
         CompletableFuture<Answer<?>> result, Executor callbacks) {
       this.route = route;
       this.request = request;
       this.policy = policy;
       this.deadline = deadline;
-      this.pending = pending;
+      this.call = call;
       this.result = result;
       this.callbacks = callbacks;
     }
@@ -177,15 +178,17 @@ final class Transport {
         settle(null, closed ? closedException(e) : unexpected(e));
         return;
       }
-      pending[0] = sent;
+      call.attempting = true;
+      call.pending = sent;
       sent.whenComplete((response, failure) -> {
+        call.attempted(response == null ? 0 : response.statusCode());
         if (result.isDone()) return;
         if (response != null) noteRateLimit(response);
         Duration wait;
         if (failure != null) {
           Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
           if (closed) {
-            settle(null, closedException(cause));
+            settle(null, call.closedFailure(cause));
             return;
           }
           if (!(cause instanceof IOException)) {
@@ -199,16 +202,16 @@ final class Transport {
           }
         } else {
           int status = response.statusCode();
-          wait = status == 429 || status == 503 ? policy.delayAfter(attempt, retryAfter(response)) : null;
+          wait = retried(status) ? policy.delayAfter(attempt, retryAfter(response)) : null;
           if (wait == null || beyondDeadline(wait)) {
             settle(response, null);
             return;
           }
         }
         try {
-          pending[0] = scheduler.schedule(() -> attempt(attempt + 1), wait.toMillis(), TimeUnit.MILLISECONDS);
+          call.pending = scheduler.schedule(() -> attempt(attempt + 1), wait.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
-          settle(null, closedException(e));
+          settle(null, call.closedFailure(e));
         }
       });
     }
@@ -237,6 +240,8 @@ final class Transport {
           if (f != null) result.completeExceptionally(f);
           else result.complete(a);
         };
+        // Known now: close() completes the call with it if the callbacks' executor has not yet.
+        call.settled.complete(complete);
         if (callbacks == executor) complete.run();
         else run(callbacks, complete);
       });
@@ -245,63 +250,32 @@ final class Transport {
     private void run(Executor on, Runnable task) {
       try {
         on.execute(task);
-      } catch (RejectedExecutionException e) {
-        // Only a shut-down executor refuses: the call fails at once, on this thread, rather than never.
-        result.completeExceptionally(closed ? closedException(e) : unexpected(e));
+      } catch (RuntimeException e) {
+        // A shut-down executor refuses (so does Bukkit's scheduler for a disabled plugin): the answer, if it
+        // came, completes the call here; else it fails at once, on this thread, rather than never.
+        Runnable answer = call.settled.getNow(null);
+        if (answer != null) answer.run();
+        else result.completeExceptionally(closed ? call.closedFailure(e) : unexpected(e));
       }
     }
-  }
-
-  /**
-   * Fails {@code future} with CLOSED when the client closes (unless done before); false, with the
-   * future failed, when the client is closed already. {@code pending[0]}, when set, is cancelled then.
-   */
-  boolean track(CompletableFuture<?> future, boolean write, Future<?>[] pending) {
-    Tracked tracked = new Tracked(future, write, pending);
-    inFlight.add(tracked);
-    future.whenComplete((x, y) -> inFlight.remove(tracked));
-    if (closed) {
-      // close() may have looked at inFlight before this one came in.
-      future.completeExceptionally(closedException(null));
-      return false;
-    }
-    return true;
   }
 
   /** Completes {@code future} with {@code failure} on {@code on} (for failures found before any request is sent). */
   static <T> CompletableFuture<T> failLater(ApiException failure, Executor on) {
     CompletableFuture<T> future = new BoundFuture<>(on);
-    try {
-      on.execute(() -> future.completeExceptionally(failure));
-    } catch (RejectedExecutionException closing) {
-      future.completeExceptionally(failure);
-    }
+    BoundFuture.orInline(on).execute(() -> future.completeExceptionally(failure));
     return future;
   }
 
   // ---- close
 
   /**
-   * Refuses new calls, lets writes in flight finish (retries included) until {@code grace} has passed,
-   * then fails every call still pending with CLOSED, on this thread, and ends the client's threads.
+   * Refuses new calls, lets writes in flight get their answers (retries included) until {@code grace} has
+   * passed, then ends every call still pending, on this thread ({@link InFlight#close}), and ends the client's threads.
    */
   void close(Duration grace) {
     closed = true;
-    if (!grace.isZero() && !grace.isNegative()) {
-      List<CompletableFuture<?>> writes = new ArrayList<>();
-      for (Tracked t : inFlight) {
-        if (t.write()) writes.add(t.future());
-        else fail(t);
-      }
-      try {
-        CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(grace.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (Exception stillRunning) {
-        // failed below
-      }
-    }
-    for (Tracked t : inFlight) fail(t);
+    inFlight.close(grace);
     scheduler.shutdownNow();
     // The callbacks of the calls just failed were queued to the executor: they run here rather than never.
     if (ownedExecutor != null) for (Runnable queued : ownedExecutor.shutdownNow()) queued.run();
@@ -317,12 +291,6 @@ final class Transport {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  private void fail(Tracked t) {
-    Future<?> pending = t.pending()[0];
-    if (pending != null) pending.cancel(false);
-    t.future().completeExceptionally(closedException(null));
   }
 
   static ApiException closedException(Throwable cause) {
@@ -349,12 +317,12 @@ final class Transport {
   private Answer<?> answer(Route route, HttpResponse<String> response) {
     int status = response.statusCode();
     String requestId = response.headers().firstValue(REQUEST_ID).orElse(null);
-    String etag = response.headers().firstValue(CommunityApi.ETAG).orElse(null);
+    String etag = response.headers().firstValue(ETAG).orElse(null);
     if (status == 304) return new Answer<>(status, null, etag, false, null, null, response.uri());
     if (status < 200 || status > 299) throw error(route, response, requestId);
     try {
       Object body = StrictJson.decode(response.body(), route.response, strictDecoding);
-      boolean replayed = response.headers().firstValue(CommunityApi.IDEMPOTENT_REPLAYED).map("true"::equalsIgnoreCase).orElse(false);
+      boolean replayed = response.headers().firstValue(IDEMPOTENT_REPLAYED).map("true"::equalsIgnoreCase).orElse(false);
       String syncToken = response.headers().firstValue(ListSync.SYNC_TOKEN).orElse(null);
       String link = response.headers().firstValue("Link").orElse(null);
       return new Answer<>(status, body, etag, replayed, syncToken, link, response.uri());
@@ -380,6 +348,11 @@ final class Transport {
       return new ApiException(ApiException.Kind.OTHER_STATUS, status, message + " (is the base URL right? it is the service's address ending with /api)", requestId, null, name, null);
     }
     return new ApiException(ApiException.Kind.of(status), status, message, requestId, retryAfter(response), name, null);
+  }
+
+  /** The statuses a retryable call is sent again after: 429 and the 5xx that mean "not now" (a proxy's 502 and 504, the service's 503). */
+  static boolean retried(int status) {
+    return status == 429 || status == 502 || status == 503 || status == 504;
   }
 
   /** Retry-After as seconds or as an HTTP date (RFC 9110); absent or unreadable gives null. */
@@ -423,7 +396,7 @@ final class Transport {
     Duration wait = every;
     if (failure != null) {
       ApiException e = ApiException.unwrap(failure);
-      if ((e.status() == 429 || e.status() == 503) && e.retryAfter().isPresent() && e.retryAfter().get().compareTo(wait) > 0) {
+      if (retried(e.status()) && e.retryAfter().isPresent() && e.retryAfter().get().compareTo(wait) > 0) {
         wait = e.retryAfter().get();
       }
     }

@@ -146,9 +146,10 @@ class ClientTest {
     ExecutorService main = Executors.newSingleThreadExecutor(r -> new Thread(r, "server-main"));
     try (ScriptedServer server = new ScriptedServer();
         CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").callbackExecutor(main).build()) {
-      server.script.add(Reply.of(200, "[]", Map.of()));
-      server.script.add(Reply.of(200, "[]", Map.of()));
+      for (int i = 0; i < 3; i++) server.script.add(Reply.of(200, "[]", Map.of()));
       assertEquals("server-main", api.getAllMaps().thenApply(maps -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS));
+      // Every derived stage too (handle, exceptionally…): join() one on that thread and it waits for itself.
+      assertEquals("server-main", api.getAllMaps().handle((maps, failure) -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS));
       // Waiting on the callback executor's own thread: a completion queued to it would never run.
       assertEquals(List.of(), main.submit(() -> api.blocking().getAllMaps()).get(10, TimeUnit.SECONDS));
     } finally {

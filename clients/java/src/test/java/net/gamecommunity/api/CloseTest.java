@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import net.gamecommunity.api.ScriptedServer.Reply;
 import org.junit.jupiter.api.Test;
@@ -21,6 +23,7 @@ import org.junit.jupiter.api.Test;
 class CloseTest {
   private static final Duration LONG = Duration.ofSeconds(30);
   private static final String WORLD = "{\"id\":4,\"name\":\"w\"}";
+  private static final String REWARD = "{\"id\":9,\"playerId\":1,\"rewardId\":42,\"rewardedAt\":\"2026-11-22T09:15:30Z\"}";
 
   /** The failure of a future that must be complete already (or within a second: close completes on its own thread). */
   private static ApiException failureOf(CompletableFuture<?> future) throws Exception {
@@ -76,14 +79,51 @@ class CloseTest {
   }
 
   @Test
-  void whenTheGracePeriodEndsBeforeAWrite_thenThatWriteFailsAsClosed() throws Exception {
+  void whenTheGracePeriodEndsBeforeAWriteIsAnswered_thenThatWriteFailsAsOutcomeUnknown_notClosed() throws Exception {
     try (ScriptedServer server = new ScriptedServer()) {
       server.script.add(new Reply(200, WORLD, Map.of(), LONG));
       CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").build();
       CompletableFuture<FreebuildWorld> write = api.updateWorld(WorldUpdate.of(4).state("loaded").build());
       while (server.received.isEmpty()) Thread.sleep(5);
       api.close(Duration.ofMillis(100));
-      assertEquals(ApiException.Kind.CLOSED, failureOf(write).kind());
+      assertEquals(ApiException.Kind.OUTCOME_UNKNOWN, failureOf(write).kind(), "the service may have recorded it");
+    }
+  }
+
+  @Test
+  void whenAWriteRefusedWith503WaitsToRetry_thenClosingFailsItAsClosed() throws Exception {
+    RetryPolicy patient = new RetryPolicy(3, Duration.ofMillis(10), Duration.ofMillis(10), Duration.ofSeconds(60));
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.script.add(Reply.of(503, "{\"code\":503,\"message\":\"Database unavailable, retry later\"}", Map.of("Retry-After", "30")));
+      CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").retryPolicy(patient).build();
+      CompletableFuture<Created<RewardLog>> waiting = api.createRewardLog(NewRewardLog.now(1, 42));
+      while (server.received.isEmpty()) Thread.sleep(5);
+      Thread.sleep(100); // the 503 answered: nothing was written, the call waits 30 s to retry
+      api.close();
+      assertEquals(ApiException.Kind.CLOSED, failureOf(waiting).kind());
+    }
+  }
+
+  /**
+   * A plugin's onDisable runs on the main thread, which is also where the client completes its futures
+   * (callbackExecutor): the answers that come while close(grace) waits are queued behind it.
+   */
+  @Test
+  void whenCloseWithGraceRunsOnTheCallbackThread_thenTheWritesTheServiceAnsweredCompleteWithTheirAnswers() throws Exception {
+    ExecutorService main = Executors.newSingleThreadExecutor(r -> new Thread(r, "game-main-thread"));
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.route("POST", new Reply(201, REWARD, Map.of(), Duration.ofMillis(300)));
+      CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").callbackExecutor(main).build();
+      List<CompletableFuture<Created<RewardLog>>> writes = main.submit(() -> {
+        List<CompletableFuture<Created<RewardLog>>> sent = List.of(api.createRewardLog(NewRewardLog.now(1, 42)),
+            api.createRewardLog(NewRewardLog.now(2, 42)), api.createRewardLog(NewRewardLog.now(3, 42)));
+        while (server.received.size() < 3) Thread.sleep(5);
+        api.close(Duration.ofSeconds(20)); // onDisable
+        return sent;
+      }).get();
+      for (CompletableFuture<Created<RewardLog>> write : writes) assertEquals(9, write.get(1, TimeUnit.SECONDS).value().id());
+    } finally {
+      main.shutdownNow();
     }
   }
 
@@ -102,6 +142,30 @@ class CloseTest {
       Thread.sleep(100);
       assertEquals(polls, server.received.size());
       assertEquals(List.of(), errors, "a poll cut by close is no error to report");
+    }
+  }
+
+  /** Bukkit's scheduler throws (IllegalPluginAccessException) for a plugin being disabled: onDisable's close meets that. */
+  @Test
+  void whenTheCallbackExecutorThrowsOnDisable_thenCloseStillCompletesTheAnsweredWrite_andDoesNotThrow() throws Exception {
+    ExecutorService main = Executors.newSingleThreadExecutor(r -> new Thread(r, "game-main-thread"));
+    java.util.concurrent.atomic.AtomicBoolean disabled = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.Executor scheduler = task -> {
+      if (disabled.get()) throw new IllegalStateException("Plugin attempted to register task while disabled");
+      main.execute(task);
+    };
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.route("POST", new Reply(201, REWARD, Map.of(), Duration.ofMillis(300)));
+      CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").callbackExecutor(scheduler).build();
+      CompletableFuture<Created<RewardLog>> write = api.createRewardLog(NewRewardLog.now(1, 42));
+      CompletableFuture<Integer> seen = write.thenApply(created -> created.value().id());
+      while (server.received.isEmpty()) Thread.sleep(5);
+      disabled.set(true);
+      api.close(Duration.ofSeconds(20));
+      assertEquals(9, write.get(1, TimeUnit.SECONDS).value().id());
+      assertEquals(9, seen.get(1, TimeUnit.SECONDS));
+    } finally {
+      main.shutdownNow();
     }
   }
 }

@@ -79,12 +79,13 @@ class DurableWritesTest {
       up.script.add(Reply.of(201, LOG, Map.of("Idempotent-Replayed", "true")));
       List<DurableWrites.Outcome> outcomes = new CopyOnWriteArrayList<>();
       try (DurableWrites writes = DurableWrites.open(api, directory, outcomes::add, QUICK, DAY)) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (writes.pending() > 0 && System.nanoTime() < deadline) Thread.sleep(5);
+        while (outcomes.isEmpty()) Thread.sleep(5); // told on the client's executor, once answered
+        assertEquals(0, writes.pending());
       }
       assertEquals(1, outcomes.size());
       assertEquals(firstKey, outcomes.get(0).idempotencyKey());
-      assertEquals(new RewardLog(9, 1, 42, java.time.Instant.parse("2026-11-22T09:15:30Z")), outcomes.get(0).value());
+      assertEquals(new RewardLog(9, 1, 42, java.time.Instant.parse("2026-11-22T09:15:30Z")), outcomes.get(0).rewardLog());
+      assertEquals(DurableWrites.Operation.CREATE_REWARD_LOG, outcomes.get(0).operation());
       assertEquals(firstKey, up.received.get(0).get("idempotencyKey"));
       assertEquals(firstBody, up.received.get(0).get("body"));
       assertEquals(0, files());
@@ -106,7 +107,7 @@ class DurableWritesTest {
       }
       assertEquals(2, server.received.size());
       assertFalse(outcomes.get(0).succeeded());
-      assertNull(outcomes.get(0).value());
+      assertNull(outcomes.get(0).rewardLog());
       assertTrue(outcomes.get(1).succeeded());
       assertEquals(0, files());
     }
@@ -134,10 +135,28 @@ class DurableWritesTest {
       try (DurableWrites writes = DurableWrites.open(api, directory, outcomes::add, QUICK, DAY)) {
         assertEquals(0, writes.pending());
       }
+      while (outcomes.isEmpty()) Thread.sleep(5); // told on the client's executor
       assertEquals(1, outcomes.size());
       assertTrue(outcomes.get(0).failure().getMessage().contains("not answered within"), outcomes.get(0).toString());
       assertEquals(0, up.received.size());
       assertEquals(0, files());
+    }
+  }
+
+  @Test
+  void whenTheClientHasACallbackExecutor_thenOutcomesAndTheWritesFuturesComeOnIt() throws Exception {
+    java.util.concurrent.ExecutorService main = java.util.concurrent.Executors.newSingleThreadExecutor(r -> new Thread(r, "game-main-thread"));
+    try (ScriptedServer server = new ScriptedServer();
+        CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").callbackExecutor(main).build()) {
+      server.script.add(Reply.of(201, LOG, Map.of()));
+      List<String> threads = new CopyOnWriteArrayList<>();
+      try (DurableWrites writes = DurableWrites.open(api, directory, outcome -> threads.add("outcome on " + Thread.currentThread().getName()))) {
+        String completedOn = writes.createRewardLog(NewRewardLog.now(1, 42)).thenApply(log -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS);
+        assertEquals("game-main-thread", completedOn);
+      }
+      assertEquals(List.of("outcome on game-main-thread"), threads, "the outcome is told before the future completes");
+    } finally {
+      main.shutdownNow();
     }
   }
 
@@ -149,6 +168,7 @@ class DurableWritesTest {
       try (DurableWrites writes = DurableWrites.open(api, directory, outcomes::add)) {
         assertEquals(0, writes.pending());
       }
+      while (outcomes.isEmpty()) Thread.sleep(5);
       assertEquals(1, outcomes.size());
       assertEquals(ApiException.Kind.UNEXPECTED, outcomes.get(0).failure().kind());
       assertTrue(Files.exists(directory.resolve("0000000000000000001-000001-broken.json.unreadable")));

@@ -1,6 +1,7 @@
 package net.gamecommunity.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -8,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
@@ -90,6 +92,125 @@ class EventSubscriptionTest {
     assertEquals(List.of("null", ID_1, ID_1, ID_2), server.received.stream().map(r -> r.get("lastEventId")).toList());
     assertEquals("/api/events?types=reward_log.created", server.received.get(0).get("uri"));
     assertTrue(subscription.isClosed());
+  }
+
+  @Test
+  void whenTheListenerBlocks_thenLastEventIdPassesItsEventOnlyOnceItReturns_andNothingComesTwice() throws Exception {
+    server.script.add(ScriptedServer.Reply.of(200, "id: " + ID_0 + "\n\n" + event(ID_1, 7) + event(ID_2, 8), Map.of()));
+    server.script.add(ScriptedServer.Reply.of(410, "{\"code\":410,\"message\":\"Last-Event-ID: past the retention\"}", Map.of()));
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    List<RewardLog> handled = new CopyOnWriteArrayList<>();
+    EventSubscription subscription = api.subscribe(List.of(), new EventListener() {
+      @Override
+      public void onEvent(Event e) {
+        entered.countDown();
+        await(release);
+        handled.add(e.as(RewardLog.class));
+        calls.add(e.id() + " at " + e.timestamp());
+      }
+
+      @Override
+      public void onStopped(ApiException reason) {
+        calls.add("stopped " + reason.status());
+      }
+    });
+    entered.await();
+    assertEquals(ID_0, subscription.lastEventId(), "the event being handled is not passed yet");
+    release.countDown();
+    waitFor("the 410", () -> calls.contains("stopped 410"));
+    assertEquals(ID_2, subscription.lastEventId());
+    assertEquals(List.of(ID_1 + " at 2026-11-25T10:00:00Z", ID_2 + " at 2026-11-25T10:00:00Z", "stopped 410"), calls);
+    assertEquals(List.of(7, 8), handled.stream().map(RewardLog::rewardId).toList());
+    assertEquals(List.of("null", ID_2), server.received.stream().map(r -> r.get("lastEventId")).toList());
+  }
+
+  @Test
+  void whenTheListenerThrows_thenTheFailureIsReported_andTheEventCountsAsHandled() throws Exception {
+    server.script.add(ScriptedServer.Reply.of(200, event(ID_1, 7) + event(ID_2, 8), Map.of()));
+    server.script.add(ScriptedServer.Reply.of(410, "{\"code\":410,\"message\":\"Last-Event-ID: past the retention\"}", Map.of()));
+    EventSubscription subscription = api.subscribe(List.of(), new EventListener() {
+      @Override
+      public void onEvent(Event e) {
+        calls.add("event " + e.id());
+        if (e.id().equals(ID_1)) throw new IllegalStateException("plugin bug");
+      }
+
+      @Override
+      public void onListenerFailed(Event e, RuntimeException failure) {
+        calls.add("failed " + e.id() + ": " + failure.getMessage());
+      }
+
+      @Override
+      public void onStopped(ApiException reason) {
+        calls.add("stopped " + reason.status());
+      }
+    });
+    waitFor("the 410", () -> calls.contains("stopped 410"));
+    assertEquals(List.of("event " + ID_1, "failed " + ID_1 + ": plugin bug", "event " + ID_2, "stopped 410"), calls);
+    assertEquals(ID_2, subscription.lastEventId());
+    assertEquals(List.of("null", ID_2), server.received.stream().map(r -> r.get("lastEventId")).toList());
+  }
+
+  @Test
+  void whenTheListenerThrowsAndDoesNotHandleIt_thenTheFailureIsLoggedAsAWarning() throws Exception {
+    java.util.logging.Logger logger = java.util.logging.Logger.getLogger("net.gamecommunity.api");
+    List<java.util.logging.LogRecord> logged = new CopyOnWriteArrayList<>();
+    java.util.logging.Handler handler = new java.util.logging.Handler() {
+      @Override
+      public void publish(java.util.logging.LogRecord record) {
+        logged.add(record);
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    logger.addHandler(handler);
+    try {
+      server.script.add(ScriptedServer.Reply.of(200, event(ID_1, 7), Map.of()));
+      api.subscribe(List.of(), e -> {
+        throw new IllegalStateException("plugin bug");
+      });
+      waitFor("the warning", () -> !logged.isEmpty());
+      assertEquals(java.util.logging.Level.WARNING, logged.get(0).getLevel());
+      assertEquals("plugin bug", logged.get(0).getThrown().getMessage());
+      assertTrue(logged.get(0).getMessage().contains(ID_1), logged.get(0).getMessage());
+    } finally {
+      logger.removeHandler(handler);
+    }
+  }
+
+  @Test
+  void whenACallbackExecutorIsGiven_thenTheListenerRunsOnIt() throws Exception {
+    ExecutorService main = Executors.newSingleThreadExecutor(r -> new Thread(r, "game-main-thread"));
+    try (CommunityApi onMain = CommunityApi.builder(server.baseUrl(), "gsk_test").executor(executor).callbackExecutor(main).build()) {
+      server.script.add(ScriptedServer.Reply.of(200, event(ID_1, 7), Map.of()));
+      server.script.add(ScriptedServer.Reply.of(410, "{\"code\":410,\"message\":\"gone\"}", Map.of()));
+      onMain.subscribe(List.of(), recorder);
+      waitFor("the 410", () -> calls.contains("stopped 410"));
+      assertEquals("event " + ID_1 + " 7 on game-main-thread", calls.get(0));
+    } finally {
+      main.shutdownNow();
+    }
+  }
+
+  @Test
+  void whenSubscribeIsGivenNull_orCalledAfterClose_thenItThrows() {
+    assertThrows(NullPointerException.class, () -> api.subscribe(null, recorder));
+    assertThrows(NullPointerException.class, () -> api.subscribe(List.of(), null));
+    api.close();
+    assertThrows(IllegalStateException.class, () -> api.subscribe(List.of(), recorder));
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Test

@@ -6,11 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 /** subscribe() against the live service (run by clients/java/test-live.mjs): events as writes commit, and who may see what. */
+@EnabledIfEnvironmentVariable(named = "COMMUNITY_API_URL", matches = ".+", disabledReason = "needs live servers: node clients/java/test-live.mjs")
 class EventsLiveTest {
   private static String env(String name) {
     String value = System.getenv(name);
@@ -40,14 +43,46 @@ class EventsLiveTest {
       waitFor("the stream's position", () -> subscription.lastEventId() != null);
       int rewardId = ThreadLocalRandom.current().nextInt(1_000_000, Integer.MAX_VALUE);
       RewardLog log = b.blocking().createRewardLog(NewRewardLog.now(1, rewardId)).value();
-      waitFor("the event", () -> events.stream().anyMatch(e -> e.data().get("rewardId").getAsInt() == rewardId));
-      Event event = events.stream().filter(e -> e.data().get("rewardId").getAsInt() == rewardId).findFirst().orElseThrow();
+      waitFor("the event", () -> events.stream().anyMatch(e -> e.as(RewardLog.class).rewardId() == rewardId));
+      Event event = events.stream().filter(e -> e.as(RewardLog.class).rewardId() == rewardId).findFirst().orElseThrow();
       assertEquals("reward_log.created", event.type());
-      assertEquals(log.id(), event.data().get("id").getAsInt());
-      assertEquals(event.id(), subscription.lastEventId());
+      assertEquals(log, event.as(RewardLog.class));
+      assertTrue(!event.timestamp().isAfter(java.time.Instant.now()), event.timestamp().toString());
+      waitFor("the resume point to pass the event", () -> event.id().equals(subscription.lastEventId()));
       assertTrue(threads.stream().allMatch(t -> t.startsWith("community-api")), threads.toString());
       b.close();
       assertTrue(subscription.isClosed());
+    } finally {
+      b.close();
+    }
+  }
+
+  /** The plugin author's case: onDisable saves lastEventId() while the listener is still handling an event. */
+  @Test
+  void whenThePluginStopsWhileItsListenerHandlesAnEvent_thenResumingFromTheSavedIdDeliversThatEventAgain() throws Exception {
+    CommunityApi b = CommunityApi.builder(env("COMMUNITY_API_URL"), env("COMMUNITY_API_KEY_B")).build();
+    try {
+      int rewardId = ThreadLocalRandom.current().nextInt(1_000_000, Integer.MAX_VALUE);
+      CountDownLatch handling = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      EventSubscription first = b.subscribe(List.of("reward_log.created"), event -> {
+        if (event.as(RewardLog.class).rewardId() != rewardId) return;
+        handling.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      waitFor("the stream's position", () -> first.lastEventId() != null);
+      b.blocking().createRewardLog(NewRewardLog.now(1, rewardId));
+      assertTrue(handling.await(10, TimeUnit.SECONDS), "the event never came");
+      String saved = first.lastEventId(); // onDisable
+      first.close();
+      release.countDown();
+      List<Integer> resumed = new CopyOnWriteArrayList<>();
+      b.subscribe(List.of("reward_log.created"), saved, event -> resumed.add(event.as(RewardLog.class).rewardId()));
+      waitFor("the event being handled at disable", () -> resumed.contains(rewardId));
     } finally {
       b.close();
     }

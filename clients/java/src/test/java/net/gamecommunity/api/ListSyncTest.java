@@ -134,4 +134,26 @@ class ListSyncTest {
       }
     }
   }
+
+  @Test
+  void whenTheClientHasACallbackExecutor_thenOnSyncRunsOnIt_andTheLoopsAreClosedWithTheClient() throws Exception {
+    java.util.concurrent.ExecutorService main = java.util.concurrent.Executors.newSingleThreadExecutor(r -> new Thread(r, "game-main-thread"));
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.route("GET", list(SKY, "t1", null));
+      CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").callbackExecutor(main).build();
+      CompletableFuture<String> syncedOn = new CompletableFuture<>();
+      ListPoller.Subscription syncing = api.mapsSync().start(java.time.Duration.ofSeconds(30),
+          r -> syncedOn.complete(Thread.currentThread().getName()), e -> syncedOn.completeExceptionally(e));
+      ListPoller.Subscription polling = api.mapsPoller().start(java.time.Duration.ofSeconds(30), maps -> {}, e -> {});
+      assertEquals("game-main-thread", syncedOn.get(10, java.util.concurrent.TimeUnit.SECONDS));
+      assertThrows(NullPointerException.class, () -> api.mapsSync().start(java.time.Duration.ofSeconds(1), null, e -> {}));
+      assertThrows(NullPointerException.class, () -> api.mapsPoller().start(null, maps -> {}, e -> {}));
+      assertFalse(syncing.isClosed());
+      api.close();
+      assertTrue(syncing.isClosed());
+      assertTrue(polling.isClosed());
+    } finally {
+      main.shutdownNow();
+    }
+  }
 }

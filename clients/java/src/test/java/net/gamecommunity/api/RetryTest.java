@@ -15,6 +15,8 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The retry rules, against a scripted HTTP server: a live service cannot be made to fail once and then
@@ -93,6 +95,31 @@ class RetryTest {
     assertEquals(ApiException.Kind.UNAVAILABLE, e.kind());
     assertEquals("Database unavailable, retry later", e.getMessage());
     assertEquals(3, server.received.size());
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {502, 504})
+  void whenAProxyAnswers502Or504_thenAGetAndAKeyedPostAreRetriedLike503(int status) {
+    String proxyPage = "<html>Bad gateway</html>";
+    server.script.add(ScriptedServer.Reply.of(status, proxyPage, Map.of()));
+    server.script.add(ScriptedServer.Reply.of(200, "[]", Map.of()));
+    assertEquals(List.of(), api.blocking().getAllMaps());
+    server.script.add(ScriptedServer.Reply.of(status, proxyPage, Map.of()));
+    server.script.add(ScriptedServer.Reply.of(201, LOG, Map.of()));
+    Created<RewardLog> created = api.blocking().createRewardLog(NewRewardLog.now(1, 42));
+    assertEquals(4, server.received.size());
+    assertEquals(created.idempotencyKey(), server.received.get(2).get("idempotencyKey"));
+    assertEquals(created.idempotencyKey(), server.received.get(3).get("idempotencyKey"));
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {500, 502, 504})
+  void whenEveryAttemptMeetsA5xx_thenTheCallFailsAsServerError(int status) {
+    for (int i = 0; i < 3; i++) server.script.add(ScriptedServer.Reply.of(status, "{\"code\":" + status + ",\"message\":\"boom\"}", Map.of()));
+    ApiException e = assertThrows(ApiException.class, () -> api.blocking().getAllMaps());
+    assertEquals(ApiException.Kind.SERVER_ERROR, e.kind());
+    assertEquals(status, e.status());
+    assertEquals(status == 500 ? 1 : 3, server.received.size(), "a 500 is the service's own failure: not retried");
   }
 
   @Test

@@ -1,0 +1,253 @@
+package net.gamecommunity.api;
+
+import com.google.gson.JsonObject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+/** The client {@link CommunityApi#builder} makes: each call a request of a {@link Route}, sent by the {@link Transport}. */
+final class HttpCommunityApi implements CommunityApi {
+  /** This client's version, sent in User-Agent; the artifact's version in pom.xml. */
+  static final String VERSION = "2.0.0";
+
+  final Transport transport;
+  /** How long each call may take in all, retries included; null: as long as the retry policy takes. */
+  private final Duration deadline;
+  /** Where futures complete; null: the transport's executor. */
+  private final Executor callbacks;
+  private final Set<EventSubscription> subscriptions = ConcurrentHashMap.newKeySet();
+
+  HttpCommunityApi(Transport transport, Duration deadline, Executor callbacks) {
+    this.transport = transport;
+    this.deadline = deadline;
+    this.callbacks = callbacks;
+  }
+
+  /** The client behind {@code api}, for what only a client of this package can do ({@link DurableWrites}). */
+  static HttpCommunityApi of(CommunityApi api) {
+    if (Objects.requireNonNull(api, "api") instanceof HttpCommunityApi real) return real;
+    throw new IllegalArgumentException("api: a client made by CommunityApi.builder is needed, not " + api.getClass().getName());
+  }
+
+  @Override
+  public CompletableFuture<List<FullPlayer>> getAllFullPlayersByGradeId(int gradeId) {
+    return body(send(Route.FULL_PLAYERS_BY_GRADE, gradeQuery(gradeId), null, Map.of(), true));
+  }
+
+  @Override
+  public CompletableFuture<List<PlayerSummary>> getAllPlayers() {
+    return body(send(Route.ALL_PLAYERS, Map.of(), null, Map.of(), true));
+  }
+
+  @Override
+  public CompletableFuture<PlayerSummary> getPlayerByNick(String nick) {
+    return call(() -> body(send(Route.PLAYER_BY_NICK, Map.of("nick", required(nick, "nick")), null, Map.of(), true)));
+  }
+
+  @Override
+  public CompletableFuture<Tagged<Cosmetic>> getCosmeticTagged(int id) {
+    return this.<Cosmetic>send(Route.GET_COSMETIC, Map.of("id", Integer.toString(id)), null, Map.of(), true)
+        .thenApply(a -> new Tagged<>(a.body(), a.etag()));
+  }
+
+  @Override
+  public CompletableFuture<Tagged<Cosmetic>> updateCosmetic(CosmeticUpdate update) {
+    return call(() -> {
+      Map<String, String> headers = required(update, "update").ifMatch == null ? Map.of() : Map.of(Transport.IF_MATCH, update.ifMatch);
+      return this.<Cosmetic>send(Route.UPDATE_COSMETIC, Map.of(), update.body, headers, update.retry)
+          .thenApply(a -> new Tagged<>(a.body(), a.etag()));
+    });
+  }
+
+  @Override
+  public CompletableFuture<Created<FormAnswer>> createForm(NewFormAnswer answer, String idempotencyKey) {
+    return create(Route.CREATE_FORM, answer, idempotencyKey);
+  }
+
+  @Override
+  public CompletableFuture<Created<RewardLog>> createRewardLog(NewRewardLog log, String idempotencyKey) {
+    return create(Route.CREATE_REWARD_LOG, log, idempotencyKey);
+  }
+
+  @Override
+  public CompletableFuture<Created<RegisteredUser>> register(NewApiUser user, String idempotencyKey) {
+    return create(Route.INSCRIPTION, user, idempotencyKey);
+  }
+
+  @Override
+  public CompletableFuture<List<InfectedStats>> getAllInfectedStats() {
+    return body(send(Route.ALL_INFECTED_STATS, Map.of(), null, Map.of(), true));
+  }
+
+  @Override
+  public CompletableFuture<List<TemporaryItem>> getActiveItems() {
+    return body(send(Route.ACTIVE_ITEMS, Map.of(), null, Map.of(), true));
+  }
+
+  @Override
+  public CompletableFuture<FreebuildWorld> updateWorld(WorldUpdate update) {
+    return call(() -> body(send(Route.UPDATE_WORLD, Map.of(), required(update, "update").body, Map.of(), update.retry)));
+  }
+
+  @Override
+  public CompletableFuture<List<ParkourMap>> getAllMaps() {
+    return body(send(Route.ALL_MAPS, Map.of(), null, Map.of(), true));
+  }
+
+  @Override
+  public ListPoller<FullPlayer> fullPlayersByGradeIdPoller(int gradeId) {
+    return new ListPoller<>(this, Route.FULL_PLAYERS_BY_GRADE, gradeQuery(gradeId));
+  }
+
+  @Override
+  public ListPoller<PlayerSummary> allPlayersPoller() {
+    return new ListPoller<>(this, Route.ALL_PLAYERS, Map.of());
+  }
+
+  @Override
+  public ListPoller<InfectedStats> infectedStatsPoller() {
+    return new ListPoller<>(this, Route.ALL_INFECTED_STATS, Map.of());
+  }
+
+  @Override
+  public ListPoller<TemporaryItem> activeItemsPoller() {
+    return new ListPoller<>(this, Route.ACTIVE_ITEMS, Map.of());
+  }
+
+  @Override
+  public ListPoller<ParkourMap> mapsPoller() {
+    return new ListPoller<>(this, Route.ALL_MAPS, Map.of());
+  }
+
+  @Override
+  public ListSync<Integer, PlayerSummary> allPlayersSync() {
+    return new ListSync<>(this, Route.ALL_PLAYERS, Map.of(), PlayerSummary::id, null);
+  }
+
+  @Override
+  public ListSync<Integer, FullPlayer> fullPlayersByGradeIdSync(int gradeId) {
+    return new ListSync<>(this, Route.FULL_PLAYERS_BY_GRADE, gradeQuery(gradeId), FullPlayer::id, p -> p.gradeId() == gradeId);
+  }
+
+  @Override
+  public ListSync<Integer, InfectedStats> infectedStatsSync() {
+    return new ListSync<>(this, Route.ALL_INFECTED_STATS, Map.of(), InfectedStats::playerId, null);
+  }
+
+  @Override
+  public ListSync<String, TemporaryItem> activeItemsSync() {
+    return new ListSync<>(this, Route.ACTIVE_ITEMS, Map.of(), TemporaryItem::id, item -> {
+      Instant now = Instant.now();
+      return !item.startDate().isAfter(now) && now.isBefore(item.endDate());
+    });
+  }
+
+  @Override
+  public ListSync<Integer, ParkourMap> mapsSync() {
+    return new ListSync<>(this, Route.ALL_MAPS, Map.of(), ParkourMap::id, null);
+  }
+
+  @Override
+  public EventSubscription subscribe(Collection<String> types, @Nullable String lastEventId, EventListener listener) {
+    if (transport.isClosed()) throw new IllegalStateException("this CommunityApi is closed");
+    EventSubscription subscription = new EventSubscription(transport.http, transport.baseUrl, transport.apiKey, transport.userAgent,
+        BoundFuture.orInline(callbackExecutor()), transport.scheduler, List.copyOf(types), lastEventId,
+        Objects.requireNonNull(listener, "listener"), subscriptions::remove, transport.strictDecoding);
+    subscriptions.add(subscription);
+    subscription.start();
+    return subscription;
+  }
+
+  @Override
+  public Blocking blocking() {
+    return new Blocking(callbacks == null ? this : new HttpCommunityApi(transport, deadline, null));
+  }
+
+  @Override
+  public CommunityApi withDeadline(Duration deadline) {
+    return new HttpCommunityApi(transport, Builder.positive(deadline, "deadline"), callbacks);
+  }
+
+  @Override
+  public Optional<RateLimit> rateLimit() {
+    return transport.rateLimit();
+  }
+
+  @Override
+  public void close() {
+    subscriptions.forEach(EventSubscription::close);
+    transport.close(Duration.ZERO);
+  }
+
+  @Override
+  public void close(Duration grace) {
+    subscriptions.forEach(EventSubscription::close);
+    transport.close(Objects.requireNonNull(grace, "grace"));
+  }
+
+  @Override
+  public String toString() {
+    return "CommunityApi[" + transport.baseUrl + ", key hidden]";
+  }
+
+  // ---- the request pipeline
+
+  private static Map<String, String> gradeQuery(int gradeId) {
+    return Map.of("gradeId", Integer.toString(gradeId));
+  }
+
+  private static <T> CompletableFuture<T> body(CompletableFuture<Transport.Answer<T>> answer) {
+    return answer.thenApply(Transport.Answer::body);
+  }
+
+  /** Where this client's futures complete and its listeners are called. */
+  Executor callbackExecutor() {
+    return callbacks == null ? transport.executor : callbacks;
+  }
+
+  /** Runs a call; an argument it refuses (a null, an invalid value) fails the future instead of the caller. */
+  private <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> call) {
+    try {
+      return call.get();
+    } catch (NullPointerException | IllegalArgumentException e) {
+      return Transport.failLater(new ApiException(ApiException.Kind.INVALID_ARGUMENT, 0, e.getMessage(), null, null, null, e),
+          callbackExecutor());
+    }
+  }
+
+  private static <T> T required(T value, String name) {
+    return Objects.requireNonNull(value, () -> name + ": null where a value is required");
+  }
+
+  private <T> CompletableFuture<Created<T>> create(Route route, Record request, String idempotencyKey) {
+    return call(() -> {
+      JsonObject body = StrictJson.encode(required(request, "request"));
+      if (required(idempotencyKey, "idempotencyKey").isBlank()) throw new IllegalArgumentException("idempotencyKey: empty");
+      return this.<T>send(route, Map.of(), body, Map.of(Transport.IDEMPOTENCY_KEY, idempotencyKey), true)
+          .thenApply(a -> new Created<>(a.body(), a.replayed(), idempotencyKey));
+    });
+  }
+
+  <T> CompletableFuture<Transport.Answer<T>> send(Route route, Map<String, String> query, JsonObject body, Map<String, String> headers, boolean retryable) {
+    return transport.send(route, query, body, headers, retryable, deadline == null ? null : Instant.now().plus(deadline), callbacks);
+  }
+
+  /** Runs {@code task} on the executor after {@code delay}, unless the subscription or the client is closed by then. */
+  void schedule(Runnable task, Duration delay, ListPoller.Subscription subscription) {
+    transport.schedule(task, delay, subscription);
+  }
+
+  /** The wait before a loop's next request: {@code every}, or longer after a 429 or 503, or while the rate budget is spent. */
+  Duration nextDelay(Duration every, Throwable failure) {
+    return transport.nextDelay(every, failure);
+  }
+}
