@@ -130,6 +130,20 @@ describe.runIf(!onPostgres)("the command line while the server holds the embedde
     expect(JSON.parse(toStdout.stdout)).toEqual(written);
   });
 
+  it("when commands carry a key or a path as arguments, then the server logs their names and neither", async () => {
+    const key = `gsk_${"k".repeat(43)}`;
+    const secretPath = path.join(dir, "secret-folder", "file.json");
+    await cli(["import", key]);
+    await cli(["import", secretPath]);
+    await cli(["user", key]);
+    const logged = () => service.lines().filter((l) => l.msg === "CLI command through the control channel" && l.command !== "user rotate");
+    await service.waitFor("three commands logged", () => logged().length >= 3);
+    expect(logged().map((l) => l.command)).toEqual(["import", "import", "user"]);
+    const output = service.output();
+    expect(output).not.toContain(key);
+    expect(output).not.toContain("secret-folder");
+  });
+
   it("when the audit log is read, then the commands run through the server are in it, by the CLI's user", async () => {
     const r = await cli(["audit", "--json"]);
     expect(r.code).toBe(0);

@@ -4,6 +4,7 @@ import net, { type Socket } from "node:net";
 import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
 import type { Logger } from "../logger.js";
+import { commandName } from "./args.js";
 import { runCli, type CliFiles } from "./cli.js";
 import { controlPaths, MAX_SOCKET_PATH_BYTES, onMessages, send, type CommandRequest, type FileAnswer } from "./control-protocol.js";
 
@@ -91,7 +92,7 @@ export async function startControlChannel(config: Config, db: Database, logger: 
         socket.end();
         return;
       }
-      logger.info({ command: message.argv.slice(0, 2).join(" ") }, "CLI command through the control channel");
+      logger.info({ command: commandName(message.argv) }, "CLI command through the control channel");
       const io = { stdout: (text: string) => send(socket, { type: "stdout", text }), stderr: (text: string) => send(socket, { type: "stderr", text }) };
       const run = runCli(message.argv, { config, db, logger, files }, io)
         .catch((error: unknown) => {
