@@ -8,7 +8,7 @@ import { AddressAllowList } from "../auth/address-allow-list.js";
 import { formatTimestamp } from "../fields/timestamp.js";
 import { ApiError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import { parse, table, terminalJson, UsageError } from "./args.js";
+import { parse, printable, table, terminalJson, UsageError } from "./args.js";
 import { auditCommand } from "./audit-command.js";
 import { WEBHOOK_USAGE, webhookCommand } from "./webhook-command.js";
 import { loadSample } from "../transfer/sample.js";
@@ -80,12 +80,17 @@ export async function runCli(argv: string[], deps: CliDeps, io: CliIo): Promise<
   try {
     return await dispatch(argv, deps, io);
   } catch (error) {
+    // Messages repeat names and values from the file or the database: printed with their controls escaped.
     if (error instanceof UsageError) {
-      io.stderr(`${error.message}\n\n${USAGE}\n`);
+      io.stderr(`${printable(error.message)}\n\n${USAGE}\n`);
       return 2;
     }
-    if (error instanceof ApiError || error instanceof ImportError) {
-      io.stderr(`${error.message}\n`);
+    if (error instanceof ImportError) {
+      io.stderr(`${ImportError.HEADING}\n${error.problems.map((p) => `  - ${printable(p)}\n`).join("")}`);
+      return 1;
+    }
+    if (error instanceof ApiError) {
+      io.stderr(`${printable(error.message)}\n`);
       return 1;
     }
     throw error;
@@ -127,7 +132,7 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
       try {
         data = JSON.parse(await (deps.files ?? localFiles).read(file));
       } catch (error) {
-        io.stderr(`Cannot read ${file} as JSON: ${(error as Error).message}\n`);
+        io.stderr(`Cannot read ${printable(file)} as JSON: ${printable((error as Error).message)}\n`);
         return 1;
       }
       const summary = await importData(deps.db.prisma, data, deps.actor ?? cliSource());

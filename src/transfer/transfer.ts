@@ -19,8 +19,9 @@ import { TRANSFER_RESOURCES, type TransferResource } from "./resources.js";
  * flight (no MAX(id) can see it) stays behind it.
  */
 export class ImportError extends Error {
+  static readonly HEADING = "Import refused, nothing was written:";
   constructor(readonly problems: string[]) {
-    super(`Import refused, nothing was written:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    super(`${ImportError.HEADING}\n${problems.map((p) => `  - ${p}`).join("\n")}`);
     this.name = "ImportError";
   }
 }
