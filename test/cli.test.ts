@@ -347,14 +347,16 @@ describe("import and export", () => {
   it("when field names, array names or the file's name hold terminal controls, then the errors print them escaped", async () => {
     const hostile = "\u001b]0;pwned\u0007\u001b[2J\u009b31m";
     const named = await cli(["import", file("controls.json", { players: [{ ...player(1, "A"), [hostile]: 1 }], [hostile]: [] })]);
-    const broken = await cli(["import", file("bad\u001b[2J.json", `{"players": [${hostile}]}`)]);
-    for (const r of [named, broken]) {
+    const broken = await cli(["import", file("broken.json", `{"players": [${hostile}]}`)]);
+    const missing = await cli(["import", path.join(dir, "missing\u001b[2J.json")]);
+    for (const r of [named, broken, missing]) {
       expect(r.code).toBe(1);
       // eslint-disable-next-line no-control-regex
       expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     }
     expect(named.stderr).toContain("\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m");
-    expect(broken.stderr).toContain("bad\\x1b[2J.json");
+    expect(broken.stderr).toContain("players[0]: not valid JSON");
+    expect(missing.stderr).toContain("missing\\x1b[2J.json");
   });
 
   it("when the file is missing or not JSON, then a clear error", async () => {

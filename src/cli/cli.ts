@@ -1,4 +1,5 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { createReadStream } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { cliSource, type AuditSource } from "../audit/audit.js";
 import { CallerDirectory } from "../auth/callers.js";
 import type { Config } from "../config.js";
@@ -12,7 +13,7 @@ import { parse, printable, table, terminalJson, UsageError } from "./args.js";
 import { auditCommand } from "./audit-command.js";
 import { WEBHOOK_USAGE, webhookCommand } from "./webhook-command.js";
 import { loadSample } from "../transfer/sample.js";
-import { exportData, ImportError, importData } from "../transfer/transfer.js";
+import { exportData, ImportError, importStream } from "../transfer/transfer.js";
 import { DEFAULT_GRACE_SECONDS, graceSecondsSchema, pendingRotation } from "../users/grace.js";
 import { DEFAULT_ROLE, roleSchema, usernameSchema, ApiUsers, type ApiUserSummary } from "../users/users.js";
 
@@ -55,11 +56,30 @@ export interface CliIo {
 
 /** The files a command reads and writes: the caller's own, even when the server runs the command (control-channel.ts). */
 export interface CliFiles {
-  read(file: string): Promise<string>;
+  /** The file's bytes in pieces as they are read, never whole. */
+  read(file: string): AsyncIterable<Uint8Array>;
+  /** Created owner-only (an export holds players' tokens and addresses). */
   write(file: string, text: string): Promise<void>;
 }
 
-const localFiles: CliFiles = { read: (file) => readFile(file, "utf8"), write: (file, text) => writeFile(file, text) };
+const localFiles: CliFiles = {
+  // Opened once read (a stream opened sooner reports a missing file to no one).
+  async *read(file) {
+    yield* createReadStream(file);
+  },
+  write: (file, text) => writeFile(file, text, { mode: 0o600 }),
+};
+
+/** The file could not be read (missing, a folder, no permission): not the import's refusal. */
+class ReadError extends Error {}
+
+async function* reading(pieces: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  try {
+    yield* pieces;
+  } catch (error) {
+    throw new ReadError((error as Error).message);
+  }
+}
 
 export interface CliDeps {
   config: Config;
@@ -128,14 +148,14 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
       const { positionals } = parse(rest, {});
       if (positionals.length !== 1) throw new UsageError("import takes one file");
       const file = positionals[0]!;
-      let data: unknown;
+      let summary: Record<string, number>;
       try {
-        data = JSON.parse(await (deps.files ?? localFiles).read(file));
+        summary = await importStream(deps.db.prisma, reading((deps.files ?? localFiles).read(file)), deps.actor ?? cliSource());
       } catch (error) {
-        io.stderr(`Cannot read ${printable(file)} as JSON: ${printable((error as Error).message)}\n`);
+        if (!(error instanceof ReadError)) throw error;
+        io.stderr(`Cannot read ${printable(file)} as JSON: ${printable(error.message)}\n`);
         return 1;
       }
-      const summary = await importData(deps.db.prisma, data, deps.actor ?? cliSource());
       const counts = Object.entries(summary).map(([k, n]) => `${n} ${k}`);
       io.stdout(`Imported ${counts.length ? counts.join(", ") : "nothing (no records in the file)"}.\n`);
       return 0;
