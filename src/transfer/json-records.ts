@@ -11,7 +11,7 @@ export type FilePart =
   | { kind: "other"; key: string };
 
 /** The longest record an import takes, in characters of its JSON (a form answer holds about 12,000). */
-export const MAX_RECORD_CHARS = 1024 * 1024;
+export const MAX_RECORD_CHARS = 128 * 1024;
 
 /** The file's structure is broken: what, and where (a character count from its start). */
 export class FileShapeError extends Error {

@@ -27,8 +27,12 @@ export { ImportError } from "./import-error.js";
 export type ImportSummary = Record<string, number>;
 
 const BATCH = 1000;
-/** A batch of staged records is written at this many characters of JSON, or at BATCH records. */
-const BATCH_CHARS = 1024 * 1024;
+/**
+ * A batch of staged records is written at this many characters of JSON, or at BATCH records.
+ * Small on purpose: Prisma's driver adapters keep the arguments of their last 100 queries in
+ * memory (@prisma/debug's history, even with debugging off), so 1 MB batches held 100 MB.
+ */
+const BATCH_CHARS = 64 * 1024;
 
 export async function exportData(prisma: PrismaClient): Promise<Record<string, unknown[]>> {
   const data: Record<string, unknown[]> = {};
