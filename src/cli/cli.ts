@@ -1,5 +1,3 @@
-import { createReadStream } from "node:fs";
-import { writeFile } from "node:fs/promises";
 import { cliSource, type AuditSource } from "../audit/audit.js";
 import { CallerDirectory } from "../auth/callers.js";
 import type { Config } from "../config.js";
@@ -13,7 +11,8 @@ import { parse, printable, table, terminalJson, UsageError } from "./args.js";
 import { auditCommand } from "./audit-command.js";
 import { WEBHOOK_USAGE, webhookCommand } from "./webhook-command.js";
 import { loadSample } from "../transfer/sample.js";
-import { exportData, ImportError, importStream } from "../transfer/transfer.js";
+import { ImportError } from "../transfer/transfer.js";
+import { exportCommand, importCommand, localFiles, type CliFiles } from "./transfer-command.js";
 import { DEFAULT_GRACE_SECONDS, graceSecondsSchema, pendingRotation } from "../users/grace.js";
 import { DEFAULT_ROLE, roleSchema, usernameSchema, ApiUsers, type ApiUserSummary } from "../users/users.js";
 
@@ -52,33 +51,6 @@ one process may open at a time, the server runs the command for the CLI.`;
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
-}
-
-/** The files a command reads and writes: the caller's own, even when the server runs the command (control-channel.ts). */
-export interface CliFiles {
-  /** The file's bytes in pieces as they are read, never whole. */
-  read(file: string): AsyncIterable<Uint8Array>;
-  /** Created owner-only (an export holds players' tokens and addresses). */
-  write(file: string, text: string): Promise<void>;
-}
-
-const localFiles: CliFiles = {
-  // Opened once read (a stream opened sooner reports a missing file to no one).
-  async *read(file) {
-    yield* createReadStream(file);
-  },
-  write: (file, text) => writeFile(file, text, { mode: 0o600 }),
-};
-
-/** The file could not be read (missing, a folder, no permission): not the import's refusal. */
-class ReadError extends Error {}
-
-async function* reading(pieces: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-  try {
-    yield* pieces;
-  } catch (error) {
-    throw new ReadError((error as Error).message);
-  }
 }
 
 export interface CliDeps {
@@ -144,22 +116,8 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
       return webhookCommand(rest, deps.db.prisma, deps.config, deps.actor ?? cliSource(), io);
     case "audit":
       return auditCommand(rest, deps.db.prisma, deps.now ?? (() => new Date()), io);
-    case "import": {
-      const { positionals } = parse(rest, {});
-      if (positionals.length !== 1) throw new UsageError("import takes one file");
-      const file = positionals[0]!;
-      let summary: Record<string, number>;
-      try {
-        summary = await importStream(deps.db.prisma, reading((deps.files ?? localFiles).read(file)), deps.actor ?? cliSource());
-      } catch (error) {
-        if (!(error instanceof ReadError)) throw error;
-        io.stderr(`Cannot read ${printable(file)} as JSON: ${printable(error.message)}\n`);
-        return 1;
-      }
-      const counts = Object.entries(summary).map(([k, n]) => `${n} ${k}`);
-      io.stdout(`Imported ${counts.length ? counts.join(", ") : "nothing (no records in the file)"}.\n`);
-      return 0;
-    }
+    case "import":
+      return importCommand(rest, deps.db.prisma, deps.files ?? localFiles, deps.actor ?? cliSource(), io);
     case "seed": {
       const { positionals } = parse(rest, {});
       if (positionals.length > 0) throw new UsageError("seed takes no argument");
@@ -167,16 +125,8 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
       io.stdout(`Loaded the sample community: ${Object.entries(summary).map(([k, n]) => `${n} ${k}`).join(", ")}.\n`);
       return 0;
     }
-    case "export": {
-      const { positionals } = parse(rest, {});
-      if (positionals.length > 1) throw new UsageError("export takes at most one file");
-      const json = `${JSON.stringify(await exportData(deps.db.prisma), null, 2)}\n`;
-      if (positionals[0]) {
-        await (deps.files ?? localFiles).write(positionals[0], json);
-        io.stderr(`Exported to ${positionals[0]}\n`);
-      } else io.stdout(json);
-      return 0;
-    }
+    case "export":
+      return exportCommand(rest, deps.db.prisma, deps.files ?? localFiles, io);
     default:
       throw new UsageError(`Unknown command '${command}'`);
   }

@@ -5,7 +5,8 @@ import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
 import type { Logger } from "../logger.js";
 import { commandName } from "./args.js";
-import { runCli, type CliFiles } from "./cli.js";
+import { runCli } from "./cli.js";
+import type { CliFiles } from "./transfer-command.js";
 import { controlPaths, MAX_SOCKET_PATH_BYTES, onMessages, PIECE_BYTES, send, TOO_LONG, type CommandRequest, type FileAnswer } from "./control-protocol.js";
 
 export interface ControlChannel {
