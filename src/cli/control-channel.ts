@@ -90,14 +90,16 @@ export async function startControlChannel(config: Config, db: Database, logger: 
           yield Buffer.from(piece.data ?? "", "base64");
         }
       },
-      async write(file, text) {
+      async write(file, pieces) {
         const stream = nextStream++;
-        const bytes = Buffer.from(text);
-        for (let at = 0; ; at += PIECE_BYTES) {
-          const end = at + PIECE_BYTES >= bytes.length;
-          answered(await ask({ type: "write", stream, file, data: bytes.subarray(at, at + PIECE_BYTES).toString("base64"), end }));
-          if (end) return;
+        for await (const piece of pieces) {
+          const bytes = typeof piece === "string" ? Buffer.from(piece) : piece;
+          for (let at = 0; at < bytes.length; at += PIECE_BYTES) {
+            const data = Buffer.from(bytes.subarray(at, at + PIECE_BYTES)).toString("base64");
+            answered(await ask({ type: "write", stream, file, data, end: false }));
+          }
         }
+        answered(await ask({ type: "write", stream, file, data: "", end: true }));
       },
     };
     onMessages(socket, (message) => {

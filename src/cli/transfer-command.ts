@@ -1,5 +1,6 @@
 import { createReadStream } from "node:fs";
 import { writeFile } from "node:fs/promises";
+import { Readable } from "node:stream";
 import type { AuditSource } from "../audit/audit.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { exportData, importStream } from "../transfer/transfer.js";
@@ -14,8 +15,8 @@ interface Io {
 export interface CliFiles {
   /** The file's bytes in pieces as they are read, never whole. */
   read(file: string): AsyncIterable<Uint8Array>;
-  /** Created owner-only (an export holds players' tokens and addresses). */
-  write(file: string, text: string): Promise<void>;
+  /** Writes the pieces as they come, to a file created owner-only (an export holds players' tokens and addresses). */
+  write(file: string, pieces: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>): Promise<void>;
 }
 
 export const localFiles: CliFiles = {
@@ -23,7 +24,7 @@ export const localFiles: CliFiles = {
   async *read(file) {
     yield* createReadStream(file);
   },
-  write: (file, text) => writeFile(file, text, { mode: 0o600 }),
+  write: (file, pieces) => writeFile(file, Readable.from(pieces), { mode: 0o600 }),
 };
 
 /** The file could not be read (missing, a folder, no permission): not the import's refusal. */
@@ -61,7 +62,7 @@ export async function exportCommand(args: string[], prisma: PrismaClient, files:
   if (positionals.length > 1) throw new UsageError("export takes at most one file");
   const json = `${JSON.stringify(await exportData(prisma), null, 2)}\n`;
   if (positionals[0]) {
-    await files.write(positionals[0], json);
+    await files.write(positionals[0], [json]);
     io.stderr(`Exported to ${printable(positionals[0])}\n`);
   } else io.stdout(json);
   return 0;

@@ -37,6 +37,9 @@ export async function* fileParts(source: AsyncIterable<string | Uint8Array> | It
   let escaped = false;
   let parts: string[] = [];
   let size = 0;
+  const tooLong = (): never => {
+    throw new FileShapeError(`${key}[${index}]: a record longer than ${MAX_RECORD_CHARS} characters of JSON`);
+  };
   const fail = (what: string, at: number): never => {
     throw new FileShapeError(`the file is not valid JSON: ${what} at character ${at}`);
   };
@@ -74,6 +77,7 @@ export async function* fileParts(source: AsyncIterable<string | Uint8Array> | It
         else if (depth === 0 && (c === 0x2c || c === 0x5d || c === 0x7d)) {
           if (state === "element") {
             keep(i);
+            if (size > MAX_RECORD_CHARS) tooLong();
             yield { kind: "record", key, index: index++, text: parts.join("") };
             parts = [];
             size = 0;
@@ -140,9 +144,7 @@ export async function* fileParts(source: AsyncIterable<string | Uint8Array> | It
       }
     }
     if (state === "key" || state === "element") keep(chunk.length);
-    if (state === "element" && size > MAX_RECORD_CHARS) {
-      throw new FileShapeError(`${key}[${index}]: a record longer than ${MAX_RECORD_CHARS} characters of JSON`);
-    }
+    if (state === "element" && size > MAX_RECORD_CHARS) tooLong();
     position += chunk.length;
   }
   if (state !== "end") fail("the file ends too early", position);
