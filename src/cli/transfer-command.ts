@@ -3,7 +3,8 @@ import { writeFile } from "node:fs/promises";
 import { Readable } from "node:stream";
 import type { AuditSource } from "../audit/audit.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { exportData, importStream } from "../transfer/transfer.js";
+import { exportText } from "../transfer/export.js";
+import { importStream } from "../transfer/transfer.js";
 import { parse, printable, UsageError } from "./args.js";
 
 interface Io {
@@ -60,10 +61,9 @@ export async function importCommand(args: string[], prisma: PrismaClient, files:
 export async function exportCommand(args: string[], prisma: PrismaClient, files: CliFiles, io: Io): Promise<number> {
   const { positionals } = parse(args, {});
   if (positionals.length > 1) throw new UsageError("export takes at most one file");
-  const json = `${JSON.stringify(await exportData(prisma), null, 2)}\n`;
   if (positionals[0]) {
-    await files.write(positionals[0], [json]);
+    await files.write(positionals[0], exportText(prisma));
     io.stderr(`Exported to ${printable(positionals[0])}\n`);
-  } else io.stdout(json);
+  } else for await (const piece of exportText(prisma)) io.stdout(piece);
   return 0;
 }
