@@ -34,6 +34,7 @@ const BATCH = 1000;
  */
 const BATCH_CHARS = 64 * 1024;
 
+/** The whole export as one object (tests; the CLI writes it in pieces: export.ts). */
 export async function exportData(prisma: PrismaClient): Promise<Record<string, unknown[]>> {
   const data: Record<string, unknown[]> = {};
   for (const r of TRANSFER_RESOURCES) data[r.key] = await r.exportAll(prisma);
@@ -134,8 +135,7 @@ async function stage(tx: Tx, source: AsyncIterable<string | Uint8Array> | Iterab
       if (problems.any) continue; // nothing will be written: only the reading goes on, for the other problems
       const row = serialise(result.data);
       staged.columns ??= Object.keys(row);
-      const text = { key: part.key, idx: part.index, id: String(row[r.entity.primaryKey]), row };
-      batch.push(text);
+      batch.push({ key: part.key, idx: part.index, id: String(row[r.entity.primaryKey]), row });
       chars += part.text.length;
       if (batch.length >= BATCH || chars >= BATCH_CHARS) await flush();
     }
