@@ -6,7 +6,7 @@ import { AggregatorRegistry } from "prom-client";
 import type { Config } from "./config.js";
 import { prepareSchema } from "./db/migrate.js";
 import { explainConnectError } from "./db/connect-errors.js";
-import { openConfiguredDatabase } from "./db/open.js";
+import { openConfiguredDatabase, TIGHTENED_WARNING } from "./db/open.js";
 import type { Logger } from "./logger.js";
 import { listen } from "./listen.js";
 import type { Metrics } from "./metrics.js";
@@ -24,7 +24,9 @@ const MAX_RESTARTS_PER_MINUTE = 5;
  * signal on and waits for every worker to stop gracefully.
  */
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
-  const db = openConfiguredDatabase(config, "server");
+  const db = openConfiguredDatabase(config, "server", {
+    onDataDirTightened: (count) => logger.warn({ dataDir: config.dataDir, tightened: count }, TIGHTENED_WARNING),
+  });
   try {
     await prepareSchema(db, logger, config.migrateOnStart);
     await bootstrapFirstUser(db, config);

@@ -9,7 +9,7 @@ import type { Config } from "./config.js";
 import { explainConnectError } from "./db/connect-errors.js";
 import { withTimeout, type Database } from "./db/database.js";
 import { prepareSchema } from "./db/migrate.js";
-import { openConfiguredDatabase } from "./db/open.js";
+import { openConfiguredDatabase, TIGHTENED_WARNING } from "./db/open.js";
 import type { Logger } from "./logger.js";
 import { createHttpServer } from "./http/http-server.js";
 import { Metrics, serveMetrics } from "./metrics.js";
@@ -57,9 +57,10 @@ export interface Service {
  * open if it fails.
  */
 export async function startService(config: Config, logger: Logger, options: { clusterWorker?: boolean } = {}): Promise<Service> {
-  const db = openConfiguredDatabase(config, "server", (error) => {
+  const db = openConfiguredDatabase(config, "server", {
     // An idle connection was dropped (server restart, pg_terminate_backend): the pool replaces it.
-    logger.warn({ err: error }, "database connection lost; the pool will open a new one");
+    onPoolError: (error) => logger.warn({ err: error }, "database connection lost; the pool will open a new one"),
+    onDataDirTightened: (count) => logger.warn({ dataDir: config.dataDir, tightened: count }, TIGHTENED_WARNING),
   });
   const lifecycle: Lifecycle = { stopping: false };
   let keySync: { stop(): Promise<void> } | undefined;

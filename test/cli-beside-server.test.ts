@@ -5,7 +5,7 @@ import path from "node:path";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runThroughServer } from "../src/cli/control-client.js";
-import { controlPaths } from "../src/cli/control-protocol.js";
+import { controlPaths, MAX_MESSAGE_CHARS } from "../src/cli/control-protocol.js";
 import { onPostgres } from "./helpers/database.js";
 import { spawnOwned, spawnService, type ServiceProcess } from "./helpers/process.js";
 
@@ -90,6 +90,20 @@ describe.runIf(!onPostgres)("the command line while the server holds the embedde
     expect((await cli(["user", "list"])).stdout).not.toContain("intruder");
   });
 
+  it("when a connection sends a message over the limit, then it is refused with a message and the server goes on serving", async () => {
+    const socket = net.connect(controlPaths(dir).socket);
+    let answer = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (d: string) => (answer += d));
+    socket.on("error", () => undefined); // the server may close while the rest is still being written
+    socket.write("x".repeat(MAX_MESSAGE_CHARS + 1));
+    await new Promise((resolve) => socket.on("close", resolve));
+    expect(answer).toContain(`refused a message over ${MAX_MESSAGE_CHARS} characters`);
+    expect(answer).toContain('"code":1');
+    expect((await players(firstKey)).status).toBe(200);
+    expect((await cli(["user", "list"])).code).toBe(0);
+  });
+
   it("when a user is created, then its key is printed alone on stdout, as on a direct run, and works", async () => {
     const r = await cli(["user", "create", "user-B"]);
     expect(r).toMatchObject({ code: 0, stderr: "Created 'user-B' (groups B). The key above is shown only once.\n" });
@@ -128,6 +142,20 @@ describe.runIf(!onPostgres)("the command line while the server holds the embedde
     expect(written.parkourMaps.map((m) => m.name)).toContain("Beside run");
     const toStdout = await cli(["export"]);
     expect(JSON.parse(toStdout.stdout)).toEqual(written);
+  });
+
+  it("when commands carry a key or a path as arguments, then the server logs their names and neither", async () => {
+    const logged = () => service.lines().filter((l) => l.msg === "CLI command through the control channel").map((l) => l.command);
+    const key = `gsk_${"k".repeat(43)}`;
+    const secretPath = path.join(dir, "secret-folder", "file.json");
+    await cli(["import", key]);
+    await cli(["import", secretPath]);
+    await cli(["user", key]);
+    // Lines are written in blocks: the last three, once there.
+    await service.waitFor("the three commands logged by name", () => logged().slice(-3).join() === "import,import,user");
+    const output = service.output();
+    expect(output).not.toContain(key);
+    expect(output).not.toContain("secret-folder");
   });
 
   it("when the audit log is read, then the commands run through the server are in it, by the CLI's user", async () => {

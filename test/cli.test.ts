@@ -4,6 +4,7 @@ import path from "node:path";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli/cli.js";
+import { exportData } from "../src/transfer/transfer.js";
 import { createLogger } from "../src/logger.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { createTestDatabase } from "./helpers/database.js";
@@ -216,6 +217,8 @@ describe("import and export", () => {
       expect(imported.stdout).toContain("Imported 2 players, 1 cosmetics, 1 formAnswers");
       const exported = await cli(["export"], source.db);
       expect(JSON.parse(exported.stdout)).toEqual(community);
+      // Written a batch at a time, the same text as the whole export at once.
+      expect(exported.stdout).toBe(`${JSON.stringify(await exportData(source.db.prisma), null, 2)}\n`);
 
       const exportFile = path.join(dir, "export.json");
       expect((await cli(["export", exportFile], source.db)).code).toBe(0);
@@ -224,6 +227,19 @@ describe("import and export", () => {
     } finally {
       await source.drop();
       await target.drop();
+    }
+  });
+
+  it("when tables hold more records than an export batch, then the export written in batches is the same text as the whole", async () => {
+    const scratch = await createTestDatabase();
+    try {
+      const players = Array.from({ length: 2345 }, (_, i) => player(i + 1, `Batch${i + 1}`));
+      expect((await cli(["import", file("many.json", { players })], scratch.db)).code).toBe(0);
+      const exported = await cli(["export"], scratch.db);
+      expect(exported.stdout).toBe(`${JSON.stringify(await exportData(scratch.db.prisma), null, 2)}\n`);
+      expect((JSON.parse(exported.stdout) as { players: unknown[] }).players).toHaveLength(2345);
+    } finally {
+      await scratch.drop();
     }
   });
 
@@ -342,6 +358,21 @@ describe("import and export", () => {
     } finally {
       await scratch.drop();
     }
+  });
+
+  it("when field names, array names or the file's name hold terminal controls, then the errors print them escaped", async () => {
+    const hostile = "\u001b]0;pwned\u0007\u001b[2J\u009b31m";
+    const named = await cli(["import", file("controls.json", { players: [{ ...player(1, "A"), [hostile]: 1 }], [hostile]: [] })]);
+    const broken = await cli(["import", file("broken.json", `{"players": [${hostile}]}`)]);
+    const missing = await cli(["import", path.join(dir, "missing\u001b[2J.json")]);
+    for (const r of [named, broken, missing]) {
+      expect(r.code).toBe(1);
+      // eslint-disable-next-line no-control-regex
+      expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    }
+    expect(named.stderr).toContain("\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m");
+    expect(broken.stderr).toContain("players[0]: not valid JSON");
+    expect(missing.stderr).toContain("missing\\x1b[2J.json");
   });
 
   it("when the file is missing or not JSON, then a clear error", async () => {

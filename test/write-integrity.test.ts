@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importData } from "../src/transfer/transfer.js";
+import { ImportError, importData } from "../src/transfer/transfer.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { onPostgres } from "./helpers/database.js";
 import { makePlayer } from "./helpers/fixtures.js";
@@ -74,6 +74,22 @@ describe("id sequences never move back", () => {
     const ahead = (await nextId()) + 50;
     await importData(prisma(), rewardLogFile(ahead));
     expect((await created(await createRewardLog(players[1]!))).id).toBe(ahead + 1);
+  });
+});
+
+describe("an import cannot use up an id sequence", () => {
+  it("when an import gives the largest id its column holds, then it is refused naming the entry and the limit, and create-reward-log still answers 201", async () => {
+    const topLog = (id: number) => ({ rewardLogs: [{ id, playerId: players[0], rewardId: 1, rewardedAt: `2026-02-0${id % 7 + 1}T00:00:00Z` }] });
+    const refused = await importData(prisma(), topLog(2147483647)).then(() => undefined, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(ImportError);
+    expect((refused as ImportError).problems).toEqual([
+      "rewardLogs[0].id: 2147483647 is past 1073741823, the largest id an import may give " +
+        "(half of what the id sequence holds: the other half stays for records created through the API)",
+    ]);
+    await created(await createRewardLog(players[0]!));
+    // At the limit, the import is taken, and the API goes on past it.
+    await importData(prisma(), topLog(1073741823));
+    expect((await created(await createRewardLog(players[1]!))).id).toBe(1073741824);
   });
 });
 

@@ -15,6 +15,19 @@ export function parse<const O extends Options>(args: string[], options: O): Pars
   }
 }
 
+const COMMANDS = new Set(["help", "migrate", "user", "webhook", "audit", "import", "export", "seed"]);
+const SUBCOMMANDS = new Set(["create", "list", "revoke", "rotate", "allow-ip", "add", "remove", "deliveries", "redeliver"]);
+
+/**
+ * The command's name for a log line or a lock file: its known words only, never an argument (a key
+ * given where a file was expected, a path). Anything else is `other`.
+ */
+export function commandName(argv: readonly string[]): string {
+  const [command, sub] = argv;
+  if (command === undefined || !COMMANDS.has(command)) return "other";
+  return sub !== undefined && (command === "user" || command === "webhook") && SUBCOMMANDS.has(sub) ? `${command} ${sub}` : command;
+}
+
 /**
  * What a terminal would act on rather than show: C0 controls (ESC starts colour, screen-clearing and
  * window-title sequences), DEL, C1 controls (U+009B is a one-character CSI), the line and paragraph

@@ -1,4 +1,3 @@
-import { readFile, writeFile } from "node:fs/promises";
 import { cliSource, type AuditSource } from "../audit/audit.js";
 import { CallerDirectory } from "../auth/callers.js";
 import type { Config } from "../config.js";
@@ -8,11 +7,12 @@ import { AddressAllowList } from "../auth/address-allow-list.js";
 import { formatTimestamp } from "../fields/timestamp.js";
 import { ApiError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import { parse, table, terminalJson, UsageError } from "./args.js";
+import { parse, printable, table, terminalJson, UsageError } from "./args.js";
 import { auditCommand } from "./audit-command.js";
 import { WEBHOOK_USAGE, webhookCommand } from "./webhook-command.js";
 import { loadSample } from "../transfer/sample.js";
-import { exportData, ImportError, importData } from "../transfer/transfer.js";
+import { ImportError } from "../transfer/transfer.js";
+import { exportCommand, importCommand, localFiles, type CliFiles } from "./transfer-command.js";
 import { DEFAULT_GRACE_SECONDS, graceSecondsSchema, pendingRotation } from "../users/grace.js";
 import { DEFAULT_ROLE, roleSchema, usernameSchema, ApiUsers, type ApiUserSummary } from "../users/users.js";
 
@@ -53,14 +53,6 @@ export interface CliIo {
   stderr: (text: string) => void;
 }
 
-/** The files a command reads and writes: the caller's own, even when the server runs the command (control-channel.ts). */
-export interface CliFiles {
-  read(file: string): Promise<string>;
-  write(file: string, text: string): Promise<void>;
-}
-
-const localFiles: CliFiles = { read: (file) => readFile(file, "utf8"), write: (file, text) => writeFile(file, text) };
-
 export interface CliDeps {
   config: Config;
   db: Database;
@@ -80,12 +72,17 @@ export async function runCli(argv: string[], deps: CliDeps, io: CliIo): Promise<
   try {
     return await dispatch(argv, deps, io);
   } catch (error) {
+    // Messages repeat names and values from the file or the database: printed with their controls escaped.
     if (error instanceof UsageError) {
-      io.stderr(`${error.message}\n\n${USAGE}\n`);
+      io.stderr(`${printable(error.message)}\n\n${USAGE}\n`);
       return 2;
     }
-    if (error instanceof ApiError || error instanceof ImportError) {
-      io.stderr(`${error.message}\n`);
+    if (error instanceof ImportError) {
+      io.stderr(`${ImportError.HEADING}\n${error.problems.map((p) => `  - ${printable(p)}\n`).join("")}`);
+      return 1;
+    }
+    if (error instanceof ApiError) {
+      io.stderr(`${printable(error.message)}\n`);
       return 1;
     }
     throw error;
@@ -119,22 +116,8 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
       return webhookCommand(rest, deps.db.prisma, deps.config, deps.actor ?? cliSource(), io);
     case "audit":
       return auditCommand(rest, deps.db.prisma, deps.now ?? (() => new Date()), io);
-    case "import": {
-      const { positionals } = parse(rest, {});
-      if (positionals.length !== 1) throw new UsageError("import takes one file");
-      const file = positionals[0]!;
-      let data: unknown;
-      try {
-        data = JSON.parse(await (deps.files ?? localFiles).read(file));
-      } catch (error) {
-        io.stderr(`Cannot read ${file} as JSON: ${(error as Error).message}\n`);
-        return 1;
-      }
-      const summary = await importData(deps.db.prisma, data, deps.actor ?? cliSource());
-      const counts = Object.entries(summary).map(([k, n]) => `${n} ${k}`);
-      io.stdout(`Imported ${counts.length ? counts.join(", ") : "nothing (no records in the file)"}.\n`);
-      return 0;
-    }
+    case "import":
+      return importCommand(rest, deps.db.prisma, deps.files ?? localFiles, deps.actor ?? cliSource(), io);
     case "seed": {
       const { positionals } = parse(rest, {});
       if (positionals.length > 0) throw new UsageError("seed takes no argument");
@@ -142,16 +125,8 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
       io.stdout(`Loaded the sample community: ${Object.entries(summary).map(([k, n]) => `${n} ${k}`).join(", ")}.\n`);
       return 0;
     }
-    case "export": {
-      const { positionals } = parse(rest, {});
-      if (positionals.length > 1) throw new UsageError("export takes at most one file");
-      const json = `${JSON.stringify(await exportData(deps.db.prisma), null, 2)}\n`;
-      if (positionals[0]) {
-        await (deps.files ?? localFiles).write(positionals[0], json);
-        io.stderr(`Exported to ${positionals[0]}\n`);
-      } else io.stdout(json);
-      return 0;
-    }
+    case "export":
+      return exportCommand(rest, deps.db.prisma, deps.files ?? localFiles, io);
     default:
       throw new UsageError(`Unknown command '${command}'`);
   }

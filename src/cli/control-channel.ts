@@ -1,11 +1,13 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import net, { type Socket } from "node:net";
 import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
 import type { Logger } from "../logger.js";
-import { runCli, type CliFiles } from "./cli.js";
-import { controlPaths, MAX_SOCKET_PATH_BYTES, onMessages, send, type CommandRequest, type FileAnswer } from "./control-protocol.js";
+import { commandName } from "./args.js";
+import { runCli } from "./cli.js";
+import type { CliFiles } from "./transfer-command.js";
+import { controlPaths, MAX_SOCKET_PATH_BYTES, onMessages, PIECE_BYTES, send, TOO_LONG, type CommandRequest, type FileAnswer } from "./control-protocol.js";
 
 export interface ControlChannel {
   /** Stops accepting commands, waits for those running, and removes the socket and the token. */
@@ -16,12 +18,17 @@ const isRequest = (m: unknown): m is CommandRequest =>
   typeof m === "object" && m !== null && typeof (m as CommandRequest).token === "string" &&
   Array.isArray((m as CommandRequest).argv) && (m as CommandRequest).argv.every((a) => typeof a === "string");
 
-/** A folder only this user may enter, or an error saying why not. */
-function ownerOnlyFolder(dir: string): void {
+/** A folder only this user may enter, in a DATA_DIR no other user can change, or an error saying why not. */
+function ownerOnlyFolder(dataDir: string, dir: string): void {
+  const me = process.getuid?.();
+  const data = statSync(dataDir);
+  // Whoever may write DATA_DIR may put a folder of their own in place of this one.
+  if (me !== undefined && data.uid !== me && data.uid !== 0) throw new Error(`${dataDir} belongs to another user (uid ${data.uid})`);
+  if ((data.mode & 0o022) !== 0) throw new Error(`${dataDir} can be written by other users (mode ${(data.mode & 0o777).toString(8)})`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stat = lstatSync(dir);
   if (!stat.isDirectory()) throw new Error(`${dir} is not a folder`);
-  if (process.getuid && stat.uid !== process.getuid()) throw new Error(`${dir} belongs to another user (uid ${stat.uid})`);
+  if (me !== undefined && stat.uid !== me) throw new Error(`${dir} belongs to another user (uid ${stat.uid})`);
   chmodSync(dir, 0o700);
 }
 
@@ -40,13 +47,13 @@ export async function startControlChannel(config: Config, db: Database, logger: 
   }
   const token = randomBytes(32).toString("hex");
   try {
-    ownerOnlyFolder(paths.dir);
+    ownerOnlyFolder(config.dataDir, paths.dir);
     // Ours to replace: this process holds the data folder's lock, so no other server uses them.
     rmSync(paths.socket, { force: true });
     rmSync(paths.token, { force: true });
     writeFileSync(paths.token, token, { mode: 0o600, flag: "wx" });
   } catch (error) {
-    logger.warn({ err: error }, "no control channel for the CLI: its folder in DATA_DIR cannot be made owner-only");
+    logger.warn({ err: error }, "no control channel for the CLI: DATA_DIR or its folder control/ cannot be made the owner's alone");
     return none;
   }
 
@@ -62,7 +69,8 @@ export async function startControlChannel(config: Config, db: Database, logger: 
       for (const { resolve } of pending.values()) resolve({ id: 0, error: "the command line went away" });
     });
     let nextId = 1;
-    const ask = (message: { type: "read"; file: string } | { type: "write"; file: string; text: string }) =>
+    let nextStream = 1;
+    const ask = (message: { type: "read"; stream: number; file: string } | { type: "write"; stream: number; file: string; data: string; end: boolean }) =>
       new Promise<FileAnswer>((resolve) => {
         if (socket.destroyed) return resolve({ id: 0, error: "the command line went away" });
         const id = nextId++;
@@ -74,8 +82,25 @@ export async function startControlChannel(config: Config, db: Database, logger: 
       return answer;
     };
     const files: CliFiles = {
-      read: async (file) => answered(await ask({ type: "read", file })).text ?? "",
-      write: async (file, text) => void answered(await ask({ type: "write", file, text })),
+      async *read(file) {
+        const stream = nextStream++;
+        for (;;) {
+          const piece = answered(await ask({ type: "read", stream, file }));
+          if (piece.end) return;
+          yield Buffer.from(piece.data ?? "", "base64");
+        }
+      },
+      async write(file, pieces) {
+        const stream = nextStream++;
+        for await (const piece of pieces) {
+          const bytes = typeof piece === "string" ? Buffer.from(piece) : piece;
+          for (let at = 0; at < bytes.length; at += PIECE_BYTES) {
+            const data = Buffer.from(bytes.subarray(at, at + PIECE_BYTES)).toString("base64");
+            answered(await ask({ type: "write", stream, file, data, end: false }));
+          }
+        }
+        answered(await ask({ type: "write", stream, file, data: "", end: true }));
+      },
     };
     onMessages(socket, (message) => {
       if (started) {
@@ -91,7 +116,7 @@ export async function startControlChannel(config: Config, db: Database, logger: 
         socket.end();
         return;
       }
-      logger.info({ command: message.argv.slice(0, 2).join(" ") }, "CLI command through the control channel");
+      logger.info({ command: commandName(message.argv) }, "CLI command through the control channel");
       const io = { stdout: (text: string) => send(socket, { type: "stdout", text }), stderr: (text: string) => send(socket, { type: "stderr", text }) };
       const run = runCli(message.argv, { config, db, logger, files }, io)
         .catch((error: unknown) => {
@@ -104,6 +129,13 @@ export async function startControlChannel(config: Config, db: Database, logger: 
         });
       running.add(run);
       void run.finally(() => running.delete(run));
+    }, () => {
+      // Too long a message: the command (if any) fails on its next file request; nothing else is harmed.
+      send(socket, { type: "stderr", text: TOO_LONG });
+      send(socket, { type: "exit", code: 1 });
+      socket.end();
+      for (const { resolve } of pending.values()) resolve({ id: 0, error: "the command line sent a message over the limit" });
+      pending.clear();
     });
   });
   try {

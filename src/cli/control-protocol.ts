@@ -10,9 +10,15 @@ import type { Socket } from "node:net";
  * Only the owner of DATA_DIR gets in: the socket (mode 0600) sits in a folder
  * only the owner may enter (0700), beside a token file (0600) the server
  * writes anew at each start; the CLI proves it could read it by sending it
- * first. There is no network side.
+ * first. The CLI, for its part, talks only to a socket of its own user (or
+ * root's) in such a folder (control-client.ts). There is no network side.
  *
- * Messages are JSON objects, one a line.
+ * Messages are JSON objects, one a line, each at most MAX_MESSAGE_CHARS:
+ * a larger one ends the connection (the other side's command fails, nothing
+ * else). Files travel in pieces, one asked for at a time, so that neither side
+ * holds more than a piece of one: the server asks the CLI for the next piece
+ * of a file it reads (`read`) or sends the next piece of one it writes
+ * (`write`), bytes in base64, and waits for the answer before the next.
  */
 export function controlPaths(dataDir: string): { dir: string; socket: string; token: string } {
   const dir = path.join(dataDir, "control");
@@ -22,40 +28,64 @@ export function controlPaths(dataDir: string): { dir: string; socket: string; to
 /** The longest path a Unix socket may have (sun_path, Linux: 108 bytes with its terminating zero). */
 export const MAX_SOCKET_PATH_BYTES = 107;
 
+/** The longest message either side sends or accepts, in characters of its JSON line. */
+export const MAX_MESSAGE_CHARS = 1024 * 1024;
+/** A file travels in pieces of this many bytes (a third more in base64). */
+export const PIECE_BYTES = 192 * 1024;
+/** Output travels in pieces of this many characters (at most six times as many once JSON escapes them). */
+const TEXT_PIECE_CHARS = 64 * 1024;
+
 /** The CLI's first message. */
 export interface CommandRequest {
   token: string;
   argv: string[];
 }
 
-/** What the server sends while the command runs; `read` and `write` ask the CLI for its own files. */
+/**
+ * What the server sends while the command runs. `read`: the next piece of the file
+ * (the first opens it); `write`: a piece of the file (the first creates it, `end` closes it).
+ * `stream` tells apart the files of one command.
+ */
 export type ServerMessage =
   | { type: "stdout" | "stderr"; text: string }
-  | { type: "read"; id: number; file: string }
-  | { type: "write"; id: number; file: string; text: string }
+  | { type: "read"; id: number; stream: number; file: string }
+  | { type: "write"; id: number; stream: number; file: string; data: string; end: boolean }
   | { type: "exit"; code: number };
 
-/** The CLI's answer to a `read` or `write`. */
-export type FileAnswer = { id: number; text?: string; error?: string };
+/** The CLI's answer to a `read` (`data` in base64, or `end` once the file is read) or a `write`. */
+export type FileAnswer = { id: number; data?: string; end?: boolean; error?: string };
 
 export function send(socket: Socket, message: CommandRequest | ServerMessage | FileAnswer): void {
-  if (!socket.destroyed) socket.write(`${JSON.stringify(message)}\n`);
+  if (socket.destroyed) return;
+  if ((message as ServerMessage).type === "stdout" || (message as ServerMessage).type === "stderr") {
+    const { type, text } = message as { type: "stdout" | "stderr"; text: string };
+    for (let at = 0; at < text.length; at += TEXT_PIECE_CHARS) {
+      socket.write(`${JSON.stringify({ type, text: text.slice(at, at + TEXT_PIECE_CHARS) })}\n`);
+    }
+    return;
+  }
+  socket.write(`${JSON.stringify(message)}\n`);
 }
 
-/** Calls `handle` with each message the socket receives. */
-export function onMessages(socket: Socket, handle: (message: unknown) => void): void {
-  // A message may be large (a file being imported): the parts of the line so far are kept
-  // apart and joined once its end arrives, so that each chunk is searched only once.
+/** Calls `handle` with each message the socket receives; `tooLong` once one is over MAX_MESSAGE_CHARS (then no more). */
+export function onMessages(socket: Socket, handle: (message: unknown) => void, tooLong: () => void): void {
+  // The parts of the line so far are kept apart and joined once its end arrives, so that each chunk is searched only once.
   let parts: string[] = [];
+  let length = 0;
+  let over = false;
   socket.setEncoding("utf8");
   socket.on("data", (chunk: string) => {
+    if (over) return;
     let start = 0;
     let end: number;
     while ((end = chunk.indexOf("\n", start)) >= 0) {
+      length += end - start;
+      if (length > MAX_MESSAGE_CHARS) break;
       parts.push(chunk.slice(start, end));
       start = end + 1;
       const line = parts.join("");
       parts = [];
+      length = 0;
       let message: unknown;
       try {
         message = JSON.parse(line);
@@ -65,6 +95,17 @@ export function onMessages(socket: Socket, handle: (message: unknown) => void): 
       }
       handle(message);
     }
-    if (start < chunk.length) parts.push(chunk.slice(start));
+    if (length <= MAX_MESSAGE_CHARS && end < 0) {
+      length += chunk.length - start;
+      if (start < chunk.length) parts.push(chunk.slice(start));
+    }
+    if (length > MAX_MESSAGE_CHARS) {
+      over = true;
+      parts = [];
+      tooLong();
+    }
   });
 }
+
+/** What either side says when the other sends a message over the limit. */
+export const TOO_LONG = `The control channel refused a message over ${MAX_MESSAGE_CHARS} characters (its limit) and closed.\n`;

@@ -4,8 +4,9 @@ import { DatabaseConnectError, explainConnectError } from "../db/connect-errors.
 import { EmbeddedDatabaseBusyError } from "../db/embedded-lock.js";
 import type { Database } from "../db/database.js";
 import { migrate } from "../db/migrate.js";
-import { openConfiguredDatabase } from "../db/open.js";
+import { openConfiguredDatabase, TIGHTENED_WARNING } from "../db/open.js";
 import { createLogger } from "../logger.js";
+import { commandName } from "./args.js";
 import { runCli, USAGE } from "./cli.js";
 import { runThroughServer } from "./control-client.js";
 
@@ -25,7 +26,9 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger(config.logLevel === "info" ? "warn" : config.logLevel, process.stderr);
   let db: Database;
   try {
-    db = openConfiguredDatabase(config, `cli ${argv.slice(0, 2).join(" ")}`);
+    db = openConfiguredDatabase(config, `cli ${commandName(argv)}`, {
+      onDataDirTightened: (count) => logger.warn({ dataDir: config.dataDir, tightened: count }, TIGHTENED_WARNING),
+    });
   } catch (error) {
     // The embedded database is the running server's: it runs the command (control-channel.ts).
     if (!(error instanceof EmbeddedDatabaseBusyError)) throw error;

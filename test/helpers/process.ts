@@ -39,8 +39,11 @@ export interface ServiceProcess {
  * Starts `src/main.ts` on 127.0.0.1, on a free port, with metrics off and the
  * rate limits off unless `env` says otherwise.
  */
-export function spawnService(env: Record<string, string>): ServiceProcess {
-  const child = spawnOwned(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
+export function spawnService(env: Record<string, string>, options: { nodeOptions?: string[]; umask?: string } = {}): ServiceProcess {
+  const node = [process.execPath, ...(options.nodeOptions ?? []), "--import", "tsx", path.join(root, "src/main.ts")];
+  // Under a umask of its own: the shell sets it and becomes the server (exec), so the process is the same.
+  const [command, ...args] = options.umask ? ["/bin/sh", "-c", `umask ${options.umask} && exec "$@"`, "sh", ...node] : node;
+  const child = spawnOwned(command!, args, {
     cwd: root,
     env: {
       ...process.env,
