@@ -22,12 +22,15 @@ const { values } = parseArgs({
   options: {
     ...{ events: option("300000"), rare: option("40"), players: option("10000"), rounds: option("3"), seconds: option("15") },
     ...{ connections: option("4"), users: option("one,four"), read: option("cosmetic"), out: option("bench/results.md") },
+    // Each API user's replays at most this many a minute (the service's default RATE_LIMIT_PER_MINUTE); 0: as fast as they go.
+    "per-minute": option("600"),
     production: { type: "boolean", default: false },
     load: { type: "string" },
   },
 });
 const EVENTS = Number(values.events);
 const RARE = Math.max(1, Number(values.rare));
+const PER_MINUTE = Number(values["per-minute"]);
 const PLAYERS = Number(values.players);
 const SECONDS = Number(values.seconds);
 const LOOPS = 4;
@@ -138,10 +141,14 @@ function replay(url: string, key: string, types: string | undefined, from: strin
 async function loops(url: string, keys: string[], types: string | undefined, from: string, stop: AbortSignal): Promise<Replay[]> {
   const loop = async (key: string) => {
     const made: Replay[] = [];
+    // A user's loops share its budget: each starts a replay at most every `gap` ms, as a client within the rate limit would.
+    const gap = PER_MINUTE > 0 ? (60_000 * keys.filter((k) => k === key).length) / PER_MINUTE : 0;
     while (!stop.aborted) {
+      const started = performance.now();
       const r = await replay(url, key, types, from, stop);
       made.push(r);
       if (r.refused !== undefined) await sleep(Math.min(5, r.refused) * 1_000);
+      else await sleep(Math.max(0, gap - (performance.now() - started)));
     }
     return made;
   };
@@ -268,8 +275,8 @@ async function main(): Promise<void> {
         `${[...together].map(([label, ms]) => `${ms.map((x) => fmt(x / 1000)).join(", ")} s (${label})`).join("; ")}.`,
       "",
       `Another API user's GET ${route} (${TOOL}, ${values.connections} connections, ${SECONDS} s a phase, ${values.rounds} rounds in alternating order, medians of the rounds) ` +
-        `while ${LOOPS} loops replay from the resume point (rare: \`?types=${RARE_TYPE}\`; all: every type) until caught up, then close and start again; ` +
-        `one: the four loops are one API user's; four: one user each. Caught up: replays finished, all rounds (429s); their median time and events received; ` +
+        `while ${LOOPS} loops replay from the resume point (rare: \`?types=${RARE_TYPE}\`; all: every type) until caught up, then close and start again, ` +
+        `${PER_MINUTE > 0 ? `each user's within ${PER_MINUTE} replays a minute (the default rate limit)` : "as fast as they go"}; one: the four loops are one API user's; four: one user each. Caught up: replays finished, all rounds (429s); their median time and events received; ` +
         `events/s: read by each loop. CPU: seconds per second of the service's process and of its PostgreSQL backends.`,
       "",
       "| phase | req/s | p50 ms | p99 ms | p99 / quiet | caught up | catch-up ms | events | events/s a loop | service CPU | DB CPU | failed reads |",
