@@ -104,10 +104,17 @@ logfile = ${path.join(dir, "pgbouncer.log")}
   /**
    * A fresh database, and a client on it through the pooler as the operator CLI would open one. The pooler
    * holds three server connections to it, as one in use does: transactions open on three clients at once.
+   * With `statementTimeoutMs`, the role carries that statement_timeout in it, as the docs ask.
    */
-  async function freshDatabase(): Promise<{ url: string; pooled: string; admin: Database }> {
+  async function freshDatabase(statementTimeoutMs?: number): Promise<{ url: string; pooled: string; admin: Database }> {
     const database = await createServerDatabase();
     databases.push(database);
+    if (statementTimeoutMs) {
+      const direct = new pg.Client({ connectionString: database.url });
+      await direct.connect();
+      await direct.query(`ALTER ROLE CURRENT_USER IN DATABASE "${new URL(database.url).pathname.slice(1)}" SET statement_timeout = ${statementTimeoutMs}`);
+      await direct.end();
+    }
     const pooled = through(database.url, port);
     const clients = [1, 2, 3].map(() => new pg.Client({ connectionString: pooled }));
     for (const client of clients) {
@@ -192,11 +199,7 @@ logfile = ${path.join(dir, "pgbouncer.log")}
   }, 60_000);
 
   it("when DATABASE_DIRECT_URL names PostgreSQL past the pooler and the role carries statement_timeout, then it serves with LISTEN and says nothing", async () => {
-    const { url, pooled, admin } = await freshDatabase();
-    const direct = new pg.Client({ connectionString: url });
-    await direct.connect();
-    await direct.query(`ALTER ROLE CURRENT_USER IN DATABASE "${new URL(url).pathname.slice(1)}" SET statement_timeout = 15000`);
-    await direct.end();
+    const { url, pooled, admin } = await freshDatabase(15_000);
     const started = await start({ DATABASE_URL: pooled, DATABASE_DIRECT_URL: url });
     const users = new ApiUsers(admin.prisma);
     const key = (await users.create("user-B")).apiKey;
