@@ -80,7 +80,10 @@ export async function poolerWarnings(check: PoolerCheck): Promise<{ warnings: st
       );
     }
   }
-  const listen = await listenDelivers(check.subscribe, (channel, payload) => check.pool.query("SELECT pg_notify($1, $2)", [channel, payload]), check.timeoutMs);
+  const listen = await listenDelivers(check.subscribe, (channel, payload) => check.pool.query("SELECT pg_notify($1, $2)", [channel, payload]), check.timeoutMs).catch(
+    // Not an answer (the connection failed): the subscribers find out themselves, warn, and retry as ever.
+    () => true,
+  );
   if (!listen) {
     warnings.push(
       `LISTEN is not delivered through ${check.sessionsVariable} (a transaction-mode pooler?): event streams and webhooks poll ` +
