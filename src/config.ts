@@ -49,6 +49,11 @@ export const envSchema = z.object({
   DATABASE_URL: optionalUrl(/^postgres(ql)?:\/\//, "expected a postgres:// or postgresql:// URL"),
   /** A read replica for the read-only routes; unset: they read from DATABASE_URL. */
   DATABASE_READ_URL: optionalUrl(/^postgres(ql)?:\/\//, "expected a postgres:// or postgresql:// URL"),
+  /**
+   * PostgreSQL past a transaction-mode pooler (DATABASE_URL is the pooler), for what needs a session of its own:
+   * LISTEN and migrations. Unset: those use DATABASE_URL, and LISTEN falls back to polling where it is not delivered.
+   */
+  DATABASE_DIRECT_URL: optionalUrl(/^postgres(ql)?:\/\//, "expected a postgres:// or postgresql:// URL"),
   DATA_DIR: z.string().min(1).default("./data").transform((dir) => path.resolve(dir)),
   DB_POOL_MAX: integer(1, 1000, 10),
   /** The statements run more than once are prepared on each connection; false for PgBouncer's transaction mode before 1.21. */
@@ -177,6 +182,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (e.DATABASE_READ_URL && !e.DATABASE_URL) {
     throw new ConfigError(["DATABASE_READ_URL: a read replica needs DATABASE_URL (the primary) too"]);
+  }
+  if (e.DATABASE_DIRECT_URL && !e.DATABASE_URL) {
+    throw new ConfigError(["DATABASE_DIRECT_URL: a direct connection needs DATABASE_URL (the pooler) too"]);
   }
   if (e.WEB_CONCURRENCY > 1 && !e.DATABASE_URL) {
     throw new ConfigError(["WEB_CONCURRENCY: more than one worker needs DATABASE_URL (the embedded database admits one process)"]);

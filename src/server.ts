@@ -72,6 +72,8 @@ export async function startService(config: Config, logger: Logger, options: { cl
   let control: ControlChannel | undefined;
   let events: EventHub | undefined;
   try {
+    // Behind a transaction-mode pooler: what falls back, each said once (docs/OPERATIONS.md, "Behind a pooler").
+    for (const warning of await db.checkPooler()) logger.warn(warning);
     await prepareSchema(db, logger, config.migrateOnStart);
     // In cluster mode the primary has done it, once.
     if (!options.clusterWorker) await bootstrapFirstUser(db, config);

@@ -1,4 +1,4 @@
-import type { Database, Subscription } from "../db/database.js";
+import { ListenUnavailableError, type Database, type Subscription } from "../db/database.js";
 import type { Logger } from "../logger.js";
 import { USER_CHANGED_CHANNEL } from "../users/users.js";
 import type { KeyCache } from "./key-cache.js";
@@ -7,7 +7,8 @@ import type { KeyCache } from "./key-cache.js";
  * Keeps this instance's key cache honest: LISTENs for revocations and
  * rotations announced by any instance or by the operator CLI, and drops the
  * user's keys when one arrives. While the channel is down the cache is off
- * (every request checks its key in the database), and it is retried.
+ * (every request checks its key in the database), and it is retried; where
+ * LISTEN is not delivered at all (a transaction-mode pooler), it stays off.
  */
 export async function keepKeyCacheInSync(db: Database, cache: KeyCache, logger: Logger): Promise<{ stop(): Promise<void> }> {
   let subscription: Subscription | undefined;
@@ -29,6 +30,8 @@ export async function keepKeyCacheInSync(db: Database, cache: KeyCache, logger: 
       cache.setEnabled(true);
     } catch (error) {
       cache.setEnabled(false);
+      // Said once at start (db.checkPooler): every request checks its key in the database, for good.
+      if (error instanceof ListenUnavailableError) return;
       logger.warn({ err: error }, "cannot listen for key revocations: key cache off, retrying");
       schedule();
     }

@@ -8,21 +8,12 @@ import { PrismaClient } from "../generated/prisma/client.js";
 import type { ReadClient } from "./client.js";
 import { acquireDataDirLock } from "./embedded-lock.js";
 import { pgListQueries, pgRawQueries } from "./pg-reader.js";
+import { poolerWarnings, startupTimeoutClient } from "./pooler.js";
 import { timedClient } from "./query-timeout.js";
+import { ListenUnavailableError, postgresSessions, type SqlConnection, type SubscribeHandlers, type Subscription } from "./sessions.js";
 
-/**
- * A plain SQL connection beside Prisma, for what Prisma does not do:
- * multi-statement migration scripts under a session-level advisory lock.
- */
-export interface SqlConnection {
-  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
-  exec(script: string): Promise<void>;
-  release(): Promise<void>;
-}
-
-export interface Subscription {
-  close(): Promise<void>;
-}
+export type { SqlConnection, Subscription } from "./sessions.js";
+export { ListenUnavailableError } from "./sessions.js";
 
 export interface Database {
   readonly kind: "postgres" | "embedded";
@@ -37,13 +28,16 @@ export interface Database {
   readonly readQueries: ReadClient;
   /** The same on the primary, for a write that is one statement outside any transaction (http/write.ts). */
   readonly writeQueries: Pick<PrismaClient, "$queryRaw">;
-  /** A connection of its own (PostgreSQL) or the single one (PGlite). */
+  /** A connection of its own (PostgreSQL, on DATABASE_DIRECT_URL when set) or the single one (PGlite). */
   connect(): Promise<SqlConnection>;
   /**
    * LISTENs on a channel. `lost` is called once if the subscription dies (the
-   * connection dropped): messages may have been missed since.
+   * connection dropped): messages may have been missed since. Throws
+   * ListenUnavailableError once checkPooler found LISTEN not delivered.
    */
-  subscribe(channel: string, handlers: { message(payload: string): void; lost(error: Error): void }): Promise<Subscription>;
+  subscribe(channel: string, handlers: SubscribeHandlers): Promise<Subscription>;
+  /** At start: what a transaction-mode pooler keeps from working, one warning each (pooler.ts); [] on PGlite. */
+  checkPooler(): Promise<string[]>;
   /** Answers when the database runs a trivial query within `timeoutMs`; throws otherwise. */
   ping(timeoutMs: number): Promise<void>;
   /** The connection pool right now (PostgreSQL only): for metrics. */
@@ -72,6 +66,8 @@ export interface PostgresLimits {
   readUrl?: string;
   /** Statements run more than once prepared on each connection (default); false for PgBouncer's transaction mode before 1.21. */
   preparedStatements?: boolean;
+  /** Past the pooler, for the sessions of their own (migrations, LISTEN). */
+  directUrl?: string;
 }
 
 export type DatabaseOptions =
@@ -93,49 +89,29 @@ function openPostgres(url: string, limits: PostgresLimits): Database {
   const replicaPool = limits.readUrl ? boundedPool(limits.readUrl, limits, connectionTimeoutMillis) : undefined;
   const reader = replicaPool ? new PrismaClient({ adapter: new PrismaPg(replicaPool, { disposeExternalPool: true }) }) : prisma;
   // Connections of their own (migrations, LISTEN) wait no longer than the pool's.
-  const clientConfig = { connectionString: url, connectionTimeoutMillis };
+  const sessions = postgresSessions({ connectionString: limits.directUrl ?? url, connectionTimeoutMillis });
+  let listen = true;
   return {
     kind: "postgres",
     prisma,
     reader,
     readQueries: pgListQueries(replicaPool ?? pool, limits.preparedStatements),
     writeQueries: pgRawQueries(pool, limits.preparedStatements),
-    async connect() {
-      const client = new pg.Client(clientConfig);
-      client.on("error", () => undefined);
-      await client.connect();
-      return {
-        async query<T>(text: string, params?: unknown[]) {
-          return (await client.query(text, params)).rows as T[];
-        },
-        async exec(script: string) {
-          await client.query(script);
-        },
-        release: () => client.end(),
-      };
-    },
+    connect: sessions.connect,
     async subscribe(channel, handlers) {
-      const client = new pg.Client(clientConfig);
-      let closing = false;
-      let lost = false;
-      const onLost = (error: Error) => {
-        if (closing || lost) return;
-        lost = true;
-        handlers.lost(error);
-      };
-      client.on("error", onLost);
-      client.on("end", () => onLost(new Error("LISTEN connection ended")));
-      client.on("notification", (n) => {
-        if (n.channel === channel) handlers.message(n.payload ?? "");
+      if (!listen) throw new ListenUnavailableError();
+      return sessions.subscribe(channel, handlers);
+    },
+    async checkPooler() {
+      const found = await poolerWarnings({
+        pool,
+        statementTimeoutMs: limits.statementTimeoutMs,
+        timeoutMs: connectionTimeoutMillis,
+        sessionsVariable: limits.directUrl ? "DATABASE_DIRECT_URL" : "DATABASE_URL",
+        subscribe: sessions.subscribe,
       });
-      await client.connect();
-      await client.query(`LISTEN "${channel.replaceAll('"', '""')}"`);
-      return {
-        async close() {
-          closing = true;
-          await client.end().catch(() => undefined);
-        },
-      };
+      listen = found.listen;
+      return found.warnings;
     },
     async ping(timeoutMs) {
       const pings = [pool, replicaPool].filter((p) => p !== undefined).map((p) => p.query("SELECT 1"));
@@ -167,7 +143,8 @@ function boundedPool(url: string, limits: PostgresLimits, connectionTimeoutMilli
           statement_timeout: limits.statementTimeoutMs,
           // The client's own backstop, for a server that never answers at all (a network partition):
           // a connection whose query timed out this way is discarded by the pool.
-          Client: timedClient(limits.statementTimeoutMs + connectionTimeoutMillis),
+          // Sent as a startup parameter where the server (or a pooler in front) accepts it.
+          Client: startupTimeoutClient(timedClient(limits.statementTimeoutMs + connectionTimeoutMillis), url, limits.statementTimeoutMs, connectionTimeoutMillis),
         }
       : {}),
     idleTimeoutMillis: 30_000,
@@ -232,6 +209,7 @@ function openEmbedded(options: { kind: "embedded"; dataDir: string; command: str
       await withTimeout(pglite.query("SELECT 1"), timeoutMs, "database did not answer");
     },
     poolStats: () => undefined,
+    checkPooler: () => Promise.resolve([]),
     async subscribe(channel, handlers) {
       const unsubscribe = await pglite.listen(channel, (payload) => handlers.message(payload));
       return { close: () => unsubscribe() };

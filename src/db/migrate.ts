@@ -3,13 +3,14 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
-import type { Database } from "./database.js";
+import type { Database, SqlConnection } from "./database.js";
 
 /**
  * Applies the SQL migrations of prisma/migrations, as `prisma migrate deploy`
  * would: same folder layout, same `_prisma_migrations` bookkeeping (checksum
- * = SHA-256 of migration.sql), same advisory lock key — so either tool can
- * take over from the other. We apply migrations ourselves because Prisma's
+ * = SHA-256 of migration.sql), same advisory lock key (Prisma holds it for a
+ * session, we for each migration's transaction: either waits for the other)
+ * — so either tool can take over from the other. We apply migrations ourselves because Prisma's
  * migrate engine is a native download that not every machine can fetch.
  *
  * Unlike Prisma, each migration runs in one transaction: a failing migration
@@ -66,45 +67,67 @@ export interface MigrationResult {
 export async function migrate(db: Database, logger: Logger, dir = MIGRATIONS_DIR): Promise<MigrationResult> {
   const migrations = await readMigrations(dir);
   const conn = await db.connect();
+  const applied: string[] = [];
+  let looked = false;
   try {
-    await conn.query(`SELECT pg_advisory_lock(${PRISMA_MIGRATE_LOCK})`);
-    try {
-      await conn.exec(CREATE_BOOKKEEPING);
-      const rows = await conn.query<AppliedMigration>(
-        `SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`,
-      );
-      const failed = rows.find((r) => r.finished_at === null && r.rolled_back_at === null);
-      if (failed) {
-        throw new Error(
-          `Migration ${failed.migration_name} failed earlier and was never resolved. Fix the database by hand, then ` +
-            `mark it with \`prisma migrate resolve\` or delete its row from _prisma_migrations.`,
-        );
-      }
-      const done = new Map(rows.filter((r) => r.finished_at !== null).map((r) => [r.migration_name, r]));
-      for (const name of done.keys()) {
-        if (!migrations.some((m) => m.name === name)) {
-          logger.warn({ migration: name }, "the database has a migration this version does not know (newer version?)");
+    // One transaction per migration, each under the lock taken for that transaction alone: through a
+    // transaction-mode pooler a session's lock would stay with whichever server connection took it, held
+    // for good, and the next start would wait on it forever.
+    for (;;) {
+      await conn.exec("BEGIN");
+      try {
+        await conn.query(`SELECT pg_advisory_xact_lock(${PRISMA_MIGRATE_LOCK})`);
+        const done = await appliedMigrations(conn);
+        if (!looked) {
+          looked = true;
+          warnAboutDrift(logger, migrations, done);
         }
-      }
-      const applied: string[] = [];
-      for (const migration of migrations) {
-        const previous = done.get(migration.name);
-        if (previous) {
-          if (previous.checksum !== migration.checksum) {
-            logger.warn({ migration: migration.name }, "migration.sql changed after it was applied");
-          }
-          continue;
+        const next = migrations.find((m) => !done.has(m.name));
+        if (!next) {
+          await conn.exec("COMMIT");
+          return { applied };
         }
-        await applyOne(conn, migration);
-        applied.push(migration.name);
-        logger.info({ migration: migration.name }, "migration applied");
+        await applyOne(conn, next);
+        await conn.exec("COMMIT");
+        applied.push(next.name);
+        logger.info({ migration: next.name }, "migration applied");
+      } catch (error) {
+        await conn.exec("ROLLBACK").catch(() => undefined);
+        throw error;
       }
-      return { applied };
-    } finally {
-      await conn.query(`SELECT pg_advisory_unlock(${PRISMA_MIGRATE_LOCK})`);
     }
   } finally {
     await conn.release();
+  }
+}
+
+/** The migrations the database has finished, by name; refuses one that failed earlier and was never resolved. */
+async function appliedMigrations(conn: SqlConnection): Promise<Map<string, AppliedMigration>> {
+  await conn.exec(CREATE_BOOKKEEPING);
+  const rows = await conn.query<AppliedMigration>(
+    `SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`,
+  );
+  const failed = rows.find((r) => r.finished_at === null && r.rolled_back_at === null);
+  if (failed) {
+    throw new Error(
+      `Migration ${failed.migration_name} failed earlier and was never resolved. Fix the database by hand, then ` +
+        `mark it with \`prisma migrate resolve\` or delete its row from _prisma_migrations.`,
+    );
+  }
+  return new Map(rows.filter((r) => r.finished_at !== null).map((r) => [r.migration_name, r]));
+}
+
+function warnAboutDrift(logger: Logger, migrations: LocalMigration[], done: Map<string, AppliedMigration>): void {
+  for (const name of done.keys()) {
+    if (!migrations.some((m) => m.name === name)) {
+      logger.warn({ migration: name }, "the database has a migration this version does not know (newer version?)");
+    }
+  }
+  for (const migration of migrations) {
+    const previous = done.get(migration.name);
+    if (previous && previous.checksum !== migration.checksum) {
+      logger.warn({ migration: migration.name }, "migration.sql changed after it was applied");
+    }
   }
 }
 
@@ -144,9 +167,9 @@ export async function prepareSchema(db: Database, logger: Logger, migrateOnStart
   }
 }
 
-async function applyOne(conn: Awaited<ReturnType<Database["connect"]>>, migration: LocalMigration): Promise<void> {
+/** Within the caller's transaction: a failing migration leaves neither half a schema nor a "failed" row behind. */
+async function applyOne(conn: SqlConnection, migration: LocalMigration): Promise<void> {
   const id = randomUUID();
-  await conn.exec("BEGIN");
   try {
     await conn.query(
       `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count)
@@ -158,9 +181,7 @@ async function applyOne(conn: Awaited<ReturnType<Database["connect"]>>, migratio
       `UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`,
       [id],
     );
-    await conn.exec("COMMIT");
   } catch (error) {
-    await conn.exec("ROLLBACK");
     throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
   }
 }

@@ -19,6 +19,7 @@ export function openConfiguredDatabase(config: Config, command: string, hooks: O
       connectTimeoutMs: config.dbConnectTimeoutMs,
       statementTimeoutMs: config.dbStatementTimeoutMs,
       readUrl: config.databaseReadUrl,
+      directUrl: config.databaseDirectUrl,
       preparedStatements: config.dbPreparedStatements,
       onPoolError: hooks.onPoolError,
     });

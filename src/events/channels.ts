@@ -1,4 +1,4 @@
-import type { Database, Subscription } from "../db/database.js";
+import { ListenUnavailableError, type Database, type Subscription } from "../db/database.js";
 import type { Logger } from "../logger.js";
 import { throttledWarning } from "../throttled-warning.js";
 import { USER_CHANGED_CHANNEL } from "../users/users.js";
@@ -28,6 +28,8 @@ export class HubChannels {
   private closed = false;
   /** Channels not listening now. */
   down = 0;
+  /** LISTEN is not delivered here at all (a transaction-mode pooler): no retries. */
+  private unavailable = false;
   private announcing = false;
   private announceAgain = false;
   private readonly announceFailed: (err: unknown) => void;
@@ -53,14 +55,16 @@ export class HubChannels {
           }),
         );
       } catch (error) {
-        this.logger.warn({ err: error, channel }, "event streams: LISTEN failed; polling until it works");
         this.down++;
+        // Said once at start (db.checkPooler): polling for good.
+        if (error instanceof ListenUnavailableError) this.unavailable = true;
+        else this.logger.warn({ err: error, channel }, "event streams: LISTEN failed; polling until it works");
       }
     };
     this.down = 0;
     await subscribe(EVENTS_CHANNEL, () => this.handlers.events());
     await subscribe(USER_CHANGED_CHANNEL, (username) => this.handlers.userChanged(username));
-    if (this.down > 0) this.reconnect();
+    if (this.down > 0 && !this.unavailable) this.reconnect();
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { Config } from "../config.js";
 import { Prisma } from "../generated/prisma/client.js";
-import type { Database, Subscription } from "../db/database.js";
+import { ListenUnavailableError, type Database, type Subscription } from "../db/database.js";
 import type { Logger } from "../logger.js";
 import { attempt, type AttemptResult } from "./attempt.js";
 import { DELIVERIES_CHANNEL } from "./events.js";
@@ -77,7 +77,8 @@ export class DeliveryWorker {
         lost: (error) => this.logger.warn({ err: error }, "webhooks: LISTEN connection lost; polling only"),
       });
     } catch (error) {
-      this.logger.warn({ err: error }, "webhooks: LISTEN failed; polling only");
+      // ListenUnavailableError was said once at start (db.checkPooler).
+      if (!(error instanceof ListenUnavailableError)) this.logger.warn({ err: error }, "webhooks: LISTEN failed; polling only");
     }
     this.schedule();
     this.kick();

@@ -4,14 +4,15 @@ import type { Reporter, TestModule } from "vitest/node";
 /**
  * Says at the end of `npm test` which tests were skipped, for want of what,
  * and how to run them. A suite's condition is not known to the reporter: the
- * reason is read from its title (the suites that need Chromium, nginx, Redis
- * or PostgreSQL say so) and from this run's database.
+ * reason is read from its title (the suites that need Chromium, nginx,
+ * PgBouncer, Redis or PostgreSQL say so) and from this run's database.
  */
 const HOW = {
   postgres: ["need PostgreSQL", "DATABASE_URL=postgresql://USER@HOST:5432/postgres npm test (each file makes and drops a database of its own)"],
   redis: ["need Redis", "REDIS_TEST_URL=redis://HOST:6379 REQUIRE_REDIS=1 npm test (with DATABASE_URL for the multi-instance ones)"],
   chromium: ["need Chromium", "apt-get install chromium, or CHROMIUM_PATH=/path/to/chromium npm test"],
   nginx: ["need nginx", "apt-get install nginx-light, or NGINX_PATH=/path/to/nginx npm test"],
+  pgbouncer: ["need PgBouncer", "apt-get install pgbouncer, or PGBOUNCER_PATH=/path/to/pgbouncer npm test (with DATABASE_URL; REQUIRE_PGBOUNCER=1 fails without it)"],
   embedded: ["run on the embedded database only", "npm test without DATABASE_URL"],
 } as const;
 
@@ -26,6 +27,8 @@ export default class SkipSummary implements Reporter {
           ? "chromium"
           : /nginx/.test(name)
             ? "nginx"
+            : onPostgres && /PgBouncer/.test(name)
+            ? "pgbouncer"
             : !onPostgres && (/PostgreSQL/.test(name) || !/Redis/.test(name))
             ? "postgres"
             : /Redis/.test(name)
