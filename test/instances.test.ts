@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { createConnection } from "node:net";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +9,7 @@ import { ApiUsers } from "../src/users/users.js";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
 import { makePlayer } from "./helpers/fixtures.js";
 import { spawnService, type ServiceProcess } from "./helpers/process.js";
+import { REDIS_URL, redisAvailable } from "./helpers/redis.js";
 
 /**
  * Two instances of the real server (two processes, two ports) on one
@@ -17,19 +17,8 @@ import { spawnService, type ServiceProcess } from "./helpers/process.js";
  * rate-limit counters, key revocation and rotation, idempotency records.
  */
 const root = path.resolve(import.meta.dirname, "..");
-const REDIS_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
 const LIMIT = 60;
-
-async function reachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = createConnection(Number(port || 6379), hostname);
-    socket.once("connect", () => (socket.destroy(), resolve(true)));
-    socket.once("error", () => resolve(false));
-  });
-}
-const redisUp = await reachable(REDIS_URL);
-if (!redisUp && process.env.REQUIRE_REDIS) throw new Error(`No Redis at ${REDIS_URL}, and REQUIRE_REDIS is set`);
+const redisUp = redisAvailable;
 
 interface Instance {
   service: ServiceProcess;
