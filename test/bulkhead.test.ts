@@ -37,27 +37,29 @@ afterAll(() => t.close());
 
 const ask = (url: string, id: string, signal?: AbortSignal) =>
   fetch(`${url}/api/probe/heavy?id=${id}`, { headers: { "X-API-Key": key }, signal });
-const settle = () => new Promise((r) => setTimeout(r, 150));
 const gauge = async (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec((await metrics.text()).body)?.[1]);
+/** Waits until the handlers under way are `ids` (each built list is recorded as it starts). */
+const building = (...ids: string[]) => vi.waitFor(() => expect(running.map((r) => r.id)).toEqual(ids), { timeout: 10_000, interval: 10 });
+/** Waits until the bulkhead's gauge says `value`. */
+const gaugeIs = (name: string, value: number) => vi.waitFor(async () => expect(await gauge(name)).toBe(value), { timeout: 10_000, interval: 10 });
 
 describe("the heavy-list bulkhead", () => {
   it("when the limit is reached, then the next client waits; when one leaves while waiting, then its list is never built", async () => {
     const first = ask(t.url, "first");
-    await settle();
+    await building("first");
     const quitter = new AbortController();
     const leaving = ask(t.url, "leaver", quitter.signal).catch(() => "left");
     const third = ask(t.url, "third");
-    await settle();
+    await gaugeIs("heavy_lists_waiting", 2);
     expect(running.map((r) => r.id)).toEqual(["first"]);
 
     quitter.abort();
     expect(await leaving).toBe("left");
-    await settle(); // the server notices the closed connection
+    await gaugeIs("heavy_lists_waiting", 1); // the server noticed the closed connection
     running[0]!.finish();
     expect((await first).status).toBe(200);
-    await settle();
     // The leaver's turn passed to the third client, without building anything for nobody.
-    expect(running.map((r) => r.id)).toEqual(["first", "third"]);
+    await building("first", "third");
     running[1]!.finish();
     expect((await third).status).toBe(200);
   });
@@ -65,28 +67,24 @@ describe("the heavy-list bulkhead", () => {
   it("when a client waiting for a slot disconnects, then it leaves the queue at once, and the next one takes the slot as soon as it is free", async () => {
     running.length = 0;
     const holder = ask(t.url, "holder");
-    await settle();
+    await building("holder");
     const quitter = new AbortController();
     const leaving = ask(t.url, "gone", quitter.signal).catch(() => "left");
-    await settle();
-    expect(await gauge("heavy_lists_waiting")).toBe(1);
+    await gaugeIs("heavy_lists_waiting", 1);
 
     quitter.abort();
     await leaving;
-    await settle();
-    expect(await gauge("heavy_lists_waiting")).toBe(0);
+    await gaugeIs("heavy_lists_waiting", 0);
     expect(await gauge("heavy_lists_in_progress")).toBe(1);
 
     const next = ask(t.url, "next");
-    await settle();
+    await gaugeIs("heavy_lists_waiting", 1);
     running[0]!.finish();
     expect((await holder).status).toBe(200);
-    await settle();
-    expect(running.map((r) => r.id)).toEqual(["holder", "next"]);
+    await building("holder", "next");
     running[1]!.finish();
     expect((await next).status).toBe(200);
-    await settle();
-    expect(await gauge("heavy_lists_in_progress")).toBe(0);
+    await gaugeIs("heavy_lists_in_progress", 0);
   });
 
   it("when no slot comes free within HEAVY_LIST_WAIT_MS, then 503 with Retry-After and the error body, and its list is never built", async () => {
@@ -94,7 +92,7 @@ describe("the heavy-list bulkhead", () => {
     const busy = await startTestApp({ database: t.database, env: { HEAVY_LISTS_AT_ONCE: "1", HEAVY_LIST_WAIT_MS: "1500" }, routes });
     try {
       const holder = ask(busy.url, "holding");
-      await settle();
+      await building("holding");
       const started = Date.now();
       const res = await ask(busy.url, "refused", AbortSignal.timeout(10_000));
       const took = Date.now() - started;
