@@ -125,7 +125,7 @@ describe("GET /api/events from now, after one transaction of many events", () =>
   });
 });
 
-async function waitUntil(test: () => boolean, ms = 10_000): Promise<void> {
+async function waitUntil(test: () => boolean, ms = 20_000): Promise<void> {
   const until = Date.now() + ms;
   while (!test()) {
     if (Date.now() > until) throw new Error("timed out");

@@ -312,7 +312,7 @@ async function inStreamOrder(rewardId: number, ms = 20_000): Promise<void> {
   }
 }
 
-async function waitUntil(test: () => boolean, ms = 5_000): Promise<void> {
+async function waitUntil(test: () => boolean, ms = 20_000): Promise<void> {
   const until = Date.now() + ms;
   while (!test()) {
     if (Date.now() > until) throw new Error("timed out");
