@@ -14,8 +14,9 @@ export default defineConfig({
     // on PGlite, one migrated database per run, loaded by each file (createTestDatabase).
     globalSetup: ["./test/helpers/run-scope.ts", "./test/helpers/pglite-template.ts"],
     maxWorkers: 2,
+    // Bounds for a hang, not for a slow machine: tests wait for events, and none is timed.
     testTimeout: 30_000,
-    hookTimeout: 60_000,
+    hookTimeout: 120_000,
     // The second one says at the end which tests were skipped, why, and how to run them, and names the slowest files.
     reporters: ["default", "./test/helpers/skip-summary.ts"],
   },
