@@ -34,7 +34,10 @@ export default function setup(): () => void {
   return end;
 }
 
-/** Kills (SIGKILL) every process whose environment holds `marker`, but this one and its direct children (vitest's workers). Linux (/proc) only. */
+/**
+ * Kills (SIGKILL) every process whose environment holds `marker` (or a folder under it: a run started by a
+ * test), but this one and its direct children (vitest's workers). Linux (/proc) only.
+ */
 function killLeftovers(marker: string): string[] {
   let pids: string[];
   try {
@@ -45,7 +48,8 @@ function killLeftovers(marker: string): string[] {
   const killed: string[] = [];
   for (const pid of pids) {
     try {
-      if (!readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(marker)) continue;
+      const environment = readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
+      if (!environment.some((v) => v === marker || v.startsWith(`${marker}/`))) continue;
       const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
       const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
       if (parent === process.pid) continue;
