@@ -22,9 +22,13 @@ function runLeaky(interrupt: boolean): Promise<LeakyRun> {
     detached: true,
   });
   let output = "";
+  let interrupted = false;
   const collect = (d: Buffer) => {
     output += d.toString();
-    if (interrupt && /LEFT \{.*\}/.test(output)) process.kill(-child.pid!, "SIGINT");
+    if (interrupt && !interrupted && /LEFT \{.*\}/.test(output)) {
+      interrupted = true;
+      process.kill(-child.pid!, "SIGINT");
+    }
   };
   child.stdout.on("data", collect);
   child.stderr.on("data", collect);
