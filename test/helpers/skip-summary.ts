@@ -2,10 +2,11 @@ import path from "node:path";
 import type { Reporter, TestModule } from "vitest/node";
 
 /**
- * Names the slowest files of the run, and says at the end of `npm test` which
- * tests were skipped, for want of what, and how to run them. A suite's condition is not known to the reporter: the
- * reason is read from its title (the suites that need Chromium, nginx, Redis
- * or PostgreSQL say so) and from this run's database.
+ * At the end of `npm test`: the slowest files of the run, with their times,
+ * then which tests were skipped, for want of what, and how to run them. A
+ * suite's condition is not known to the reporter: the reason is read from its
+ * title (the suites that need Chromium, nginx, Redis or PostgreSQL say so) and
+ * from this run's database.
  */
 const HOW = {
   postgres: ["need PostgreSQL", "DATABASE_URL=postgresql://USER@HOST:5432/postgres npm test (each file makes and drops a database of its own)"],
