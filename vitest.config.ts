@@ -1,5 +1,8 @@
 import { defineConfig } from "vitest/config";
 
+// PostgreSQL and Redis tests run when their server is named (helpers/redis.ts); TEST_DATABASE_URL stands for DATABASE_URL.
+if (process.env.TEST_DATABASE_URL?.trim()) process.env.DATABASE_URL = process.env.TEST_DATABASE_URL;
+
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
@@ -7,12 +10,14 @@ export default defineConfig({
     // database on the PostgreSQL server named by DATABASE_URL): files run in
     // parallel, tests inside a file in order.
     pool: "forks",
-    // On PGlite, one migrated database per run, loaded by each file (createTestDatabase).
-    globalSetup: ["./test/helpers/pglite-template.ts"],
+    // This run's temporary folder, and whatever the tests left running killed at the end (run-scope.ts);
+    // on PGlite, one migrated database per run, loaded by each file (createTestDatabase).
+    globalSetup: ["./test/helpers/run-scope.ts", "./test/helpers/pglite-template.ts"],
     maxWorkers: 2,
+    // Bounds for a hang, not for a slow machine: tests wait for events, and none is timed.
     testTimeout: 30_000,
-    hookTimeout: 60_000,
-    // The second one says at the end which tests were skipped, why, and how to run them.
+    hookTimeout: 120_000,
+    // The second one says at the end which tests were skipped, why, and how to run them, and names the slowest files.
     reporters: ["default", "./test/helpers/skip-summary.ts"],
   },
 });

@@ -61,7 +61,7 @@ async function within<T>(what: string, promise: Promise<T>, ms = 10_000): Promis
   }
 }
 
-async function waitUntil(what: string, test: () => boolean, ms = 10_000): Promise<void> {
+async function waitUntil(what: string, test: () => boolean, ms = 20_000): Promise<void> {
   const until = Date.now() + ms;
   while (!test()) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);

@@ -131,10 +131,9 @@ describe("the TypeScript client against the service", () => {
     try {
       const client = createApiClient({ baseUrl: `${limited.url}/api`, apiKey: key, maxRetryDelayMs: 500 });
       orThrow(await client.GET("/parkour/get-all-maps"));
-      const started = Date.now();
+      // A client that waited out Retry-After instead would be let through by the next window (200), or outlast the test.
       const refused = await client.GET("/parkour/get-all-maps");
       expect(refused.response.status).toBe(429);
-      expect(Date.now() - started).toBeLessThan(5_000);
       expect(() => orThrow(refused)).toThrow(expect.objectContaining({ status: 429, retryAfterSeconds: expect.any(Number) }));
     } finally {
       await limited.close();

@@ -145,7 +145,7 @@ async function inStreamOrder(n: number): Promise<void> {
   }
 }
 
-async function waitUntil(test: () => boolean, ms = 10_000): Promise<void> {
+async function waitUntil(test: () => boolean, ms = 20_000): Promise<void> {
   const until = Date.now() + ms;
   while (!test()) {
     if (Date.now() > until) throw new Error("timed out");

@@ -53,7 +53,8 @@ async function startServer(): Promise<Started> {
   child.stdout.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr.on("data", (d: Buffer) => (output += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 45_000);
+    // A bound for a hang, with what it wrote: a first start on a loaded machine has taken over a minute.
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 150_000);
     child.stdout.on("data", () => {
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(output);
       if (m) {
@@ -118,7 +119,7 @@ describe.runIf(!onPostgres)("first start on the embedded database", () => {
     const list = await runCli(["user", "list"]);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/user-A\s+USER\s+A\s+active/);
-  }, 90_000);
+  }, 300_000);
 });
 
 describe.runIf(onPostgres)("first start on a PostgreSQL server", () => {
@@ -146,5 +147,5 @@ describe.runIf(onPostgres)("first start on a PostgreSQL server", () => {
     }
     const list = await runCli(["user", "list"]);
     expect(list.stdout.match(/^user-A\s/gm)).toHaveLength(1);
-  }, 120_000);
+  }, 300_000);
 });

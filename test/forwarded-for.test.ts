@@ -1,23 +1,16 @@
 import { randomBytes } from "node:crypto";
-import net from "node:net";
 import { Redis } from "ioredis";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makePlayer, unique } from "./helpers/fixtures.js";
+import { REDIS_URL, redisAvailable } from "./helpers/redis.js";
 
 /**
  * Behind a trusted proxy (TRUST_PROXY=loopback: the test connects from
  * 127.0.0.1), req.ip is the X-Forwarded-For text the client sent: anything
  * but an IP address must count as no address, wherever the address goes.
  */
-const REDIS_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
-const redisAvailable = await new Promise<boolean>((resolve) => {
-  const socket = net.connect(Number(new URL(REDIS_URL).port || 6379), new URL(REDIS_URL).hostname);
-  socket.once("connect", () => (socket.destroy(), resolve(true)));
-  socket.once("error", () => resolve(false));
-});
-if (!redisAvailable && process.env.REQUIRE_REDIS) throw new Error(`No Redis at ${REDIS_URL}, and REQUIRE_REDIS is set`);
 
 const FORGED = [
   "x".repeat(80),

@@ -47,11 +47,15 @@ describe("KeyCache", () => {
 });
 
 /** Polls until the request answers `status`, for at most `ms`; returns how long it took. */
-async function within(ms: number, status: number, send: () => Promise<request.Response>): Promise<number> {
+/**
+ * Sends until the answer is `status`. A change of keys reaches the caches by a notification; their own
+ * expiry, the last resort, is a minute: a bound between the two, however slow the machine, not a measure.
+ */
+async function notified(status: number, send: () => Promise<request.Response>): Promise<void> {
   const start = Date.now();
   for (;;) {
-    if ((await send()).status === status) return Date.now() - start;
-    if (Date.now() - start > ms) throw new Error(`still not ${status} after ${ms} ms`);
+    if ((await send()).status === status) return;
+    if (Date.now() - start > 20_000) throw new Error(`still not ${status} after 20 s: not notified, left to the cache's expiry`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -85,7 +89,7 @@ describe("revocation with cached keys", () => {
     await database.drop();
   });
 
-  it("when the operator revokes or rotates a key (another process), then every instance refuses the old key within a second", async () => {
+  it("when the operator revokes or rotates a key (another process), then every instance refuses the old key (notified, not at the cache's expiry)", async () => {
     const instances = onPostgres ? [await instance(), await instance()] : [await instance()];
     // The operator's CLI: its own connection, no cache.
     const cli = database.url ? openDatabase({ kind: "postgres", url: database.url, poolMax: 1 }) : database.db;
@@ -98,12 +102,12 @@ describe("revocation with cached keys", () => {
     // Each instance now answers for this key from memory, not from the database.
     for (const cache of caches) expect(cache.get(hashApiKey(key))?.username).toBe("user-C");
     await operator.revoke("user-c");
-    for (const app of instances) expect(await within(1000, 401, () => list(app, key))).toBeLessThan(1000);
+    for (const app of instances) await notified(401, () => list(app, key));
 
     const rotatedFrom = (await operator.rotate("user-C")).apiKey;
     for (const app of instances) expect((await list(app, rotatedFrom)).status).toBe(200);
     await operator.rotate("user-C", undefined, 0);
-    for (const app of instances) expect(await within(1000, 401, () => list(app, rotatedFrom))).toBeLessThan(1000);
+    for (const app of instances) await notified(401, () => list(app, rotatedFrom));
   });
 
   it.runIf(onPostgres)("when the revocation channel is cut, then the cache is off and a revocation without notice still counts at once", async () => {

@@ -24,12 +24,17 @@ describe("rotation with a grace period", () => {
     const cache = new KeyCache();
     const users = new ApiUsers(prisma(), cache);
     const old = (await users.create("graceful")).apiKey;
+    const rotating = Date.now();
     const { apiKey: fresh, user } = await users.rotate("graceful", undefined, 2);
+    const rotated = Date.now();
     expect(user.previousKeyHint).toBe(old.slice(0, 8));
     expect(user.keyHint).toBe(fresh.slice(0, 8));
     const expiresAt = user.previousKeyExpiresAt!.getTime();
-    expect(Math.abs(expiresAt - Date.now() - 2_000)).toBeLessThan(1_500);
-    expect((await users.authenticate(old))?.username).toBe("graceful");
+    expect(expiresAt).toBeGreaterThanOrEqual(rotating + 2_000 - 1);
+    expect(expiresAt).toBeLessThanOrEqual(rotated + 2_000);
+    // Still in the grace period when it answered (a loaded machine may answer after it: then nothing to check).
+    const authenticated = (await users.authenticate(old))?.username;
+    if (Date.now() < expiresAt) expect(authenticated).toBe("graceful");
     expect((await users.authenticate(fresh))?.username).toBe("graceful");
     // Cached, but only until the expiry: no notice arrives when a grace period ends.
     expect(cache.get(hashApiKey(old))).toBeDefined();

@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { createConnection } from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyCache } from "../src/auth/key-cache.js";
@@ -7,6 +6,7 @@ import type { Database } from "../src/db/database.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { createTestDatabase, onPostgres, type TestDatabase } from "./helpers/database.js";
 import { countingKeyLookups } from "./helpers/key-lookups.js";
+import { REDIS_URL, redisAvailable } from "./helpers/redis.js";
 
 /**
  * A game network behind one public address: nine servers with valid keys,
@@ -14,9 +14,7 @@ import { countingKeyLookups } from "./helpers/key-lookups.js";
  * Redis on PostgreSQL (as deployed with several instances), in memory on
  * PGlite (a single instance).
  */
-const REDIS_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
-const redisUp = onPostgres && (await reachable(REDIS_URL));
-if (onPostgres && !redisUp && process.env.REQUIRE_REDIS) throw new Error(`No Redis at ${REDIS_URL}, and REQUIRE_REDIS is set`);
+const redisUp = onPostgres && redisAvailable;
 
 const NETWORK_ADDRESS = "198.51.100.200";
 /**
@@ -130,14 +128,5 @@ function withCountedLookups(db: Database): Database {
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
-  });
-}
-
-async function reachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = createConnection(Number(port || 6379), hostname);
-    socket.once("connect", () => (socket.destroy(), resolve(true)));
-    socket.once("error", () => resolve(false));
   });
 }

@@ -11,7 +11,7 @@ import { LeasedCounter, type Place } from "./rate-limit-lease.js";
  * tried again. A lost connection needs no such pause: the client refuses
  * commands at once until it has reconnected.
  */
-const REDIS_RETRY_MS = 2_000;
+export const REDIS_RETRY_MS = 2_000;
 
 /**
  * Where the counters are kept: in Redis while it answers, else in this

@@ -13,6 +13,7 @@ import { ApiUsers } from "../../src/users/users.js";
 import { apiRoutes } from "../../src/resources/index.js";
 import { contractChecker, type SeenResponse } from "./contract.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
+import { TEST_SERVER_ENV } from "./server-env.js";
 
 /** Collects every log line the app writes, parsed, for assertions. */
 export class LogCapture extends Writable {
@@ -50,16 +51,10 @@ export type TestAppOptions = Omit<AppOptions, "config" | "db" | "logger" | "redi
   database?: TestDatabase;
 };
 
-/**
- * Rate limits are off unless the test's env sets them: other tests send
- * thousands of requests with one key, or many bad keys from one address.
- */
-const LIMITS_OFF = { RATE_LIMIT_PER_MINUTE: "0", AUTH_FAILURES_PER_MINUTE: "0" };
-
 /** The real app on a real database, listening on 127.0.0.1 on a free port. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const { env, database: given, ...appOptions } = options;
-  const config = loadConfig({ NODE_ENV: "test", ...LIMITS_OFF, ...env });
+  const config = loadConfig({ NODE_ENV: "test", ...TEST_SERVER_ENV, ...env });
   const logs = new LogCapture();
   const logger = createLogger("debug", logs);
   const database = given ?? (await createTestDatabase());

@@ -1,16 +1,27 @@
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams, type SpawnOptionsWithoutStdio } from "node:child_process";
 import path from "node:path";
+import { TEST_SERVER_ENV } from "./server-env.js";
 
 const running = new Set<ChildProcess>();
-// A test that fails before it stops its server must not leave it running (holding connections to a
-// database being dropped, retrying): whatever is still alive when the test file's process ends is killed.
+// A test that fails or times out before it stops its server must not leave it running (holding connections
+// to a database being dropped, retrying): whatever is still alive when the test file's process ends is
+// killed, with everything it started (its process group). What escapes this (a worker killed outright, an
+// interrupted run) is killed by the run's teardown (run-scope.ts).
 process.once("exit", () => {
-  for (const child of running) child.kill("SIGKILL");
+  for (const child of running) killGroup(child);
 });
 
-/** spawn, with the child killed when this test process exits if it is still running then. */
+function killGroup(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, "SIGKILL");
+  } catch {
+    child.kill("SIGKILL");
+  }
+}
+
+/** spawn, in a process group of its own, killed with the group when this test process exits if it is still running then. */
 export function spawnOwned(command: string, args: readonly string[], options: SpawnOptionsWithoutStdio = {}): ChildProcessWithoutNullStreams {
-  const child = spawn(command, args, options);
+  const child = spawn(command, args, { ...options, detached: process.platform !== "win32" });
   running.add(child);
   child.once("exit", () => running.delete(child));
   return child;
@@ -37,7 +48,7 @@ export interface ServiceProcess {
 
 /**
  * Starts `src/main.ts` on 127.0.0.1, on a free port, with metrics off and the
- * rate limits off unless `env` says otherwise.
+ * test app's defaults (TEST_SERVER_ENV) unless `env` says otherwise.
  */
 export function spawnService(env: Record<string, string>, options: { nodeOptions?: string[]; umask?: string } = {}): ServiceProcess {
   const node = [process.execPath, ...(options.nodeOptions ?? []), "--import", "tsx", path.join(root, "src/main.ts")];
@@ -51,8 +62,7 @@ export function spawnService(env: Record<string, string>, options: { nodeOptions
       PORT: "0",
       METRICS_PORT: "off",
       LOG_LEVEL: "info",
-      RATE_LIMIT_PER_MINUTE: "0",
-      AUTH_FAILURES_PER_MINUTE: "0",
+      ...TEST_SERVER_ENV,
       ...env,
     },
     stdio: "pipe",

@@ -94,7 +94,7 @@ export class SseClient {
     return this;
   }
 
-  async waitFor(what: string, test: () => boolean, ms = 10_000): Promise<void> {
+  async waitFor(what: string, test: () => boolean, ms = 20_000): Promise<void> {
     const until = Date.now() + ms;
     while (!test()) {
       if (Date.now() > until) throw new Error(`timed out waiting for ${what} (${this.events.length} events, ended: ${this.ended})`);

@@ -6,7 +6,8 @@ import net from "node:net";
  * every connection and refuses new ones (the server is gone), `blackhole()`
  * resets them and then accepts new ones that never answer (a network
  * partition), `stall()` keeps them open but forwards nothing more (a server
- * that hangs), `restore()` forwards again.
+ * that hangs), `restore()` forwards again. `stalledBytes` counts what
+ * clients sent while stalled (the commands a stalled server was asked).
  */
 export class TcpProxy {
   private readonly server: net.Server;
@@ -14,6 +15,7 @@ export class TcpProxy {
   private readonly pairs = new Set<[client: net.Socket, upstream: net.Socket]>();
   private mode: "forward" | "refuse" | "blackhole" | "stall" = "forward";
   port = 0;
+  stalledBytes = 0;
 
   constructor(
     private readonly targetHost: string,
@@ -36,6 +38,7 @@ export class TcpProxy {
       return;
     }
     this.track(client);
+    if (this.mode === "stall") this.countStalled(client);
     if (this.mode === "blackhole" || this.mode === "stall") return; // Held open, never answered.
     const upstream = net.connect(this.targetPort, this.targetHost);
     upstream.on("error", () => client.destroy());
@@ -70,7 +73,15 @@ export class TcpProxy {
     for (const [client, upstream] of this.pairs) {
       client.unpipe(upstream);
       upstream.unpipe(client);
+      this.countStalled(client);
     }
+  }
+
+  private countStalled(client: net.Socket): void {
+    client.on("data", (chunk: Buffer) => {
+      if (this.mode === "stall") this.stalledBytes += chunk.length;
+    });
+    client.resume();
   }
 
   restore(): void {

@@ -1,0 +1,81 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+/**
+ * vitest globalSetup, first of all: this run's own temporary folder, made the
+ * TMPDIR of everything the run starts (workers, their servers, commands), so
+ * that whatever a test leaves there goes with the folder. When the run ends —
+ * finished, failed, or interrupted (Ctrl-C: vitest then exits without any
+ * teardown, hence the "exit" handler) — every process still running with
+ * that TMPDIR but vitest's own workers is killed and named, and the folder is
+ * removed. A run killed outright (SIGKILL) cannot clean up: the next run
+ * removes the folders of runs whose process is gone.
+ */
+const PREFIX = "vitest-run-";
+
+export default function setup(): () => void {
+  const base = tmpdir();
+  removeAbandonedRuns(base);
+  const dir = mkdtempSync(path.join(base, PREFIX));
+  writeFileSync(path.join(dir, "owner.pid"), String(process.pid));
+  process.env.TMPDIR = dir;
+  let done = false;
+  const end = () => {
+    if (done) return;
+    done = true;
+    const killed = killLeftovers(`TMPDIR=${dir}`);
+    if (killed.length > 0) {
+      process.stderr.write(`\nTest teardown: killed ${killed.length} process(es) the tests left running:\n${killed.map((p) => `  ${p}`).join("\n")}\n`);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once("exit", end);
+  return end;
+}
+
+/**
+ * Kills (SIGKILL) every process whose environment holds `marker` (or a folder under it: a run started by a
+ * test), but this one and its direct children (vitest's workers). Linux (/proc) only.
+ */
+function killLeftovers(marker: string): string[] {
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid);
+  } catch {
+    return [];
+  }
+  const killed: string[] = [];
+  for (const pid of pids) {
+    try {
+      const environment = readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
+      if (!environment.some((v) => v === marker || v.startsWith(`${marker}/`))) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (parent === process.pid) continue;
+      const command = readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").join(" ").trim();
+      process.kill(Number(pid), "SIGKILL");
+      killed.push(`${pid} ${command.slice(0, 160)}`);
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return killed;
+}
+
+function removeAbandonedRuns(base: string): void {
+  for (const name of readdirSync(base).filter((n) => n.startsWith(PREFIX))) {
+    const dir = path.join(base, name);
+    let owner: number;
+    try {
+      owner = Number(readFileSync(path.join(dir, "owner.pid"), "utf8"));
+    } catch {
+      continue; // Not written yet: a run starting now.
+    }
+    try {
+      process.kill(owner, 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ESRCH") rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
