@@ -6,8 +6,7 @@ import type { Reporter, TestModule } from "vitest/node";
  * then which tests were skipped, for want of what, and how to run them. A
  * suite's condition is not known to the reporter: the reason is read from its
  * title (the suites that need Chromium, nginx, PgBouncer, Redis or PostgreSQL
- * say so) and
- * from this run's database.
+ * say so) and from this run's database.
  */
 const HOW = {
   postgres: ["need PostgreSQL", "DATABASE_URL=postgresql://USER@HOST:5432/postgres npm test (each file makes and drops a database of its own)"],
