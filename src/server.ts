@@ -139,6 +139,10 @@ export async function startService(config: Config, logger: Logger, options: { cl
     },
     `listening on http://${config.host}:${port}/api`,
   );
+  // 0 is "any free port", not "off": whoever meant off is told, with the port to find them on.
+  if (config.metricsPort === 0 && metricsPort !== undefined) {
+    logger.info({ metricsPort }, `METRICS_PORT=0: the metrics are served on a free port, ${config.metricsHost}:${metricsPort}; METRICS_PORT=off serves none`);
+  }
   const api = server;
   const metricsListener = metricsServer;
   const streams = events;
