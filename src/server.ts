@@ -64,19 +64,20 @@ export async function startService(config: Config, logger: Logger, options: { cl
   const metricsServer =
     config.metricsPort !== undefined && !options.clusterWorker ? serveMetrics({ text: () => metrics!.text() }) : undefined;
   const accept: (() => void)[] = [];
+  let db: Database;
   try {
     accept.push(await bindFirst(server, config.port, config.host, "PORT"));
     if (metricsServer) accept.push(await bindFirst(metricsServer, config.metricsPort!, config.metricsHost, "METRICS_PORT"));
+    db = openConfiguredDatabase(config, "server", {
+      // An idle connection was dropped (server restart, pg_terminate_backend): the pool replaces it.
+      onPoolError: (error) => logger.warn({ err: error }, "database connection lost; the pool will open a new one"),
+      onDataDirTightened: (count) => logger.warn({ dataDir: config.dataDir, tightened: count }, TIGHTENED_WARNING),
+    });
   } catch (error) {
     server.close();
     metricsServer?.close();
     throw error;
   }
-  const db = openConfiguredDatabase(config, "server", {
-    // An idle connection was dropped (server restart, pg_terminate_backend): the pool replaces it.
-    onPoolError: (error) => logger.warn({ err: error }, "database connection lost; the pool will open a new one"),
-    onDataDirTightened: (count) => logger.warn({ dataDir: config.dataDir, tightened: count }, TIGHTENED_WARNING),
-  });
   const lifecycle: Lifecycle = { stopping: false };
   let keySync: { stop(): Promise<void> } | undefined;
   let keyUsage: KeyUsage | undefined;
