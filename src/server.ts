@@ -15,7 +15,7 @@ import { createHttpServer } from "./http/http-server.js";
 import { Metrics, serveMetrics } from "./metrics.js";
 import { reportMetricsToPrimary } from "./cluster.js";
 import { closeRedis, createRedis, redisSettled, type Redis } from "./redis.js";
-import { bindFirst } from "./listen.js";
+import { bindFirst, listen } from "./listen.js";
 import { bootstrapFirstUser } from "./users/bootstrap.js";
 import { KeyUsage } from "./users/key-usage.js";
 import { webhookMetrics } from "./webhooks/metrics.js";
@@ -66,7 +66,9 @@ export async function startService(config: Config, logger: Logger, options: { cl
   const accept: (() => void)[] = [];
   let db: Database;
   try {
-    accept.push(await bindFirst(server, config.port, config.host, "PORT"));
+    // A cluster's worker writes nothing at start (its primary migrated, after checking the port), and one
+    // restarted must not be handed connections before it can serve them: it listens once ready.
+    if (!options.clusterWorker) accept.push(await bindFirst(server, config.port, config.host, "PORT"));
     if (metricsServer) accept.push(await bindFirst(metricsServer, config.metricsPort!, config.metricsHost, "METRICS_PORT"));
     db = openConfiguredDatabase(config, "server", {
       // An idle connection was dropped (server restart, pg_terminate_backend): the pool replaces it.
@@ -108,6 +110,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
       requestMetrics: config.metricsPort !== undefined,
     });
 
+    if (options.clusterWorker) await listen(server, config.port, config.host, "PORT");
     for (const open of accept) open();
     // Delivers the webhook outbox; a failing receiver never touches the API nor /readyz.
     webhooks = new DeliveryWorker(db, config, logger, webhookMetrics(metrics.registry, db));
