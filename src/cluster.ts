@@ -8,7 +8,7 @@ import { prepareSchema } from "./db/migrate.js";
 import { explainConnectError } from "./db/connect-errors.js";
 import { openConfiguredDatabase, TIGHTENED_WARNING } from "./db/open.js";
 import type { Logger } from "./logger.js";
-import { listen } from "./listen.js";
+import { bindFirst, checkPort } from "./listen.js";
 import type { Metrics } from "./metrics.js";
 import { bootstrapFirstUser } from "./users/bootstrap.js";
 
@@ -24,6 +24,10 @@ const MAX_RESTARTS_PER_MINUTE = 5;
  * signal on and waits for every worker to stop gracefully.
  */
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
+  // The ports before the database: a start that cannot listen writes nothing (no first user, no key printed).
+  // The workers take PORT later; checked here. METRICS_PORT is the primary's own: bound now.
+  await checkPort(config.port, config.host, "PORT");
+  const metricsServer = config.metricsPort === undefined ? undefined : await serveClusterMetrics(config, config.metricsPort);
   const db = openConfiguredDatabase(config, "server", {
     onDataDirTightened: (count) => logger.warn({ dataDir: config.dataDir, tightened: count }, TIGHTENED_WARNING),
   });
@@ -31,6 +35,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     await prepareSchema(db, logger, config.migrateOnStart);
     await bootstrapFirstUser(db, config);
   } catch (error) {
+    metricsServer?.server.close();
     throw explainConnectError(error, config.databaseUrl) ?? error;
   } finally {
     await db.close();
@@ -54,22 +59,9 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   });
   for (let i = 0; i < config.webConcurrency; i++) fork();
 
-  let metricsServer: Server | undefined;
-  if (config.metricsPort !== undefined) {
-    const aggregator = new AggregatorRegistry();
-    const aggregated = createServer((req, res) => {
-      if ((req.url ?? "/").split("?")[0] !== "/metrics" || req.method !== "GET") {
-        res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" }).end("Not found: the metrics are at GET /metrics\n");
-        return;
-      }
-      aggregator.clusterMetrics().then(
-        (body) => res.writeHead(200, { "Content-Type": aggregator.contentType }).end(body),
-        (error: unknown) => res.writeHead(503, { "Content-Type": "text/plain; charset=utf-8" }).end(`metrics unavailable: ${String(error)}\n`),
-      );
-    });
-    metricsServer = aggregated;
-    await listen(aggregated, config.metricsPort, config.metricsHost, "METRICS_PORT");
-    const port = (metricsServer.address() as AddressInfo).port;
+  if (metricsServer) {
+    metricsServer.accept();
+    const port = (metricsServer.server.address() as AddressInfo).port;
     logger.info({ metrics: `${config.metricsHost}:${port}`, workers: config.webConcurrency }, "primary serving the workers' metrics");
   }
 
@@ -92,7 +84,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     }, config.shutdownTimeoutMs + 5_000);
     const codes = await Promise.all(exits);
     clearTimeout(killer);
-    metricsServer?.close();
+    metricsServer?.server.close();
     const clean = codes.every((c) => c === 0);
     logger.info({ codes, graceful: clean }, "stopped");
     logger.flush();
@@ -100,6 +92,22 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+/** The workers' metrics added up, on METRICS_PORT: bound at once, answering from `accept()` on. */
+async function serveClusterMetrics(config: Config, port: number): Promise<{ server: Server; accept(): void }> {
+  const aggregator = new AggregatorRegistry();
+  const server = createServer((req, res) => {
+    if ((req.url ?? "/").split("?")[0] !== "/metrics" || req.method !== "GET") {
+      res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" }).end("Not found: the metrics are at GET /metrics\n");
+      return;
+    }
+    aggregator.clusterMetrics().then(
+      (body) => res.writeHead(200, { "Content-Type": aggregator.contentType }).end(body),
+      (error: unknown) => res.writeHead(503, { "Content-Type": "text/plain; charset=utf-8" }).end(`metrics unavailable: ${String(error)}\n`),
+    );
+  });
+  return { server, accept: await bindFirst(server, port, config.metricsHost, "METRICS_PORT") };
 }
 
 /** In a worker: its metrics are collected by the primary instead of served. */

@@ -43,7 +43,7 @@ export const ERROR_CATALOGUE = {
   },
   ROUTE_NOT_FOUND: {
     status: 404,
-    meaning: "No route has this path; when the same path under /api is a route, the message names it.",
+    meaning: "No route has this path; when the same path under /api is a route, the message names it; outside /api, it says where the documentation, the console and the health check are.",
     action: "Check the path against the API documentation (all paths start with /api).",
   },
   METHOD_NOT_ALLOWED: {
@@ -173,6 +173,20 @@ export class ApiError extends Error {
   }
 }
 
+const WHERE_TO_GO = "the API's documentation is at /api/docs, the admin console at /admin, the health check at /readyz";
+
+/**
+ * What a 404 adds: the route meant when only /api was missing; where to go for
+ * a newcomer's first path (/, /api) or any other outside /api. A path under
+ * /api that is no route is a client's mistake: nothing added.
+ */
+function routeHint(path: string, suggestion: string | undefined): string {
+  if (suggestion) return `: the API's paths start with /api, did you mean ${suggestion}?`;
+  if (path === "/" || path === "/api" || path === "/api/") return `: ${WHERE_TO_GO}`;
+  if (path.startsWith("/api/")) return "";
+  return `: the API's paths start with /api; ${WHERE_TO_GO}`;
+}
+
 /** Constructors for the catalogue, so messages are made the same way everywhere. */
 export const errors = {
   validation: (message: string) => new ApiError("VALIDATION", message),
@@ -180,12 +194,19 @@ export const errors = {
   /** One message for a missing and a wrong key: the answer does not tell a guesser which it was. */
   unauthenticated: () => new ApiError("UNAUTHENTICATED", "API key missing or invalid: send a valid key in the X-API-Key header"),
   forbidden: () => new ApiError("FORBIDDEN", "This API user may not call this route"),
+  /** A user no group names is refused everywhere: the message says which settings let it in. */
+  inNoCallerGroup: () =>
+    new ApiError(
+      "FORBIDDEN",
+      "This API user is in no caller group, so it may call no route: an operator adds its name to CALLERS_USER_A, CALLERS_USER_B, CALLERS_USER_C or CALLERS_USER_D and restarts the server",
+    ),
   /** The message does not say which addresses are allowed: that list is the operator's business. */
   addressNotAllowed: () => new ApiError("FORBIDDEN", "This API user may not call the API from this client address"),
   notFound: (what: string) => new ApiError("NOT_FOUND", `${what} not found`),
   /** `suggestion`: the path the caller most likely meant (the same one under /api). */
   routeNotFound: (method: string, path: string, suggestion?: string) =>
-    new ApiError("ROUTE_NOT_FOUND", `No route ${method} ${path}${suggestion ? `: the API's paths start with /api, did you mean ${suggestion}?` : ""}`),
+    new ApiError("ROUTE_NOT_FOUND", `No route ${method} ${path}${routeHint(path, suggestion)}`),
+  consoleNotBuilt: () => new ApiError("ROUTE_NOT_FOUND", "No route GET /admin (the console is not built: run npm run build)"),
   methodNotAllowed: (method: string, path: string) =>
     new ApiError("METHOD_NOT_ALLOWED", `Method ${method} not allowed on ${path}`),
   conflict: (message: string) => new ApiError("CONFLICT", message),

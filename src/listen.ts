@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import type { Server } from "node:net";
+import net, { type Server } from "node:net";
 
 /** A listener that could not open: names the variable that chose its address. */
 export class ListenError extends Error {}
@@ -20,4 +20,26 @@ export async function listen(server: Server, port: number, host: string, variabl
     const hint = variable === "METRICS_PORT" ? "set METRICS_PORT to a free port, 0 for any, or off" : "set PORT to a free port, or 0 for any";
     throw new ListenError(`Cannot listen on ${host}:${port} (${variable}=${port}): ${why} (${code}); ${hint}`, { cause: error });
   }
+}
+
+/**
+ * Binds now, accepts later: a start takes its ports before it writes anything
+ * (migrations, the first user and its key), so that one that cannot listen
+ * leaves the database as it was. Until `accept()`, a connection is closed as
+ * soon as it arrives, as if nothing listened yet.
+ */
+export async function bindFirst(server: Server, port: number, host: string, variable: "PORT" | "METRICS_PORT"): Promise<() => void> {
+  const limit = server.maxConnections;
+  server.maxConnections = 0;
+  await listen(server, port, host, variable);
+  return () => {
+    server.maxConnections = limit;
+  };
+}
+
+/** Whether host:port can be listened on now (throws the ListenError if not); for a process that listens later, elsewhere. */
+export async function checkPort(port: number, host: string, variable: "PORT" | "METRICS_PORT"): Promise<void> {
+  const probe = net.createServer();
+  await listen(probe, port, host, variable);
+  await new Promise((resolve) => probe.close(resolve));
 }

@@ -105,7 +105,7 @@ function mountOf(locals: Record<string, unknown>): string {
  * GET /metrics on a listener of its own: kept off the API's port so that it
  * is not public by accident (METRICS_HOST defaults to 127.0.0.1).
  */
-export function serveMetrics(metrics: Metrics): Server {
+export function serveMetrics(metrics: Pick<Metrics, "text">): Server {
   return createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (path !== "/metrics" || (req.method !== "GET" && req.method !== "HEAD")) {

@@ -1,4 +1,4 @@
-import type { Server } from "node:http";
+import type { RequestListener, Server } from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { createApp, type Lifecycle } from "./app.js";
 import { startControlChannel, type ControlChannel } from "./cli/control-channel.js";
@@ -15,7 +15,7 @@ import { createHttpServer } from "./http/http-server.js";
 import { Metrics, serveMetrics } from "./metrics.js";
 import { reportMetricsToPrimary } from "./cluster.js";
 import { closeRedis, createRedis, redisSettled, type Redis } from "./redis.js";
-import { listen } from "./listen.js";
+import { bindFirst, listen } from "./listen.js";
 import { bootstrapFirstUser } from "./users/bootstrap.js";
 import { KeyUsage } from "./users/key-usage.js";
 import { webhookMetrics } from "./webhooks/metrics.js";
@@ -52,22 +52,38 @@ export interface Service {
 }
 
 /**
- * Opens the database, applies migrations, and serves the API (and the
- * metrics) with every wait bounded by the configuration. Nothing is left
- * open if it fails.
+ * Binds the API's port (and the metrics port), then opens the database,
+ * applies migrations, and serves, with every wait bounded by the
+ * configuration. Nothing is left open if it fails.
  */
 export async function startService(config: Config, logger: Logger, options: { clusterWorker?: boolean } = {}): Promise<Service> {
-  const db = openConfiguredDatabase(config, "server", {
-    // An idle connection was dropped (server restart, pg_terminate_backend): the pool replaces it.
-    onPoolError: (error) => logger.warn({ err: error }, "database connection lost; the pool will open a new one"),
-    onDataDirTightened: (count) => logger.warn({ dataDir: config.dataDir, tightened: count }, TIGHTENED_WARNING),
-  });
+  let app: RequestListener | undefined;
+  let metrics: Metrics | undefined;
+  const server = createHttpServer((req, res) => app!(req, res), config, logger);
+  trackConnections(server);
+  const metricsServer =
+    config.metricsPort !== undefined && !options.clusterWorker ? serveMetrics({ text: () => metrics!.text() }) : undefined;
+  const accept: (() => void)[] = [];
+  let db: Database;
+  try {
+    // A cluster's worker writes nothing at start (its primary migrated, after checking the port), and one
+    // restarted must not be handed connections before it can serve them: it listens once ready.
+    if (!options.clusterWorker) accept.push(await bindFirst(server, config.port, config.host, "PORT"));
+    if (metricsServer) accept.push(await bindFirst(metricsServer, config.metricsPort!, config.metricsHost, "METRICS_PORT"));
+    db = openConfiguredDatabase(config, "server", {
+      // An idle connection was dropped (server restart, pg_terminate_backend): the pool replaces it.
+      onPoolError: (error) => logger.warn({ err: error }, "database connection lost; the pool will open a new one"),
+      onDataDirTightened: (count) => logger.warn({ dataDir: config.dataDir, tightened: count }, TIGHTENED_WARNING),
+    });
+  } catch (error) {
+    server.close();
+    metricsServer?.close();
+    throw error;
+  }
   const lifecycle: Lifecycle = { stopping: false };
   let keySync: { stop(): Promise<void> } | undefined;
   let keyUsage: KeyUsage | undefined;
   let redis: Redis | undefined;
-  let server: Server | undefined;
-  let metricsServer: Server | undefined;
   let webhooks: DeliveryWorker | undefined;
   let control: ControlChannel | undefined;
   let events: EventHub | undefined;
@@ -81,7 +97,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     keySync = await keepKeyCacheInSync(db, keyCache, logger);
     keyUsage = new KeyUsage(db.prisma);
     keyUsage.start(logger);
-    const metrics = new Metrics(db);
+    metrics = new Metrics(db);
     // A worker's metrics are served, added up with the others', by the primary.
     if (options.clusterWorker) reportMetricsToPrimary(metrics);
     if (config.redisUrl) {
@@ -90,19 +106,14 @@ export async function startService(config: Config, logger: Logger, options: { cl
       await redisSettled(redis, 2_000);
     }
     events = new EventHub(db, config, logger);
-    const app = createApp({
+    app = createApp({
       config, db, logger, keyCache, keyUsage, metrics, lifecycle, redis, events,
       // Served by this process, or by the primary of a cluster: either way only when METRICS_PORT is set.
       requestMetrics: config.metricsPort !== undefined,
     });
 
-    server = createHttpServer(app, config, logger);
-    trackConnections(server);
-    await listen(server, config.port, config.host, "PORT");
-    if (config.metricsPort !== undefined && !options.clusterWorker) {
-      metricsServer = serveMetrics(metrics);
-      await listen(metricsServer, config.metricsPort, config.metricsHost, "METRICS_PORT");
-    }
+    if (options.clusterWorker) await listen(server, config.port, config.host, "PORT");
+    for (const open of accept) open();
     // Delivers the webhook outbox; a failing receiver never touches the API nor /readyz.
     webhooks = new DeliveryWorker(db, config, logger, webhookMetrics(metrics.registry, db));
     await webhooks.start();
@@ -110,7 +121,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     if (db.kind === "embedded") control = await startControlChannel(config, db, logger);
   } catch (error) {
     // A failed start (port taken, migration refused) must not leave the database, or its lock, held.
-    server?.close();
+    server.close();
     metricsServer?.close();
     await control?.stop();
     await webhooks?.stop().catch(() => undefined);
@@ -134,6 +145,10 @@ export async function startService(config: Config, logger: Logger, options: { cl
     },
     `listening on http://${config.host}:${port}/api`,
   );
+  // 0 is "any free port", not "off": whoever meant off is told, with the port to find them on.
+  if (config.metricsPort === 0 && metricsPort !== undefined) {
+    logger.info({ metricsPort }, `METRICS_PORT=0: the metrics are served on a free port, ${config.metricsHost}:${metricsPort}; METRICS_PORT=off serves none`);
+  }
   const api = server;
   const metricsListener = metricsServer;
   const streams = events;

@@ -218,7 +218,7 @@ describe("admin webhook routes", () => {
       for (const url of ["http://127.0.0.1:8080/x", "http://10.1.2.3/x", "http://169.254.169.254/latest", "http://[::1]/x", "http://localhost/x"]) {
         const res = await request(strict.url).post("/api/admin/webhooks/add").set("X-API-Key", as).send({ url });
         expect(res.status, url).toBe(400);
-        expect(res.body.message, url).toMatch(/^url: .*private, loopback or link-local address \(set WEBHOOKS_ALLOW_PRIVATE=true to allow\)$/);
+        expect(res.body.message, url).toMatch(/^url: .*private, loopback or link-local address, allowed when the server runs with WEBHOOKS_ALLOW_PRIVATE=true \(in \.env, then restart it\)$/);
       }
       expect(await strict.database.db.prisma.webhookEndpoint.count()).toBe(0);
     } finally {

@@ -117,7 +117,7 @@ describe("a user with an allow-list of addresses", () => {
     const forbiddenRoute = await request(t.url)
       .get("/api/player/get-all-players")
       .set({ "X-API-Key": await t.key("nobody-group"), "X-Forwarded-For": "198.51.100.1" });
-    expect(forbiddenRoute.body).toEqual({ code: 403, message: "This API user may not call this route" });
+    expect(forbiddenRoute.body).toMatchObject({ code: 403, message: expect.stringMatching(/^This API user is in no caller group/) });
   });
 
   it("when a key keeps being used from a refused address, then that address gets 429 once over AUTH_FAILURES_PER_MINUTE, like a bad key", async () => {

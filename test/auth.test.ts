@@ -9,6 +9,11 @@ const TABLE = ALLOW_LIST;
 
 const UNAUTHENTICATED = { code: 401, message: "API key missing or invalid: send a valid key in the X-API-Key header" };
 const FORBIDDEN = { code: 403, message: "This API user may not call this route" };
+const IN_NO_GROUP = {
+  code: 403,
+  message:
+    "This API user is in no caller group, so it may call no route: an operator adds its name to CALLERS_USER_A, CALLERS_USER_B, CALLERS_USER_C or CALLERS_USER_D and restarts the server",
+};
 
 let t: TestApp;
 const keys: Record<string, string> = {};
@@ -111,10 +116,10 @@ describe.each(TABLE)("%s %s", (method, path, groups) => {
     else expect(res.status).toBe(403);
   });
 
-  it("when the user is in no group, then 403", async () => {
+  it("when the user is in no group, then 403 naming the CALLERS_USER_* settings that would let it in", async () => {
     const res = await call(method, path).set("X-API-Key", keys.outsider!);
     expect(res.status).toBe(403);
-    expect(res.body).toEqual(FORBIDDEN);
+    expect(res.body).toEqual(IN_NO_GROUP);
   });
 
   it("when bad input comes from a caller without rights, then 403; without a key, 401; from an allowed caller, 400", async () => {

@@ -54,6 +54,26 @@ async function cli(argv: string[]): Promise<{ code: number | undefined; stdout: 
   return { code, stdout, stderr };
 }
 
+async function freePort(): Promise<number> {
+  const probe = net.createServer().listen(0, "127.0.0.1");
+  await new Promise((resolve) => probe.once("listening", resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** Resolves once something accepts connections on localhost:port. */
+async function waitForListener(port: number): Promise<void> {
+  for (;;) {
+    const connected = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, "localhost", () => (socket.end(), resolve(true)));
+      socket.on("error", () => resolve(false));
+    });
+    if (connected) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 const players = (key: string) => request(url).get("/api/player/get-all-players").set("X-API-Key", key);
 
 describe.runIf(!onPostgres)("the command line while the server holds the embedded database", () => {
@@ -121,6 +141,28 @@ describe.runIf(!onPostgres)("the command line while the server holds the embedde
     expect(r.stderr).toContain("Added webhook 1 → http://127.0.0.1:9/hooks (reward_log.created)");
     expect((await cli(["webhook", "list"])).stdout).toMatch(/^1\s+http:\/\/127\.0\.0\.1:9\/hooks\s+reward_log\.created/m);
   });
+
+  it("when the README's webhook recipe is followed beside a server with WEBHOOKS_ALLOW_PRIVATE=true, then its receiver prints the next write's event", async () => {
+    const block = /<!-- run by test\/cli-beside-server\.test\.ts[^>]*-->\n```sh\n([\s\S]*?)```/.exec(readFileSync(path.join(root, "README.md"), "utf8"))![1]!;
+    const [receiverLine, addLine] = block.trim().split("\n");
+    const port = await freePort();
+    const script = /^node -e '(.*)'$/.exec(receiverLine!)![1]!.replace(".listen(4000)", `.listen(${port})`);
+    const receiver = spawnOwned(process.execPath, ["-e", script], { stdio: "pipe" });
+    let received = "";
+    receiver.stdout.on("data", (d: Buffer) => (received += d.toString()));
+    try {
+      await waitForListener(port);
+      const args = /^npm run --silent cli -- (.*?)\s+#/.exec(addLine!)![1]!.replace("localhost:4000", `localhost:${port}`).split(" ");
+      const added = await cli(args);
+      expect(added.code, added.stderr).toBe(0);
+      expect(added.stdout).toMatch(/whsec_/);
+      const write = await request(url).post("/api/inscription").set("X-API-Key", firstKey).send({ username: "recipe-reader" });
+      expect(write.status).toBe(201);
+      await expect.poll(() => received, { timeout: 20_000 }).toContain('"username":"recipe-reader"');
+    } finally {
+      receiver.kill();
+    }
+  }, 30_000);
 
   it("when a file is imported and exported, then the CLI's own files are read and written, and the data is served", async () => {
     const file = path.join(dir, "in.json");

@@ -40,6 +40,17 @@ const USERS_LAYOUT = `(() => [...document.querySelectorAll("table.users tbody tr
   };
 }))()`;
 
+/** Per audit row: the right edge of its changes (and of what is in them), its card's, and the width its cells hide. */
+const CHANGES_LAYOUT = `(() => [...document.querySelectorAll("table.audit tbody tr")].map((tr) => {
+  const changes = tr.querySelector("dl.changes");
+  const parts = changes ? [changes, ...changes.querySelectorAll("dt, dd, span")] : [];
+  return {
+    right: Math.max(0, ...parts.map((part) => Math.round(part.getBoundingClientRect().right))),
+    cardRight: Math.round(tr.getBoundingClientRect().right),
+    hidden: [...tr.querySelectorAll("td")].reduce((sum, td) => sum + Math.max(0, td.scrollWidth - td.clientWidth), 0),
+  };
+}))()`;
+
 describe.runIf(available)("the admin console in Chromium", () => {
   let t: TestApp;
   let browser: Browser;
@@ -232,6 +243,11 @@ describe.runIf(available)("the admin console in Chromium", () => {
     // On a phone, the entry is a card; before → after still reads, without sideways scrolling.
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    // Every row's changes end inside its card, none cut at the screen's right edge.
+    for (const facts of await page.evaluate<{ right: number; cardRight: number; hidden: number }[]>(CHANGES_LAYOUT)) {
+      expect(facts.right).toBeLessThanOrEqual(facts.cardRight);
+      expect(facts.hidden).toBe(0);
+    }
     await updated.scrollIntoViewIfNeeded();
     await page.screenshot({ path: shot("audit-phone"), fullPage: false });
     await page.setViewportSize({ width: 1280, height: 860 });
@@ -295,6 +311,18 @@ describe.runIf(available)("the admin console in Chromium", () => {
     expect(role!.x).toBe(name!.x);
     expect(role!.y).toBeGreaterThan(name!.y);
     await page.screenshot({ path: shot("phone"), fullPage: false });
+    // The browser's Back while a dialog is open: the dialog closes with its page, not left over the one before.
+    await page.getByRole("button", { name: "Rotate the key of game-plugin" }).click();
+    await page.getByRole("dialog").waitFor();
+    await page.goBack();
+    await page.getByRole("heading", { name: "Health" }).waitFor();
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+    await expect(page.locator("table.health").textContent()).resolves.toContain("status: ready");
+    await page.goForward();
+    // "Last used" is kept to the minute: shown so, without seconds the service does not know.
+    await t.database.db.prisma.apiUser.update({ where: { username: "user-C" }, data: { keyLastUsedAt: new Date("2026-11-25T17:50:00Z") } });
+    await page.reload();
+    await expect(page.locator('tr[data-user="user-C"] td[data-label="Last used"]').textContent()).resolves.toBe("2026-11-25 17:50 UTC");
     // Keyboard: a page, once shown, has the focus (screen readers hear its name), and Tab goes on to its first field.
     // (A reload also shows that the sign-in lasts for the tab: the key is in its sessionStorage.)
     await page.reload();

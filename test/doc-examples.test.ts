@@ -4,7 +4,7 @@ import { loadSample } from "../src/transfer/sample.js";
 import { createFirstUser } from "../src/users/bootstrap.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { createTestDatabase } from "./helpers/database.js";
-import { docExamples, matchesShown } from "./helpers/doc-examples.js";
+import { docExamples, matchesShown, unrunBlocks } from "./helpers/doc-examples.js";
 
 /**
  * Every request the documentation shows is sent, in the order shown, to a
@@ -14,6 +14,15 @@ import { docExamples, matchesShown } from "./helpers/doc-examples.js";
  */
 const SHOWN_ORIGIN = "http://localhost:3000";
 const FILES = ["README.md", "docs/CALLING.md", "docs/API.md"];
+
+/** The docs whose every shell and HTTP example is run, or marked as not runnable with the reason. */
+const CHECKED = ["README.md", "docs/CALLING.md", "docs/OPERATIONS.md", "docs/WEBHOOKS.md"];
+
+describe("the shell and HTTP examples of the docs", () => {
+  it.each(CHECKED)("when %s is read, then each is run by a test, or marked <!-- not run: reason -->", (file) => {
+    expect(unrunBlocks(file, readFileSync(file, "utf8"), FILES.includes(file), (test) => readFileSync(test, "utf8"))).toEqual([]);
+  });
+});
 
 for (const file of FILES) {
   describe(`the requests shown in ${file}`, () => {

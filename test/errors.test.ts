@@ -13,6 +13,9 @@ import { makeCosmetic } from "./helpers/fixtures.js";
 import { EXPECTED_SECURITY_HEADERS } from "./helpers/security-headers.js";
 import { EXPIRED_EVENT_ID, openStream } from "./helpers/sse.js";
 
+const WHERE_TO_GO = "the API's documentation is at /api/docs, the admin console at /admin, the health check at /readyz";
+const ELSEWHERE = `the API's paths start with /api; ${WHERE_TO_GO}`;
+
 /** Lets the held full lists of the heavy probe below finish. */
 const heldLists: (() => void)[] = [];
 
@@ -122,7 +125,7 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
   UNAUTHENTICATED: async () => ({ res: await api().get("/api/player/get-all-players"), message: "API key missing or invalid: send a valid key in the X-API-Key header" }),
   FORBIDDEN: async () => ({
     res: await api().get("/api/player/get-all-players").set("X-API-Key", await t.key("nobody-special")),
-    message: "This API user may not call this route",
+    message: /^This API user is in no caller group, .* CALLERS_USER_A, /,
   }),
   NOT_FOUND: async () => ({
     res: await api().post("/api/probe/missing-record").set("X-API-Key", key),
@@ -412,7 +415,17 @@ describe("errors that point at the fix", () => {
       "No route POST /website/create-reward-log: the API's paths start with /api, did you mean /api/website/create-reward-log?",
     );
     expect((await api().get("/docs")).body.message).toBe("No route GET /docs: the API's paths start with /api, did you mean /api/docs?");
-    expect((await api().get("/player/no-such-thing")).body.message).toBe("No route GET /player/no-such-thing");
+    expect((await api().get("/player/no-such-thing")).body.message).toBe(`No route GET /player/no-such-thing: ${ELSEWHERE}`);
+  });
+
+  it("when a newcomer opens / or /api, then the 404 says where the documentation, the console and the health check are", async () => {
+    for (const path of ["/", "/api", "/api/"]) {
+      const res = await api().get(path);
+      expect(res.status, path).toBe(404);
+      expect(res.body, path).toEqual({ code: 404, message: `No route GET ${path}: ${WHERE_TO_GO}` });
+    }
+    // Under /api a path that is no route is a client's mistake, not a newcomer's: the message stays short.
+    expect((await api().get("/api/nothing")).body.message).toBe("No route GET /api/nothing");
   });
 
   it("when the JSON body is malformed, then the message gives the line and column where it stops being JSON", async () => {
@@ -471,6 +484,6 @@ describe("every response", () => {
     const res = await api().get("/nothing-here");
     expect(res.headers["x-powered-by"]).toBeUndefined();
     expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
-    expect(res.body).toEqual({ code: 404, message: "No route GET /nothing-here" });
+    expect(res.body).toEqual({ code: 404, message: `No route GET /nothing-here: ${ELSEWHERE}` });
   });
 });

@@ -147,6 +147,11 @@ describe.skipIf(!onPostgres)("the service (PostgreSQL)", () => {
     expect((await request(url).get("/metrics")).status).toBe(404);
   });
 
+  it("when METRICS_PORT is 0, then the start says the metrics took a free port, and that off is what turns them off", () => {
+    const line = logs.lines.find((l) => l.metricsPort === service.metricsPort && typeof l.msg === "string" && l.msg.startsWith("METRICS_PORT=0"));
+    expect(line?.msg).toBe(`METRICS_PORT=0: the metrics are served on a free port, 127.0.0.1:${service.metricsPort}; METRICS_PORT=off serves none`);
+  });
+
   it("when a client sends its headers too slowly, then the server drops it after HEADERS_TIMEOUT_MS", async () => {
     const socket = net.connect(service.port, "127.0.0.1");
     await once(socket, "connect");

@@ -67,3 +67,19 @@ describe("links between the Markdown files", () => {
     expect(broken).toEqual([]);
   });
 });
+
+/** The docs a person reads (API.md is generated from the routes' declarations, its cells from their texts). */
+const READ = ["README.md", "docs/CALLING.md", "docs/OPERATIONS.md", "docs/SECURITY.md", "docs/WEBHOOKS.md"];
+const MAX_CELL_WORDS = 60;
+
+describe("the docs' tables", () => {
+  it.each(READ)(`when %s is read, then no table cell runs over ${MAX_CELL_WORDS} words (a longer explanation is a section the cell links to)`, (file) => {
+    const long = readFileSync(path.join(root, file), "utf8")
+      .split("\n")
+      .map((line, i) => ({ line, at: `${file}:${i + 1}` }))
+      .filter(({ line }) => line.startsWith("|"))
+      .flatMap(({ line, at }) => line.slice(1, -1).split(" | ").map((cell) => ({ at, words: cell.trim().split(/\s+/).length })))
+      .filter(({ words }) => words > MAX_CELL_WORDS);
+    expect(long).toEqual([]);
+  });
+});

@@ -1,14 +1,15 @@
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { DatabaseConnectError } from "../src/db/connect-errors.js";
 import { createLogger } from "../src/logger.js";
 import { startService } from "../src/server.js";
-import { createTestDatabase, migratedDataDir, onPostgres, serverUrl } from "./helpers/database.js";
+import { createServerDatabase, onPostgres, serverUrl } from "./helpers/database.js";
 import { spawnOwned } from "./helpers/process.js";
 
 /**
@@ -116,33 +117,42 @@ describe("a start on a PostgreSQL database that is not there yet", () => {
 });
 
 /** src/main.ts with `env` over this process's, on 127.0.0.1: its exit code and stderr. */
-function startMain(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
+function startMain(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawnOwned(process.execPath, ["--import", "tsx", path.join(root, "src/main.ts")], {
     cwd: root,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", NODE_ENV: "production", ...env },
     stdio: "pipe",
   });
+  let stdout = "";
   let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stderr })));
+  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr })));
 }
 
-describe("a second instance on one host", () => {
-  it("when the metrics port is taken, then the start fails with a message naming METRICS_PORT and its value", async () => {
+describe("a first start on a port that is taken", () => {
+  /**
+   * On a fresh database (an empty DATA_DIR, or an empty PostgreSQL database): a start that cannot
+   * listen fails before it writes anything, so no first user is created whose key nobody saw.
+   */
+  it.each(["PORT", "METRICS_PORT"])("when %s is taken, then the start fails naming it, creates no user and prints no key", async (variable) => {
     const taken = net.createServer().listen(0, "127.0.0.1");
     await once(taken, "listening");
     const port = (taken.address() as AddressInfo).port;
-    const dataDir = mkdtempSync(path.join(tmpdir(), "second-instance-"));
-    // A database that has seen a first start: the subject here is the port, not the migrations (first-start.test.ts).
-    const database = onPostgres ? await createTestDatabase() : undefined;
+    const dataDir = mkdtempSync(path.join(tmpdir(), "taken-port-"));
+    const database = onPostgres ? await createServerDatabase() : undefined;
     try {
-      if (!database) await migratedDataDir(dataDir);
-      const env: NodeJS.ProcessEnv = { DATA_DIR: dataDir, METRICS_PORT: String(port), DATABASE_URL: database?.url };
+      const env: NodeJS.ProcessEnv = { DATA_DIR: dataDir, METRICS_PORT: "off", [variable]: String(port), DATABASE_URL: database?.url };
       if (!database) delete env.DATABASE_URL;
-      const { code, stderr } = await startMain(env);
+      const { code, stdout, stderr } = await startMain(env);
       expect(code).toBe(1);
-      expect(stderr).toContain(`Cannot listen on 127.0.0.1:${port} (METRICS_PORT=${port}): the address is in use`);
+      expect(stderr).toContain(`Cannot listen on 127.0.0.1:${port} (${variable}=${port}): the address is in use`);
       expect(stderr).not.toContain("    at ");
+      expect(stdout).not.toContain("First start");
+      expect(stdout + stderr).not.toMatch(/gsk_/);
+      // Nothing written: the embedded database's folder is still empty, PostgreSQL's database has no table.
+      if (database) expect(await tablesIn(database.url)).toEqual([]);
+      else expect(readdirSync(dataDir)).toEqual([]);
     } finally {
       taken.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -150,6 +160,17 @@ describe("a second instance on one host", () => {
     }
   }, 60_000);
 });
+
+async function tablesIn(url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'");
+    return rows.map((row) => row.name);
+  } finally {
+    await client.end();
+  }
+}
 
 describe("a bad configuration", () => {
   it("when variables are invalid, then the server refuses to start and names each of them", async () => {

@@ -5,7 +5,8 @@ import { errorText, h, message } from "./dom.js";
  * focus returns to what opened it. Resolves to the button chosen ("" when
  * dismissed). `content` may hold form fields; `onConfirm` keeps the dialog
  * open by returning false, or by throwing: its error is then shown in the
- * dialog, above the buttons, for another try.
+ * dialog, above the buttons, for another try. Leaving the page (the browser's
+ * Back) dismisses it.
  */
 export function openDialog(options: {
   title: string;
@@ -43,7 +44,11 @@ export function openDialog(options: {
         if (button) button.disabled = false;
       }
     });
+    // The browser's Back (or any other move to another page) closes the dialog with the page that opened it.
+    const leave = () => dialog.close();
+    window.addEventListener("hashchange", leave);
     dialog.addEventListener("close", () => {
+      window.removeEventListener("hashchange", leave);
       dialog.remove();
       opener?.focus();
       resolve(confirmed);

@@ -80,7 +80,10 @@ export function onSubmit(form: HTMLElement, problem: HTMLElement, action: () => 
  * `.notices` element (each page has one, under its title).
  */
 export function refresher(main: HTMLElement, render: (main: HTMLElement) => Promise<void>): (text?: string) => Promise<void> {
+  const page = location.hash;
   return async (text) => {
+    // Left meanwhile (a dialog closed by the browser's Back): the page shown now is another's.
+    if (location.hash !== page) return;
     await render(main);
     if (text) {
       main.querySelector(".notices")!.replaceChildren(message("ok", text));
@@ -89,16 +92,19 @@ export function refresher(main: HTMLElement, render: (main: HTMLElement) => Prom
   };
 }
 
-/** Every timestamp of the console in one format, to the second, in UTC: 2026-11-25 04:06:12 UTC. */
-export function when(value: string | null): string {
+/**
+ * Every timestamp of the console in one format, in UTC, to the second (2026-11-25 04:06:12 UTC), or to the
+ * minute for a time kept only to the minute (a key's last use: 2026-11-25 17:50 UTC).
+ */
+export function when(value: string | null, to: "second" | "minute" = "second"): string {
   if (!value) return "—";
   const at = new Date(value);
-  return Number.isNaN(at.getTime()) ? value : `${at.toISOString().slice(0, 19).replace("T", " ")} UTC`;
+  return Number.isNaN(at.getTime()) ? value : `${at.toISOString().slice(0, to === "minute" ? 16 : 19).replace("T", " ")} UTC`;
 }
 
 /** A timestamp in a table cell: it may go on two lines between the date and the time, never inside either. */
-export function stamp(value: string | null): HTMLElement {
-  const text = when(value);
+export function stamp(value: string | null, to: "second" | "minute" = "second"): HTMLElement {
+  const text = when(value, to);
   const space = text.indexOf(" ");
   if (space < 0) return h("span", { class: "stamp" }, text);
   return h("span", { class: "stamp" }, h("span", { class: "nowrap" }, text.slice(0, space)), " ", h("span", { class: "nowrap" }, text.slice(space + 1)));

@@ -35,7 +35,7 @@ export function consoleRouter(dir = CONSOLE_DIR): Router {
   const router = express.Router({ strict: true });
   const send = (res: Response, file: string, type: string) => {
     if (!existsSync(path.join(dir, file))) {
-      throw errors.routeNotFound("GET", "/admin (the console is not built: run npm run build)");
+      throw errors.consoleNotBuilt();
     }
     res.setHeader("Content-Security-Policy", CONSOLE_POLICY);
     // The page is small and changes with each release: always revalidated, never stale after a deploy.

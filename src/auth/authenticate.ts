@@ -85,7 +85,9 @@ export function authenticate(deps: AppDeps, failures: FailedAuthentications | un
 /** The allow-list of a route: 403 unless the caller is in one of its groups. */
 export function authorize(callers: readonly CallerGroup[], deps: AppDeps): Step {
   return (req: Request) => {
-    if (!deps.callers.may(req.caller!.username, callers)) throw errors.forbidden();
+    const username = req.caller!.username;
+    if (deps.callers.may(username, callers)) return;
+    throw deps.callers.groupsOf(username).size === 0 ? errors.inNoCallerGroup() : errors.forbidden();
   };
 }
 

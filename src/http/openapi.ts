@@ -194,6 +194,21 @@ function integerFormat({ jsonSchema }: { jsonSchema: { type?: unknown; format?: 
   jsonSchema.format = fits(jsonSchema.minimum) && fits(jsonSchema.maximum) ? "int32" : "int64";
 }
 
+/** What each tag (a path's first segment) holds, for the docs page's sections. */
+const TAGS: Record<string, string> = {
+  player: "Players: the lists and the lookup by nickname",
+  cosmetic: "Cosmetics: read one, update one",
+  form: "Form answers",
+  infecte2: "Infected mode (v2) statistics",
+  "temporary-item": "Temporary shop items",
+  website: "Reward logs, written by the community website",
+  inscription: "Registering an API user",
+  freebuild: "Freebuild worlds",
+  parkour: "Parkour maps",
+  events: "The live event stream (server-sent events)",
+  admin: "The admin console's routes: API users, audit log, webhooks",
+};
+
 /** The document, with the template server; the service serves it with its own URL (http/docs.ts). */
 export function buildOpenApiDocument(routes: readonly RouteSpec[]): oas31.OpenAPIObject {
   const paths: ZodOpenApiPathsObject = {};
@@ -220,6 +235,8 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): oas31.OpenAP
         "when to retry.",
     },
     servers: [apiServer(undefined)],
+    // Each operation is tagged with its path's first segment; the tags are declared, in the order of the routes.
+    tags: [...new Set(routes.map((route) => route.path.split("/")[1]!))].map((name) => ({ name, description: TAGS[name] ?? name })),
     security: [{ ApiKey: [] }, { Bearer: [] }],
     components: {
       securitySchemes: {

@@ -76,7 +76,7 @@ export async function checkHost(host: string, allowPrivate: boolean): Promise<vo
   const refused = addresses.filter(isPrivateAddress);
   if (refused.length > 0 || addresses.length === 0) {
     throw new RefusedTarget(
-      `${host} resolves to ${refused.join(", ") || "nothing"}: a private, loopback or link-local address (set WEBHOOKS_ALLOW_PRIVATE=true to allow)`,
+      `${host} resolves to ${refused.join(", ") || "nothing"}: a private, loopback or link-local address, allowed when the server runs with WEBHOOKS_ALLOW_PRIVATE=true (in .env, then restart it)`,
     );
   }
 }

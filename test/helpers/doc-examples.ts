@@ -15,15 +15,65 @@ export interface DocExample {
 
 const FENCE = /^```(\w*)\n([\s\S]*?)^```$/gm;
 
-export function docExamples(file: string, markdown: string, vars: Record<string, string>): DocExample[] {
-  const blocks = [...markdown.matchAll(FENCE)].map((m) => ({
+interface Block {
+  lang: string;
+  text: string;
+  line: number;
+  /** The HTML comment on the line before the fence (blank lines between allowed), if any. */
+  marker: string | undefined;
+}
+
+function blocksOf(markdown: string): Block[] {
+  return [...markdown.matchAll(FENCE)].map((m) => ({
     lang: m[1]!,
     text: m[2]!,
     line: markdown.slice(0, m.index).split("\n").length,
+    marker: /<!--\s*([\s\S]*?)\s*-->\s*$/.exec(markdown.slice(0, m.index).trimEnd())?.[1],
   }));
+}
+
+/** A block marked `<!-- not run: <reason> -->`: shown, never run (it needs another machine, Docker, a pg_dump…). */
+const NOT_RUN = /^not run: \S/;
+/** A block marked `<!-- run by test/<file> … -->`: that test reads the block from the Markdown and runs it. */
+const RUN_BY = /^run by (test\/[\w.-]+\.ts)\b/;
+/** Languages of shell commands and HTTP exchanges: each such block is run, or marked. */
+const SHELL_OR_HTTP = new Set(["sh", "bash", "shell", "console", "http"]);
+
+/**
+ * The shell and HTTP blocks of a Markdown file that nothing runs and nothing
+ * marks: each needs its curl command run (a ```sh block of one curl, then the
+ * ```http answer), a `run by` marker naming the test that runs it (which must
+ * read `file`), or a `not run: reason` marker. A block without a language is
+ * a problem too (say ```text for output shown). `runsCurl`: whether this file's
+ * curl commands are run by doc-examples.test.ts. `read`: a test file's text.
+ */
+export function unrunBlocks(file: string, markdown: string, runsCurl: boolean, read: (path: string) => string): string[] {
+  const problems: string[] = [];
+  const blocks = blocksOf(markdown);
+  blocks.forEach((block, i) => {
+    const at = `${file}:${block.line}`;
+    if (block.lang === "") return problems.push(`${at}: a block without a language (\`\`\`text for output shown)`);
+    if (!SHELL_OR_HTTP.has(block.lang)) return;
+    const marker = block.marker ?? "";
+    if (NOT_RUN.test(marker)) return;
+    const runBy = RUN_BY.exec(marker);
+    if (runBy) {
+      if (!read(runBy[1]!).includes(file.replace(/^docs\//, ""))) problems.push(`${at}: ${runBy[1]} does not read ${file}`);
+      return;
+    }
+    const isCurl = block.lang === "sh" && /(^|\n)\s*curl\s/.test(block.text) && blocks[i + 1]?.lang === "http";
+    const isAnswer = block.lang === "http" && blocks[i - 1]?.lang === "sh" && /(^|\n)\s*curl\s/.test(blocks[i - 1]!.text);
+    if (runsCurl && (isCurl || isAnswer)) return;
+    problems.push(`${at}: a \`\`\`${block.lang} block neither run nor marked <!-- not run: reason -->`);
+  });
+  return problems;
+}
+
+export function docExamples(file: string, markdown: string, vars: Record<string, string>): DocExample[] {
+  const blocks = blocksOf(markdown);
   const examples: DocExample[] = [];
   blocks.forEach((block, i) => {
-    if (!/(^|\n)\s*curl\s/.test(block.text)) return;
+    if (!/(^|\n)\s*curl\s/.test(block.text) || (block.marker && NOT_RUN.test(block.marker))) return;
     const at = `${file}:${block.line}`;
     if (block.lang !== "sh") throw new Error(`${at}: a curl command must sit in a \`\`\`sh block`);
     const next = blocks[i + 1];

@@ -341,7 +341,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a new key; the old one keeps working for a grace period
-         * @description Returns the new key, shown only in this answer. The previous key keeps working for `graceSeconds` (default 86400, 24 hours; at most 2592000, 30 days; 0: it stops at once), so that its holder can switch without downtime; `pendingRotation.expiresAt` says until when. A key replaced by an earlier rotation stops at once (at most two keys work). A revoked user is reinstated with the new key alone. Every instance drops cached keys within a second.
+         * @description Returns the new key, shown only in this answer. The previous key keeps working for `graceSeconds` (default 86400, 24 hours; at most 2592000, 30 days; 0: it stops at once), so that its holder can switch without downtime; `pendingRotation.expiresAt` says until when. A key replaced by an earlier rotation stops at once (at most two keys work). A revoked user is reinstated with the new key alone. Every instance drops cached keys as soon as it is told (NOTIFY), without waiting for a cache to expire.
          *
          *     **Callers:** user-A, user-B (caller groups A, B).
          */
@@ -363,7 +363,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke all of a user's keys at once
-         * @description The current key and a previous one still in its grace period stop at once, on every instance within a second. The username stays taken; rotating the key reinstates the user.
+         * @description The current key and a previous one still in its grace period stop at once, on every instance as soon as it is told (NOTIFY). The username stays taken; rotating the key reinstates the user.
          *
          *     **Callers:** user-A, user-B (caller groups A, B).
          */

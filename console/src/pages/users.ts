@@ -71,7 +71,7 @@ function usersTable(users: ApiUser[], refresh: (text?: string) => Promise<void>)
         h("td", { "data-label": "Groups" }, u.groups.join(", ") || "none"),
         h("td", { "data-label": "Status" }, h("span", { class: `badge ${u.status}` }, u.status)),
         h("td", { "data-label": "Key" }, h("code", {}, `${u.keyHint}…`)),
-        h("td", { "data-label": "Last used" }, stamp(u.keyLastUsedAt)),
+        h("td", { "data-label": "Last used" }, stamp(u.keyLastUsedAt, "minute")),
         h(
           "td",
           { "data-label": "Previous key", class: "pending" },

@@ -88,7 +88,7 @@ export const adminRoutes = [
       "Returns the new key, shown only in this answer. The previous key keeps working for `graceSeconds` (default " +
       `${DEFAULT_GRACE_SECONDS}, 24 hours; at most ${MAX_GRACE_SECONDS}, 30 days; 0: it stops at once), so that its holder can ` +
       "switch without downtime; `pendingRotation.expiresAt` says until when. A key replaced by an earlier rotation stops at " +
-      "once (at most two keys work). A revoked user is reinstated with the new key alone. Every instance drops cached keys within a second.",
+      "once (at most two keys work). A revoked user is reinstated with the new key alone. Every instance drops cached keys as soon as it is told (NOTIFY), without waiting for a cache to expire.",
     callers: ADMIN_CALLERS,
     body: z
       .strictObject({
@@ -118,7 +118,7 @@ export const adminRoutes = [
     path: "/admin/users/revoke",
     summary: "Revoke all of a user's keys at once",
     description:
-      "The current key and a previous one still in its grace period stop at once, on every instance within a second. " +
+      "The current key and a previous one still in its grace period stop at once, on every instance as soon as it is told (NOTIFY). " +
       "The username stays taken; rotating the key reinstates the user.",
     callers: ADMIN_CALLERS,
     body: z.strictObject({ username }).meta({ example: { username: "website" } }),
