@@ -6,9 +6,12 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import request from "supertest";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeBackup } from "../src/backup/backup.js";
 import { gzipped, readBackup, sealedLines, type BackupHeader } from "../src/backup/format.js";
 import { BACKUP_TABLES, NOT_BACKED_UP, q, schemaTables } from "../src/backup/tables.js";
+import { KeyCache } from "../src/auth/key-cache.js";
 import { runCli } from "../src/cli/cli.js";
+import { localFiles } from "../src/cli/transfer-command.js";
 import { loadConfig } from "../src/config.js";
 import type { Database } from "../src/db/database.js";
 import { createLogger } from "../src/logger.js";
@@ -243,6 +246,36 @@ describe("backup and restore", () => {
     } finally {
       await sealed.drop();
       await target.drop();
+    }
+  });
+
+  it("when a write comes while a backup is being made, then it is not in the backup, and it is served: at once on PostgreSQL, once the backup ends on the embedded database", async () => {
+    // With the server's key cache: the request reads nothing before its write.
+    const app = await startTestApp({ keyCache: new KeyCache() });
+    try {
+      const key = await app.key("user-A");
+      const player = await makePlayer(app.database.db.prisma);
+      await request(app.url).get("/api/player/get-all-players").set("X-API-Key", key).expect(200);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let opened!: () => void;
+      const open = new Promise<void>((resolve) => (opened = resolve));
+      const during = path.join(dir, "during.backup");
+      // A backup whose file takes its pieces only once released: its transaction stays open until then.
+      const backup = writeBackup(app.database.db, async (pieces) => {
+        opened();
+        await released;
+        await localFiles.write(during, pieces);
+      });
+      await open;
+      const write = request(app.url).post("/api/website/create-reward-log").set("X-API-Key", key).send({ playerId: player.id, rewardId: 3 }).then((res) => res);
+      if (app.database.db.kind === "postgres") expect((await write).status).toBe(201);
+      release();
+      expect((await write).status).toBe(201);
+      expect(await backup).toMatchObject({ players: 1, reward_logs: 0 });
+      expect((await cli(app.database.db, ["restore", "--check", during])).stdout).toMatch(/1 players, .*0 reward_logs/);
+    } finally {
+      await app.close();
     }
   });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import request from "supertest";
@@ -90,6 +90,7 @@ describe("a backup beside the embedded server, and the move to PostgreSQL", () =
     expect(backup.stdout).toMatch(/^Backed up to .*community\.backup in [\d.]+ s: 2 api_users, 5 players, .*1 webhook_endpoints/);
     await embedded.waitFor("the server's line", () => embedded.lines().some((l) => l.msg === "CLI command through the control channel" && l.command === "backup"));
     backedUp = backup.stdout.split(": ")[1]!;
+    expect(statSync(file).mode & 0o777).toBe(0o600);
     const checked = await onEmbedded(["restore", "--check", file]);
     expect(checked.code, checked.stderr).toBe(0);
     expect(checked.stdout).toContain(`is whole (made `);
@@ -98,6 +99,10 @@ describe("a backup beside the embedded server, and the move to PostgreSQL", () =
     const refused = await onEmbedded(["restore", file]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^The database already holds data \(api_users, players/);
+    // Into a new data folder, as docs/OPERATIONS.md shows (DATA_DIR=./data-restored): the CLI opens it and migrates it first.
+    const restored = await cliProcess(["restore", file], { DATA_DIR: path.join(dir, "data-restored"), DATABASE_URL: "", DATABASE_READ_URL: "" });
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stdout.split(": ")[1]).toBe(backedUp);
   }, 60_000);
 
   it.runIf(onPostgres)(

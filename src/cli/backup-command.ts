@@ -3,13 +3,17 @@ import { BackupFileError } from "../backup/format.js";
 import { checkBackup, restoreBackup, RestoreRefused, type CheckedBackup } from "../backup/restore.js";
 import type { Database } from "../db/database.js";
 import { parse, printable, UsageError } from "./args.js";
-import type { CliIo } from "./cli.js";
 import type { CliFiles } from "./transfer-command.js";
 
 export const BACKUP_USAGE = `  backup <file>                          everything the service stores (data, API users, webhooks, audit
                                          log, …) from one snapshot, to a gzip'd file; works while it serves
   restore <file>                         all of a backup into an empty database, in one transaction
   restore --check <file>                 read a backup through and check it, writing nothing`;
+
+interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
 
 const counted = (counts: Record<string, number>) =>
   Object.entries(counts)
@@ -19,7 +23,7 @@ const counted = (counts: Record<string, number>) =>
 const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 
 /** `backup <file>`: writeBackup to the caller's file. */
-export async function backupCommand(args: string[], db: Database, files: CliFiles, io: CliIo): Promise<number> {
+export async function backupCommand(args: string[], db: Database, files: CliFiles, io: Io): Promise<number> {
   const { positionals } = parse(args, {});
   if (positionals.length !== 1) throw new UsageError("backup takes one file");
   const file = positionals[0]!;
@@ -30,7 +34,7 @@ export async function backupCommand(args: string[], db: Database, files: CliFile
 }
 
 /** `restore [--check] <file>`: checks the file whole, then (without --check) restores it into this empty database. */
-export async function restoreCommand(args: string[], db: Database, files: CliFiles, secretKey: string | undefined, io: CliIo): Promise<number> {
+export async function restoreCommand(args: string[], db: Database, files: CliFiles, secretKey: string | undefined, io: Io): Promise<number> {
   const { values, positionals } = parse(args, { check: { type: "boolean" } });
   if (positionals.length !== 1) throw new UsageError("restore takes one file");
   const file = positionals[0]!;
