@@ -117,6 +117,13 @@ describe("backup and restore", () => {
         expect(n, table).toBe(1);
       }
 
+      for (const { table, key } of BACKUP_TABLES.filter((t) => t.key[0] === "id")) {
+        const [{ behind }] = await target.db.prisma.$queryRawUnsafe<[{ behind: boolean }]>(
+          `SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('${q(table)}', '${key[0]}')::regclass), 0) < coalesce(max(id), 0) AS behind FROM ${q(table)}`,
+        );
+        expect(behind, table).toBe(false);
+      }
+
       app = await startTestApp({ database: { ...target, drop: () => Promise.resolve() }, env: FAST_WEBHOOKS });
       const get = (key: string, query = "") => request(app!.url).get(`/api/player/get-all-players${query}`).set("X-API-Key", key);
       for (const key of [keyA, oldKeyB, newKeyB]) await get(key).expect(200);
