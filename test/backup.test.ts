@@ -154,6 +154,12 @@ describe("backup and restore", () => {
     }
   });
 
+  it("when the backup's file cannot be written, then the command says so and exits 1", async () => {
+    const result = await cli(source.database.db, ["backup", path.join(dir, "no-such-folder", "x.backup")]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Cannot write .*x\.backup: ENOENT: no such file or directory, open '/);
+  });
+
   it("when the backup is checked, then it is read through and found whole, and nothing is written", async () => {
     const target = await createTestDatabase();
     try {

@@ -99,6 +99,9 @@ describe("a backup beside the embedded server, and the move to PostgreSQL", () =
     const refused = await onEmbedded(["restore", file]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^The database already holds data \(api_users, players/);
+    const unwritable = await onEmbedded(["backup", path.join(dir, "no-such-folder", "x.backup")]);
+    expect(unwritable.code).toBe(1);
+    expect(unwritable.stderr).toMatch(/^Cannot write .*x\.backup: ENOENT: no such file or directory, open '/);
     // Into a new data folder, as docs/OPERATIONS.md shows (DATA_DIR=./data-restored): the CLI opens it and migrates it first.
     const restored = await cliProcess(["restore", file], { DATA_DIR: path.join(dir, "data-restored"), DATABASE_URL: "", DATABASE_READ_URL: "" });
     expect(restored.code, restored.stderr).toBe(0);

@@ -28,7 +28,16 @@ export async function backupCommand(args: string[], db: Database, files: CliFile
   if (positionals.length !== 1) throw new UsageError("backup takes one file");
   const file = positionals[0]!;
   const started = performance.now();
-  const counts = await writeBackup(db, (pieces) => files.write(file, pieces));
+  let counts: Record<string, number>;
+  try {
+    counts = await writeBackup(db, (pieces) => files.write(file, pieces));
+  } catch (error) {
+    // The file system's refusal (here, or where the CLI runs when the server makes the backup): not the database's.
+    const message = (error as Error).message;
+    if (!/^E[A-Z]+: .*, (open|write) '/.test(message)) throw error;
+    io.stderr(`Cannot write ${printable(file)}: ${printable(message)}\n`);
+    return 1;
+  }
   io.stdout(`Backed up to ${printable(file)} in ${seconds(started)}: ${counted(counts)}.\n`);
   return 0;
 }
