@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeBackup } from "../src/backup/backup.js";
 import { gzipped, readBackup, sealedLines, type BackupHeader } from "../src/backup/format.js";
 import { BACKUP_TABLES, NOT_BACKED_UP, q, schemaTables } from "../src/backup/tables.js";
+import { AddressAllowList } from "../src/auth/address-allow-list.js";
 import { KeyCache } from "../src/auth/key-cache.js";
 import { runCli } from "../src/cli/cli.js";
 import { localFiles } from "../src/cli/transfer-command.js";
@@ -74,6 +75,7 @@ beforeAll(async () => {
   oldKeyB = await source.key("user-B");
   const by = { actor: "cli:test" };
   newKeyB = (await source.users.rotate("user-B", by, 3600)).apiKey;
+  await source.users.setAllowedAddresses("user-A", AddressAllowList.parse("127.0.0.1,::1").list!, by);
   const added = await cli(source.database.db, ["webhook", "add", receiver.url]);
   expect(added.code, added.stderr).toBe(0);
   secret = added.stdout.trim().split("\n")[1]!;
