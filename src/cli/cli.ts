@@ -9,6 +9,7 @@ import { ApiError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { parse, printable, table, terminalJson, UsageError } from "./args.js";
 import { auditCommand } from "./audit-command.js";
+import { BACKUP_USAGE, backupCommand, restoreCommand } from "./backup-command.js";
 import { WEBHOOK_USAGE, webhookCommand } from "./webhook-command.js";
 import { loadSample } from "../transfer/sample.js";
 import { ImportError } from "../transfer/transfer.js";
@@ -32,6 +33,7 @@ Commands:
   user allow-ip <username> --any         the key works from anywhere again
   import <file.json>                     load data in the API's shapes, upserting by id, all or nothing
   export [file.json]                     write all data in the same format (stdout when no file)
+${BACKUP_USAGE}
   seed                                   load the sample community (sample/community.json) into an
                                          empty database, its temporary items moved to today
   audit [--since WHEN] [--user NAME] [--limit N] [--json]
@@ -127,6 +129,10 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
     }
     case "export":
       return exportCommand(rest, deps.db.prisma, deps.files ?? localFiles, io);
+    case "backup":
+      return backupCommand(rest, deps.db, deps.files ?? localFiles, io);
+    case "restore":
+      return restoreCommand(rest, deps.db, deps.files ?? localFiles, deps.config.webhooksSecretKey, io);
     default:
       throw new UsageError(`Unknown command '${command}'`);
   }

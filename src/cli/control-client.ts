@@ -48,14 +48,14 @@ function channelFound(dataDir: string, paths: ReturnType<typeof controlPaths>): 
   return true;
 }
 
-/** The files the command names: the only ones the server may ask for (import reads one, export writes one). */
+/** The files the command names: the only ones the server may ask for (import and restore read one, export and backup write one). */
 function filesNamed(argv: string[]): { read?: string; write?: string } {
   const [command, ...rest] = argv;
-  if (command !== "import" && command !== "export") return {};
+  if (command !== "import" && command !== "export" && command !== "backup" && command !== "restore") return {};
   try {
-    const [file, ...others] = parse(rest, {}).positionals;
+    const [file, ...others] = parse(rest, command === "restore" ? { check: { type: "boolean" } } : {}).positionals;
     if (file === undefined || others.length > 0) return {};
-    return command === "import" ? { read: file } : { write: file };
+    return command === "import" || command === "restore" ? { read: file } : { write: file };
   } catch {
     return {};
   }

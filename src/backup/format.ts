@@ -1,0 +1,153 @@
+import { createHash, type Hash } from "node:crypto";
+import { createInterface } from "node:readline";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGunzip, createGzip } from "node:zlib";
+
+/**
+ * The backup file (docs/OPERATIONS.md, "Back up and restore"): gzip'd UTF-8
+ * JSON lines.
+ *
+ *   {"format":"community-backup","version":1,"schema":"<last migration>","createdAt":"…","source":"embedded"}
+ *   ["table","players"]                  a section: the rows of one table follow
+ *   {"id":1,"pseudo":"Alice",…}          one row a line, as PostgreSQL's to_jsonb writes it
+ *   ["end",{"players":1,…},"<sha256>"]   the rows of each table, and the SHA-256 (hex) of every byte before this line
+ *
+ * A file is accepted only whole: the first line names this format and version
+ * and the schema it was made under, the last one counts and seals the rest.
+ */
+export const BACKUP_FORMAT = "community-backup";
+export const BACKUP_VERSION = 1;
+
+export interface BackupHeader {
+  format: typeof BACKUP_FORMAT;
+  version: number;
+  /** The last migration applied to the database it was made from: a restore needs the same. */
+  schema: string;
+  createdAt: string;
+  source: "embedded" | "postgres";
+}
+
+/** What is wrong with a backup file: it is refused whole, before anything is written. */
+export class BackupFileError extends Error {}
+
+export type BackupEntry =
+  | { kind: "header"; header: BackupHeader }
+  | { kind: "table"; table: string }
+  | { kind: "row"; table: string; line: string; row: Record<string, unknown> }
+  | { kind: "end"; counts: Record<string, number> };
+
+/** The file's lines as written (each with its line break), hashed as they go, the trailer last; `counts` filled as they go. */
+export async function* sealedLines(
+  header: BackupHeader,
+  sections: Iterable<{ table: string; lines: AsyncIterable<string> }>,
+  counts: Record<string, number> = {},
+): AsyncGenerator<string> {
+  const hash = createHash("sha256");
+  const line = (text: string) => {
+    const out = `${text}\n`;
+    hash.update(out);
+    return out;
+  };
+  yield line(JSON.stringify(header));
+  for (const { table, lines } of sections) {
+    yield line(JSON.stringify(["table", table]));
+    counts[table] = 0;
+    for await (const row of lines) {
+      counts[table]++;
+      yield line(row);
+    }
+  }
+  yield `${JSON.stringify(["end", counts, hash.digest("hex")])}\n`;
+}
+
+/** The lines gzip'd, in pieces as they come. */
+export async function* gzipped(lines: AsyncIterable<string>): AsyncGenerator<Buffer> {
+  const gzip = createGzip();
+  const feeding = pipeline(Readable.from(lines), gzip);
+  feeding.catch(() => undefined); // its error also ends the reading below
+  for await (const piece of gzip) yield piece as Buffer;
+  await feeding;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function parsed(text: string, at: number): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new BackupFileError(`line ${at} is not JSON (${(error as Error).message}): the file was altered`);
+  }
+}
+
+function checkHeader(value: unknown): BackupHeader {
+  if (!isObject(value) || value.format !== BACKUP_FORMAT) throw new BackupFileError(`the file is not a backup of this service (its first line names no format '${BACKUP_FORMAT}')`);
+  if (value.version !== BACKUP_VERSION) {
+    throw new BackupFileError(`the file is in version ${String(value.version)} of the backup format; this version of the service reads version ${BACKUP_VERSION} only`);
+  }
+  if (typeof value.schema !== "string" || typeof value.createdAt !== "string") throw new BackupFileError("the file's first line lacks its schema or date: the file was altered");
+  return value as unknown as BackupHeader;
+}
+
+/**
+ * The entries of a backup file read in pieces, checked as they come: a file
+ * that is not gzip, is cut short, was altered (its SHA-256 or its counts
+ * disagree) or is of another version throws BackupFileError, at the latest
+ * on its last line. A caller writes nothing it cannot undo before the end.
+ */
+export async function* readBackup(source: AsyncIterable<Uint8Array>): AsyncGenerator<BackupEntry> {
+  const gunzip = createGunzip();
+  const feeding = pipeline(Readable.from(source), gunzip).catch((error: unknown) => {
+    gunzip.destroy(error as Error);
+  });
+  const hash: Hash = createHash("sha256");
+  const counts = new Map<string, number>();
+  let table: string | undefined;
+  let at = 0;
+  let ended = false;
+  try {
+    for await (const text of createInterface({ input: gunzip, crlfDelay: Infinity })) {
+      at++;
+      if (ended) throw new BackupFileError(`line ${at} follows the end line: the file was altered`);
+      const value = parsed(text, at);
+      if (at === 1) {
+        yield { kind: "header", header: checkHeader(value) };
+      } else if (isObject(value)) {
+        if (table === undefined) throw new BackupFileError(`line ${at} is a row before any table: the file was altered`);
+        counts.set(table, counts.get(table)! + 1);
+        yield { kind: "row", table, line: text, row: value };
+      } else if (Array.isArray(value) && value[0] === "table" && typeof value[1] === "string") {
+        table = value[1];
+        if (counts.has(table)) throw new BackupFileError(`the table ${table} appears twice: the file was altered`);
+        counts.set(table, 0);
+        yield { kind: "table", table };
+      } else if (Array.isArray(value) && value[0] === "end" && isObject(value[1])) {
+        if (value[2] !== hash.digest("hex")) throw new BackupFileError("its SHA-256 does not match its content: the file was altered or damaged");
+        const written = value[1];
+        for (const [name, n] of counts) {
+          if (written[name] !== n) throw new BackupFileError(`it counts ${String(written[name])} rows of ${name} but holds ${n}: the file was altered`);
+        }
+        ended = true;
+        yield { kind: "end", counts: Object.fromEntries(counts) };
+        continue;
+      } else {
+        throw new BackupFileError(`line ${at} is neither a row nor a section: the file was altered`);
+      }
+      hash.update(`${text}\n`);
+    }
+  } catch (error) {
+    if (error instanceof BackupFileError) throw error;
+    throw new BackupFileError(readFailure(error as NodeJS.ErrnoException));
+  } finally {
+    gunzip.destroy();
+    await feeding;
+  }
+  if (at === 0) throw new BackupFileError("the file is empty");
+  if (!ended) throw new BackupFileError(`it ends after line ${at}, without its end line: the file is truncated`);
+}
+
+function readFailure(error: NodeJS.ErrnoException): string {
+  if (error.code === "Z_BUF_ERROR") return "it ends in the middle of its compressed data: the file is truncated";
+  if (error.code === "Z_DATA_ERROR") return `it is not a gzip file, or its compressed data is damaged (${error.message})`;
+  return `it cannot be read: ${error.message}`;
+}

@@ -1,0 +1,136 @@
+import { advanceIdSequence, largestId } from "../db/constraints.js";
+import type { Database } from "../db/database.js";
+import { openSecret, SecretUnavailable } from "../webhooks/secrets.js";
+import { BackupFileError, readBackup, type BackupHeader } from "./format.js";
+import { BACKUP_TABLES, copiedColumns, q, schemaVersion, type Tx } from "./tables.js";
+
+/** The target cannot take the backup (not empty, another schema): nothing was written. */
+export class RestoreRefused extends Error {}
+
+export interface CheckedBackup {
+  header: BackupHeader;
+  counts: Record<string, number>;
+  /** What the restored service will lack (a webhook secret's key): said, not refused. */
+  warnings: string[];
+}
+
+const BATCH = 1000;
+/** See transfer.ts: Prisma's adapters keep the arguments of their last 100 queries. */
+const BATCH_CHARS = 64 * 1024;
+const TRANSACTION_MS = 24 * 60 * 60_000;
+const KNOWN = new Set(BACKUP_TABLES.map((t) => t.table));
+
+/** Reads a backup through, checking every line, its counts and its SHA-256; writes nothing. */
+export async function checkBackup(source: AsyncIterable<Uint8Array>, secretKey: string | undefined): Promise<CheckedBackup> {
+  let header: BackupHeader | undefined;
+  const secrets = new Map<string, number>();
+  for await (const entry of readBackup(source)) {
+    if (entry.kind === "header") header = entry.header;
+    else if (entry.kind === "table" && !KNOWN.has(entry.table)) throw new BackupFileError(`it holds a table this service does not have: ${entry.table}`);
+    else if (entry.kind === "row" && entry.table === "webhook_endpoints") {
+      try {
+        openSecret(String(entry.row.secret), secretKey);
+      } catch (error) {
+        if (!(error instanceof SecretUnavailable)) throw error;
+        secrets.set(error.message, (secrets.get(error.message) ?? 0) + 1);
+      }
+    } else if (entry.kind === "end") {
+      const warnings = [...secrets].map(
+        ([why, n]) =>
+          `${n} webhook secret${n === 1 ? "" : "s"}: ${why}. They are restored as they are; set WEBHOOKS_SECRET_KEY to the key of the server the backup ` +
+          "came from (on every instance), or those webhooks cannot sign their deliveries.",
+      );
+      return { header: header!, counts: entry.counts, warnings };
+    }
+  }
+  throw new BackupFileError("the file ends without its end line: the file is truncated");
+}
+
+/** The tables of `tx` that hold a row (a database a restore would mix into). */
+async function tablesWithRows(tx: Tx): Promise<string[]> {
+  const found: string[] = [];
+  for (const { table } of BACKUP_TABLES) {
+    const [row] = await tx.$queryRawUnsafe<{ any: boolean }[]>(`SELECT EXISTS (SELECT 1 FROM ${q(table)}) AS any`);
+    if (row?.any) found.push(table);
+  }
+  return found;
+}
+
+async function refuseUnlessEmpty(tx: Tx): Promise<void> {
+  const full = await tablesWithRows(tx);
+  if (full.length > 0) {
+    throw new RestoreRefused(
+      `The database already holds data (${full.join(", ")}): a backup is restored into an empty database only, so that nothing is mixed. ` +
+        "Restore into a new database (a new DATA_DIR, or a database made with createdb) before any server starts on it.",
+    );
+  }
+}
+
+/**
+ * Restores a backup into this (migrated) database, if it is empty: first the
+ * whole file is read and checked (`open` gives it anew), then every row is
+ * written in one transaction, read again and checked again as it goes, so that
+ * a file refused or a failure midway leaves the database as it was.
+ * sync_identity is not written: the database keeps its own key, and every
+ * sync token, cursor and event id from before answers 410.
+ */
+export async function restoreBackup(db: Database, open: () => AsyncIterable<Uint8Array>, secretKey: string | undefined): Promise<CheckedBackup> {
+  await refuseUnlessEmpty(db.prisma);
+  const checked = await checkBackup(open(), secretKey);
+  const here = await schemaVersion(db.prisma);
+  if (checked.header.schema !== here) {
+    throw new RestoreRefused(
+      `The backup was made at schema ${checked.header.schema}; this database is at ${here}. ` +
+        "Restore it with the version of the service that made it (into a database it migrates), then upgrade.",
+    );
+  }
+  await db.prisma.$transaction(
+    async (tx) => {
+      await refuseUnlessEmpty(tx);
+      await writeRows(tx, open());
+      for (const { table, key } of BACKUP_TABLES) {
+        if (key.length === 1 && key[0] === "id") await tx.$queryRaw(advanceIdSequence(table, "id", largestId(table, "id")));
+      }
+    },
+    { timeout: TRANSACTION_MS, maxWait: 60_000 },
+  );
+  return checked;
+}
+
+async function writeRows(tx: Tx, source: AsyncIterable<Uint8Array>): Promise<void> {
+  let table: string | undefined;
+  let columns: string[] = [];
+  let batch: string[] = [];
+  let chars = 0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const list = columns.map(q).join(", ");
+    const json = `[${batch.join(",")}]`;
+    batch = [];
+    chars = 0;
+    await tx.$executeRawUnsafe(`INSERT INTO ${q(table!)} (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::${q(table!)}, $1::jsonb)`, json);
+  };
+  for await (const entry of readBackup(source)) {
+    if (entry.kind === "table") {
+      await flush();
+      table = entry.table;
+      columns = await copiedColumns(tx, table);
+    } else if (entry.kind === "row") {
+      if (batch.length === 0) sameColumns(entry.table, columns, Object.keys(entry.row));
+      batch.push(entry.line);
+      chars += entry.line.length;
+      if (batch.length >= BATCH || chars >= BATCH_CHARS) await flush();
+    }
+  }
+  await flush();
+}
+
+function sameColumns(table: string, here: string[], there: string[]): void {
+  const missing = here.filter((c) => !there.includes(c));
+  const extra = there.filter((c) => !here.includes(c));
+  if (missing.length || extra.length) {
+    throw new RestoreRefused(
+      `The backup's ${table} do not have this database's columns (${[...missing.map((c) => `missing ${c}`), ...extra.map((c) => `unknown ${c}`)].join(", ")}).`,
+    );
+  }
+}

@@ -1,0 +1,75 @@
+import { IDEMPOTENCY_TTL_MS } from "../http/idempotency.js";
+import { q, type Tx } from "../transfer/import-checks.js";
+
+export { q, type Tx };
+
+export interface BackupTable {
+  table: string;
+  /** The primary key's columns: the order rows are read and written in. */
+  key: string[];
+  /** Rows left out (SQL, on the table's alias t): what is no longer of use. */
+  skip?: () => string;
+}
+
+/**
+ * Every table a backup holds, in an order that restores them (a table after
+ * those its foreign keys name). test/backup.test.ts fails when a migration adds
+ * a table that is neither here nor in NOT_BACKED_UP.
+ */
+export const BACKUP_TABLES: readonly BackupTable[] = [
+  { table: "api_users", key: ["id"] },
+  { table: "players", key: ["id"] },
+  { table: "cosmetics", key: ["id"] },
+  { table: "form_answers", key: ["id"] },
+  { table: "infected_stats", key: ["playerId"] },
+  { table: "temporary_items", key: ["id"] },
+  { table: "reward_logs", key: ["id"] },
+  { table: "worlds", key: ["id"] },
+  { table: "parkour_maps", key: ["id"] },
+  { table: "audit_log", key: ["id"] },
+  // An answer is replayed for 24 hours: older ones are of no use (the server prunes them).
+  { table: "idempotency_keys", key: ["apiUserId", "key"], skip: () => `t."createdAt" <= now() - interval '${IDEMPOTENCY_TTL_MS} milliseconds'` },
+  { table: "webhook_endpoints", key: ["id"] },
+  { table: "webhook_events", key: ["id"] },
+  { table: "webhook_deliveries", key: ["id"] },
+];
+
+/** The tables a backup leaves out, and why. */
+export const NOT_BACKED_UP: Record<string, string> = {
+  _prisma_migrations: "the target is migrated to the backup's schema first",
+  data_versions: "counters of the target's own writes (ETags, sync tokens)",
+  sync_identity: "the target keeps its own key: tokens, cursors and event ids from before answer 410",
+};
+
+/**
+ * Columns a restore does not copy: the id of the transaction that wrote the
+ * row is the source server's; the restoring transaction's own (the column's
+ * default) sorts the rows before anything written after the restore.
+ */
+export const NOT_COPIED = ["writtenBy"];
+
+/** The columns a backup holds for `table` on this database, in their order. */
+export async function copiedColumns(tx: Tx, table: string): Promise<string[]> {
+  const rows = await tx.$queryRawUnsafe<{ name: string }[]>(
+    `SELECT column_name::text AS name FROM information_schema.columns
+      WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
+    table,
+  );
+  return rows.map((r) => r.name).filter((c) => !NOT_COPIED.includes(c));
+}
+
+/** The tables of this database's schema (for the test that keeps BACKUP_TABLES whole). */
+export async function schemaTables(tx: Tx): Promise<string[]> {
+  const rows = await tx.$queryRawUnsafe<{ name: string }[]>(
+    "SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1",
+  );
+  return rows.map((r) => r.name);
+}
+
+/** The last migration applied: a backup is restored into a database at the same one. */
+export async function schemaVersion(tx: Tx): Promise<string> {
+  const rows = await tx.$queryRawUnsafe<{ name: string }[]>(
+    "SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name DESC LIMIT 1",
+  );
+  return rows[0]?.name ?? "none";
+}

@@ -1,0 +1,74 @@
+import { writeBackup } from "../backup/backup.js";
+import { BackupFileError } from "../backup/format.js";
+import { checkBackup, restoreBackup, RestoreRefused, type CheckedBackup } from "../backup/restore.js";
+import type { Database } from "../db/database.js";
+import { parse, printable, UsageError } from "./args.js";
+import type { CliFiles } from "./transfer-command.js";
+
+export const BACKUP_USAGE = `  backup <file>                          everything the service stores (data, API users, webhooks, audit
+                                         log, …) from one snapshot, to a gzip'd file; works while it serves
+  restore <file>                         all of a backup into an empty database, in one transaction
+  restore --check <file>                 read a backup through and check it, writing nothing`;
+
+interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const counted = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .map(([table, n]) => `${n} ${table}`)
+    .join(", ");
+
+const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+
+/** `backup <file>`: writeBackup to the caller's file. */
+export async function backupCommand(args: string[], db: Database, files: CliFiles, io: Io): Promise<number> {
+  const { positionals } = parse(args, {});
+  if (positionals.length !== 1) throw new UsageError("backup takes one file");
+  const file = positionals[0]!;
+  const started = performance.now();
+  let counts: Record<string, number>;
+  try {
+    counts = await writeBackup(db, (pieces) => files.write(file, pieces));
+  } catch (error) {
+    // The file system's refusal (here, or where the CLI runs when the server makes the backup): not the database's.
+    const message = (error as Error).message;
+    if (!/^E[A-Z]+: .*, (open|write) '/.test(message)) throw error;
+    io.stderr(`Cannot write ${printable(file)}: ${printable(message)}\n`);
+    return 1;
+  }
+  io.stdout(`Backed up to ${printable(file)} in ${seconds(started)}: ${counted(counts)}.\n`);
+  return 0;
+}
+
+/** `restore [--check] <file>`: checks the file whole, then (without --check) restores it into this empty database. */
+export async function restoreCommand(args: string[], db: Database, files: CliFiles, secretKey: string | undefined, io: Io): Promise<number> {
+  const { values, positionals } = parse(args, { check: { type: "boolean" } });
+  if (positionals.length !== 1) throw new UsageError("restore takes one file");
+  const file = positionals[0]!;
+  const started = performance.now();
+  let checked: CheckedBackup;
+  try {
+    checked = values.check ? await checkBackup(files.read(file), secretKey) : await restoreBackup(db, () => files.read(file), secretKey);
+  } catch (error) {
+    if (error instanceof BackupFileError) {
+      io.stderr(`Refused ${printable(file)}, nothing was written: ${printable(error.message)}.\n`);
+      return 1;
+    }
+    if (error instanceof RestoreRefused) {
+      io.stderr(`${printable(error.message)} Nothing was written.\n`);
+      return 1;
+    }
+    throw error;
+  }
+  for (const warning of checked.warnings) io.stderr(`Warning: ${warning}\n`);
+  const { createdAt, source, schema } = checked.header;
+  const made = `made ${createdAt} from ${source === "embedded" ? "an embedded database" : "PostgreSQL"} at schema ${schema}`;
+  io.stdout(
+    values.check
+      ? `${printable(file)} is whole (${made}), read in ${seconds(started)}: ${counted(checked.counts)}.\n`
+      : `Restored ${printable(file)} (${made}) in ${seconds(started)}: ${counted(checked.counts)}.\n`,
+  );
+  return 0;
+}
