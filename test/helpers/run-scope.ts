@@ -7,7 +7,7 @@ import path from "node:path";
  * TMPDIR of everything the run starts (workers, their servers, commands), so
  * that whatever a test leaves there goes with the folder. When the run ends —
  * finished, failed, or interrupted (Ctrl-C: vitest then exits without any
- * teardown, hence the "exit" handler) — every process still running with
+ * teardown, hence the "exit" handler; SIGTERM and SIGHUP too) — every process still running with
  * that TMPDIR but vitest's own workers is killed and named, and the folder is
  * removed. A run killed outright (SIGKILL) cannot clean up: the next run
  * removes the folders of runs whose process is gone.
@@ -31,6 +31,13 @@ export default function setup(): () => void {
     rmSync(dir, { recursive: true, force: true });
   };
   process.once("exit", end);
+  // Killed (SIGTERM by a CI's timeout, SIGHUP with its terminal): Node would exit without "exit" handlers.
+  for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+    process.once(signal, () => {
+      end();
+      process.exit(128 + (signal === "SIGTERM" ? 15 : 1));
+    });
+  }
   return end;
 }
 
