@@ -81,7 +81,10 @@ logfile = ${path.join(dir, "pgbouncer.log")}
     bouncer = spawn(PGBOUNCER, [path.join(dir, "pgbouncer.ini")], { stdio: "ignore", ...asPostgres });
     // Ready once a login through it answers.
     for (;;) {
-      if (bouncer.exitCode !== null) throw new Error(`pgbouncer exited: ${readFileSync(path.join(dir, "pgbouncer.log"), "utf8")}`);
+      if (bouncer.exitCode !== null) {
+        const log = path.join(dir, "pgbouncer.log");
+        throw new Error(`pgbouncer exited with ${bouncer.exitCode}: ${existsSync(log) ? readFileSync(log, "utf8") : `no log (can its user reach ${dir}?)`}`);
+      }
       const client = new pg.Client({ connectionString: through(serverUrl!, port) });
       client.on("error", () => undefined);
       if (await client.connect().then(() => client.end().then(() => true), () => false)) break;

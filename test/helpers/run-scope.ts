@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -18,6 +18,8 @@ export default function setup(): () => void {
   const base = tmpdir();
   removeAbandonedRuns(base);
   const dir = mkdtempSync(path.join(base, PREFIX));
+  // Others may pass through (not list): a tool a test runs as another user (PgBouncer, as postgres) reaches its own folder here.
+  chmodSync(dir, 0o711);
   writeFileSync(path.join(dir, "owner.pid"), String(process.pid));
   process.env.TMPDIR = dir;
   let done = false;
