@@ -1,8 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { compareKeys } from "../src/events/event-id.js";
-import { lastEvent } from "../src/events/outbox.js";
+import { Prisma } from "../src/generated/prisma/client.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
-import { openStream, type SseClient } from "./helpers/sse.js";
+import { openStream, untilInStreamOrder, type SseClient } from "./helpers/sse.js";
 
 /**
  * GET /api/events when one transaction writes many events (an import, the
@@ -121,7 +120,7 @@ describe("GET /api/events from now, after one transaction of many events", () =>
     await oneTransaction(30, 100_000);
     // "From now" is from the last event in the stream's order: on a PostgreSQL server shared with other
     // databases, a transaction still running elsewhere holds the committed ones back from it for a while.
-    await inStreamOrder(100_029);
+    await untilInStreamOrder(t.database.db, Prisma.sql`(data::jsonb ->> 'n')::int = ${100_029}`, "the transaction's last event");
     const s = await stream("types=reward_log.created,cosmetic.updated");
     await s.waitFor("the position", () => s.lastId !== "");
     const end = await marker();
@@ -130,20 +129,6 @@ describe("GET /api/events from now, after one transaction of many events", () =>
   });
 });
 
-/** Until the event numbered `n` has its place in the stream's order (lastEvent, as a stream "from now" starts). */
-async function inStreamOrder(n: number): Promise<void> {
-  const db = t.database.db;
-  const [row] = await db.prisma.$queryRaw<{ xid: string; id: string }[]>`
-    SELECT "writtenBy"::text AS xid, id::text AS id FROM webhook_events WHERE (data::jsonb ->> 'n')::int = ${n}`;
-  const key = { xid: BigInt(row!.xid), id: BigInt(row!.id) };
-  const until = Date.now() + 30_000;
-  for (;;) {
-    const last = await lastEvent(db);
-    if (last && compareKeys(last, key) >= 0) return;
-    if (Date.now() > until) throw new Error(`event ${n} never took its place in the stream's order`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function waitUntil(test: () => boolean, ms = 20_000): Promise<void> {
   const until = Date.now() + ms;

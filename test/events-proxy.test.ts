@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "./helpers/process.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makePlayer } from "./helpers/fixtures.js";
 import { openStream } from "./helpers/sse.js";
@@ -27,15 +27,6 @@ let keyB: string;
 let keyC: string;
 let nick: string;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-    s.on("error", reject);
-  });
-}
 
 /** deploy/nginx.conf as it is, in front of the test app, on loopback ports, its files in `dir`. */
 async function startProxy(appPort: number): Promise<void> {

@@ -3,11 +3,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EVENTS_CHANNEL } from "../src/events/channels.js";
 import { compareKeys, EVENT_ID } from "../src/events/event-id.js";
 import { EventHub } from "../src/events/hub.js";
-import { lastEvent } from "../src/events/outbox.js";
+import { Prisma } from "../src/generated/prisma/client.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { onPostgres } from "./helpers/database.js";
 import { makePlayer } from "./helpers/fixtures.js";
-import { EXPIRED_EVENT_ID, openStream, positionsOf, strictlyIncreasing, type SseClient } from "./helpers/sse.js";
+import { EXPIRED_EVENT_ID, openStream, positionsOf, strictlyIncreasing, untilInStreamOrder, type SseClient } from "./helpers/sse.js";
 
 /**
  * GET /api/events in one process (PGlite, or PostgreSQL when DATABASE_URL is
@@ -82,7 +82,7 @@ describe("GET /api/events", () => {
     const meanwhile = [await reward(), await reward(), await reward()];
     // "From now" is from the last event in the stream's order: on PostgreSQL a transaction still running
     // anywhere on the server (another database's, in CI) holds committed events back from it for a while.
-    await inStreamOrder(meanwhile.at(-1)!);
+    await untilInStreamOrder(t.database.db, Prisma.sql`type = 'reward_log.created' AND (data::jsonb ->> 'rewardId')::int = ${meanwhile.at(-1)!}`, `reward ${meanwhile.at(-1)!}'s event`);
     const s = await stream(keyB, "types=reward_log.created");
     await s.waitFor("the position", () => s.lastId !== "");
     const later = await reward();
@@ -298,19 +298,6 @@ describe("GET /api/events", () => {
   });
 });
 
-/** Until the event of this reward has its place in the stream's order (lastEvent, as a stream "from now" starts). */
-async function inStreamOrder(rewardId: number, ms = 20_000): Promise<void> {
-  const db = t.database.db;
-  const until = Date.now() + ms;
-  for (;;) {
-    const [row] = await db.prisma.$queryRaw<{ xid: string; id: string }[]>`
-      SELECT "writtenBy"::text AS xid, id::text AS id FROM webhook_events WHERE type = 'reward_log.created' AND (data::jsonb ->> 'rewardId')::int = ${rewardId}`;
-    const last = await lastEvent(db);
-    if (row && last && compareKeys(last, { xid: BigInt(row.xid), id: BigInt(row.id) }) >= 0) return;
-    if (Date.now() > until) throw new Error(`the event of reward ${rewardId} never took its place in the stream's order`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function waitUntil(test: () => boolean, ms = 20_000): Promise<void> {
   const until = Date.now() + ms;

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -13,6 +12,7 @@ import { ApiUsers } from "../src/users/users.js";
 import { LogCapture } from "./helpers/app.js";
 import { createServerDatabase, onPostgres, serverUrl } from "./helpers/database.js";
 import { makePlayer } from "./helpers/fixtures.js";
+import { freePort } from "./helpers/process.js";
 import { openStream } from "./helpers/sse.js";
 
 /**
@@ -26,15 +26,6 @@ const PGBOUNCER = process.env.PGBOUNCER_PATH ?? "/usr/sbin/pgbouncer";
 const available = existsSync(PGBOUNCER);
 if (!available && process.env.REQUIRE_PGBOUNCER) throw new Error(`No PgBouncer at ${PGBOUNCER}, and REQUIRE_PGBOUNCER is set (as in CI)`);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-    s.on("error", reject);
-  });
-}
 
 /** The URL of `database` through the pooler at `port`. */
 function through(database: string, port: number): string {

@@ -1,3 +1,4 @@
+import net from "node:net";
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams, type SpawnOptionsWithoutStdio } from "node:child_process";
 import path from "node:path";
 import { TEST_SERVER_ENV } from "./server-env.js";
@@ -108,4 +109,15 @@ export function spawnService(env: Record<string, string>, options: { nodeOptions
       return exited;
     },
   };
+}
+
+/** A TCP port free on 127.0.0.1 now, for a tool a test starts (nginx, PgBouncer). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
 }

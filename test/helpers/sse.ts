@@ -1,6 +1,7 @@
 import type { Database } from "../../src/db/database.js";
 import { compareKeys, EventIds, type EventKey } from "../../src/events/event-id.js";
-import { syncKey } from "../../src/events/outbox.js";
+import { lastEvent, syncKey } from "../../src/events/outbox.js";
+import { Prisma } from "../../src/generated/prisma/client.js";
 import http from "node:http";
 
 /**
@@ -133,4 +134,21 @@ export async function positionsOf(db: Database, ids: readonly string[]): Promise
 export async function strictlyIncreasing(db: Database, ids: readonly string[]): Promise<boolean> {
   const keys = await positionsOf(db, ids);
   return keys.every((key, i) => i === 0 || compareKeys(keys[i - 1]!, key) < 0);
+}
+
+/**
+ * Until the event that `where` (an SQL condition over webhook_events) finds has its place in the stream's
+ * order (lastEvent: where a stream "from now" starts). On a PostgreSQL server shared with other databases, a
+ * transaction still running elsewhere holds committed events back from it for a while.
+ */
+export async function untilInStreamOrder(db: Database, where: Prisma.Sql, what: string, ms = 20_000): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const [row] = await db.prisma.$queryRaw<{ xid: string; id: string }[]>`
+      SELECT "writtenBy"::text AS xid, id::text AS id FROM webhook_events WHERE ${where}`;
+    const last = await lastEvent(db);
+    if (row && last && compareKeys(last, { xid: BigInt(row.xid), id: BigInt(row.id) }) >= 0) return;
+    if (Date.now() > until) throw new Error(`${what} never took its place in the stream's order`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
