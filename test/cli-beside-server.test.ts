@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runThroughServer } from "../src/cli/control-client.js";
 import { controlPaths, MAX_MESSAGE_CHARS } from "../src/cli/control-protocol.js";
 import { onPostgres } from "./helpers/database.js";
-import { spawnOwned, spawnService, type ServiceProcess } from "./helpers/process.js";
+import { cliProcess, spawnOwned, spawnService, type Output, type ServiceProcess } from "./helpers/process.js";
 
 /**
  * The command line while the server runs on the embedded database (which
@@ -33,17 +33,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The real CLI entry point in a process of its own, as `npm run cli` runs it (through tsx: the same code). */
-async function cliProcess(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** The real CLI entry point in a process of its own, beside the server (on its DATA_DIR). */
+function cliBeside(args: string[]): Promise<Output> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dir, LOG_LEVEL: "info" };
   delete env.DATABASE_URL;
-  const child = spawnOwned(process.execPath, ["--import", "tsx", path.join(root, "src/cli/main.ts"), ...args], { cwd: root, env, stdio: "pipe" });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
-  return { code, stdout, stderr };
+  return cliProcess(args, env);
 }
 
 /** The CLI's client of the control channel, in this process. */
@@ -80,7 +74,7 @@ describe.runIf(!onPostgres)("the command line while the server holds the embedde
   it("when the first-start banner's command is run as printed, then it prints a new key that works at once and the old one stops", async () => {
     const printed = /`npm run --silent cli -- ([^`]+)`/.exec(service.output())![1]!;
     expect(printed).toBe("user rotate user-A --grace 0");
-    const r = await cliProcess(printed.split(" "));
+    const r = await cliBeside(printed.split(" "));
     expect(r.stderr).toContain("Rotated the key of 'user-A': the previous key no longer works.");
     expect(r.code).toBe(0);
     const key = r.stdout.trim();
@@ -167,7 +161,7 @@ describe.runIf(!onPostgres)("the command line while the server holds the embedde
   it("when a file is imported and exported, then the CLI's own files are read and written, and the data is served", async () => {
     const file = path.join(dir, "in.json");
     writeFileSync(file, JSON.stringify({ parkourMaps: [{ id: 61, name: "Beside run", enable: true, spawnLocation: "1,2,3", difficulty: "easy" }] }));
-    const imported = await cliProcess(["import", file]);
+    const imported = await cliBeside(["import", file]);
     expect(imported).toMatchObject({ code: 0, stdout: "Imported 1 parkourMaps.\n" });
     const map = await request(url).get("/api/parkour/get-all-maps").set("X-API-Key", firstKey);
     expect(map.status, JSON.stringify(map.body)).toBe(200);
@@ -222,7 +216,7 @@ describe.runIf(!onPostgres)("the command line while the server holds the embedde
     expect(await service.stop()).toBe(0);
     expect(() => lstatSync(controlPaths(dir).socket)).toThrow();
     expect(await cli(["user", "list"])).toMatchObject({ code: undefined });
-    const direct = await cliProcess(["export"]);
+    const direct = await cliBeside(["export"]);
     expect(direct.code).toBe(0);
     expect(direct.stdout).toBe(throughServer);
   }, 30_000);

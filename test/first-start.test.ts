@@ -5,7 +5,7 @@ import path from "node:path";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
-import { spawnOwned } from "./helpers/process.js";
+import { outputOf, spawnOwned } from "./helpers/process.js";
 
 /**
  * The real entry points as an operator runs them, `npm start` and `npm run
@@ -73,15 +73,7 @@ async function stop(child: ChildProcess): Promise<string> {
   return exited;
 }
 
-async function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = run("cli/main.js", args);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
-  return { code, stdout, stderr };
-}
+const runCli = (args: string[]) => outputOf(run("cli/main.js", args));
 
 describe.runIf(!onPostgres)("first start on the embedded database", () => {
   it("when started on an empty data folder, then it prints a group-A key once, serves with it, and stops cleanly", async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKUP_TABLES, q } from "../src/backup/tables.js";
 import { openDatabase, type Database } from "../src/db/database.js";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
-import { spawnOwned, spawnService, type ServiceProcess } from "./helpers/process.js";
+import { cliProcess, spawnService, type ServiceProcess } from "./helpers/process.js";
 import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.js";
 
 /**
@@ -18,7 +18,6 @@ import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.
  * The backup beside the embedded server runs without PostgreSQL; the move
  * needs DATABASE_URL (skipped without it, as other PostgreSQL tests are).
  */
-const root = path.resolve(import.meta.dirname, "..");
 const dir = mkdtempSync(path.join(tmpdir(), "move-"));
 const dataDir = path.join(dir, "data");
 const file = path.join(dir, "community.backup");
@@ -29,20 +28,8 @@ let keyB: string;
 let secret: string;
 let backedUp: string;
 
-async function cliProcess(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawnOwned(process.execPath, ["--import", "tsx", path.join(root, "src/cli/main.ts"), ...args], {
-    cwd: root,
-    env: { ...process.env, ...FAST_WEBHOOKS, LOG_LEVEL: "info", ...env },
-    stdio: "pipe",
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
-  return { code, stdout, stderr };
-}
-const onEmbedded = (args: string[]) => cliProcess(args, { DATA_DIR: dataDir, DATABASE_URL: "", DATABASE_READ_URL: "" });
+const cli = (args: string[], env: Record<string, string>) => cliProcess(args, { ...process.env, ...FAST_WEBHOOKS, LOG_LEVEL: "info", ...env });
+const onEmbedded = (args: string[]) => cli(args, { DATA_DIR: dataDir, DATABASE_URL: "", DATABASE_READ_URL: "" });
 
 /**
  * Every row a backup holds, but what the embedded server goes on writing after the backup, with no request:
@@ -103,7 +90,7 @@ describe("a backup beside the embedded server, and the move to PostgreSQL", () =
     expect(unwritable.code).toBe(1);
     expect(unwritable.stderr).toMatch(/^Cannot write .*x\.backup: ENOENT: no such file or directory, open '/);
     // Into a new data folder, as docs/OPERATIONS.md shows (DATA_DIR=./data-restored): the CLI opens it and migrates it first.
-    const restored = await cliProcess(["restore", file], { DATA_DIR: path.join(dir, "data-restored"), DATABASE_URL: "", DATABASE_READ_URL: "" });
+    const restored = await cli(["restore", file], { DATA_DIR: path.join(dir, "data-restored"), DATABASE_URL: "", DATABASE_READ_URL: "" });
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout.split(": ")[1]).toBe(backedUp);
   }, 60_000);
@@ -115,7 +102,7 @@ describe("a backup beside the embedded server, and the move to PostgreSQL", () =
       const server = await createServerDatabase();
       const instances: ServiceProcess[] = [];
       try {
-        const restored = await cliProcess(["restore", file], { DATABASE_URL: server.url });
+        const restored = await cli(["restore", file], { DATABASE_URL: server.url });
         expect(restored.code, restored.stderr).toBe(0);
         expect(restored.stdout.split(": ")[1]).toBe(backedUp);
         await embedded.stop();

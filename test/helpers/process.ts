@@ -30,6 +30,26 @@ export function spawnOwned(command: string, args: readonly string[], options: Sp
 
 const root = path.resolve(import.meta.dirname, "../..");
 
+export interface Output {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** What a process printed, and its exit code, once it has ended and its output is closed. */
+export function outputOf(child: ChildProcessWithoutNullStreams): Promise<Output> {
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+/** The real CLI entry point in a process of its own, as `npm run cli` runs it (through tsx: the same code), with this environment. */
+export function cliProcess(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Output> {
+  return outputOf(spawnOwned(process.execPath, ["--import", "tsx", path.join(root, "src/cli/main.ts"), ...args], { cwd: root, env, stdio: "pipe" }));
+}
+
 /** The real entry point in a process of its own, as `npm start` runs it (through tsx instead of dist/: the same code). */
 export interface ServiceProcess {
   child: ChildProcess;
