@@ -98,7 +98,7 @@ export const ERROR_CATALOGUE = {
   },
   RATE_LIMITED: {
     status: 429,
-    meaning: "Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there).",
+    meaning: "Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone).",
     action: "Wait the number of seconds given in Retry-After, then retry; spread requests out (the RateLimit header tells what is left).",
   },
   TOO_MANY_STREAMS: {
@@ -139,7 +139,7 @@ export const ERROR_CATALOGUE = {
   },
   LISTS_BUSY: {
     status: 503,
-    meaning: "Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats; a page, with limit, takes no slot), with Retry-After.",
+    meaning: "Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default). Whole lists only: a page (with limit) takes no slot.",
     action: "Retry after the seconds given in Retry-After; poll with If-None-Match, as a 304 takes no slot.",
   },
   SHUTTING_DOWN: {

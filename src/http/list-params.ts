@@ -193,10 +193,9 @@ export const LIST_QUERY = {
     .optional()
     .meta({
       description:
-        "A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (a few may " +
-        "repeat: upsert them by key), with a new Sync-Token. On a filtered list (gradeId, the active items) every changed " +
-        "row is sent, matching the filter or not, so that a cache learns that a row left it. 410 when rows were deleted " +
-        "since, or the token is not from this database: take the full list again.",
+        "A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (upsert them " +
+        "by key), with a new Sync-Token. A filtered list sends every changed row, matching the filter or not. 410 when " +
+        "rows were deleted since, or the token is not from this database: take the full list again.",
       example: EXAMPLE_SYNC_TOKEN,
     }),
 };

@@ -32,11 +32,9 @@ const idempotencyHeader = z.object({
     .meta({
       param: {
         description:
-          "Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run " +
-          "again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. " +
-          "Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); " +
-          "neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII " +
-          "characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.",
+          "Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; " +
+          "its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with " +
+          "another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.",
         example: "5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41",
       },
     }),
@@ -52,11 +50,12 @@ const ONLY_ON: Partial<Record<ErrorKind, (route: RouteSpec) => boolean>> = {
   TOO_MANY_STREAMS: (route) => route.eventStream === true,
 };
 
+/** A status's meanings on this route; several are each named by their Error-Name. */
 function meaningsOf(status: number, route: RouteSpec): string {
-  return (Object.entries(ERROR_CATALOGUE) as [ErrorKind, (typeof ERROR_CATALOGUE)[ErrorKind]][])
-    .filter(([kind, e]) => e.status === status && (ONLY_ON[kind]?.(route) ?? true))
-    .map(([, e]) => e.meaning)
-    .join(" ");
+  const kinds = (Object.entries(ERROR_CATALOGUE) as [ErrorKind, (typeof ERROR_CATALOGUE)[ErrorKind]][]).filter(
+    ([kind, e]) => e.status === status && (ONLY_ON[kind]?.(route) ?? true),
+  );
+  return kinds.length === 1 ? kinds[0]![1].meaning : kinds.map(([kind, e]) => `${kind}: ${e.meaning}`).join(" ");
 }
 
 function errorResponse(description: string) {
@@ -130,11 +129,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
   }
   for (const status of documentedStatuses(route)) {
     const own = route.errors?.[status as 403 | 404 | 409 | 412];
-    const description =
-      status === 429
-        ? `${meaningsOf(429, route)} The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys ` +
-          "answers with Retry-After alone, and never to a valid key used from an allowed address."
-        : (own ?? meaningsOf(status, route));
+    const description = own ?? meaningsOf(status, route);
     responses[String(status)] = { ...errorResponse(description), headers: responseHeaders(route, status) };
   }
   const op: ZodOpenApiOperationObject = {

@@ -1158,7 +1158,7 @@ export interface operations {
                 limit?: number;
                 /** @description Where the page starts: opaque, taken from the Link header's next URL (which also repeats limit and the other parameters). Pages never skip nor repeat a row, even while rows are added. */
                 cursor?: string;
-                /** @description A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (a few may repeat: upsert them by key), with a new Sync-Token. On a filtered list (gradeId, the active items) every changed row is sent, matching the filter or not, so that a cache learns that a row left it. 410 when rows were deleted since, or the token is not from this database: take the full list again. */
+                /** @description A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (upsert them by key), with a new Sync-Token. A filtered list sends every changed row, matching the filter or not. 410 when rows were deleted since, or the token is not from this database: take the full list again. */
                 since?: string;
             };
             header?: {
@@ -1199,7 +1199,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1260,7 +1260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1298,7 +1298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats; a page, with limit, takes no slot), with Retry-After. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. LISTS_BUSY: Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default). Whole lists only: a page (with limit) takes no slot. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1321,7 +1321,7 @@ export interface operations {
                 limit?: number;
                 /** @description Where the page starts: opaque, taken from the Link header's next URL (which also repeats limit and the other parameters). Pages never skip nor repeat a row, even while rows are added. */
                 cursor?: string;
-                /** @description A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (a few may repeat: upsert them by key), with a new Sync-Token. On a filtered list (gradeId, the active items) every changed row is sent, matching the filter or not, so that a cache learns that a row left it. 410 when rows were deleted since, or the token is not from this database: take the full list again. */
+                /** @description A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (upsert them by key), with a new Sync-Token. A filtered list sends every changed row, matching the filter or not. 410 when rows were deleted since, or the token is not from this database: take the full list again. */
                 since?: string;
             };
             header?: {
@@ -1362,7 +1362,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1423,7 +1423,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1461,7 +1461,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats; a page, with limit, takes no slot), with Retry-After. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. LISTS_BUSY: Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default). Whole lists only: a page (with limit) takes no slot. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1501,7 +1501,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerSummary"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1562,7 +1562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1600,7 +1600,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1658,7 +1658,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1719,7 +1719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1757,7 +1757,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1819,7 +1819,7 @@ export interface operations {
                     "application/json": components["schemas"]["Cosmetic"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1932,7 +1932,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1970,7 +1970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1991,7 +1991,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -2034,7 +2034,7 @@ export interface operations {
                     "application/json": components["schemas"]["FormAnswer"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2121,7 +2121,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2159,7 +2159,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2182,7 +2182,7 @@ export interface operations {
                 limit?: number;
                 /** @description Where the page starts: opaque, taken from the Link header's next URL (which also repeats limit and the other parameters). Pages never skip nor repeat a row, even while rows are added. */
                 cursor?: string;
-                /** @description A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (a few may repeat: upsert them by key), with a new Sync-Token. On a filtered list (gradeId, the active items) every changed row is sent, matching the filter or not, so that a cache learns that a row left it. 410 when rows were deleted since, or the token is not from this database: take the full list again. */
+                /** @description A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (upsert them by key), with a new Sync-Token. A filtered list sends every changed row, matching the filter or not. 410 when rows were deleted since, or the token is not from this database: take the full list again. */
                 since?: string;
             };
             header?: {
@@ -2223,7 +2223,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2284,7 +2284,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2322,7 +2322,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default); answered by the full lists only (all players, players by grade, infected stats; a page, with limit, takes no slot), with Retry-After. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. LISTS_BUSY: Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default). Whole lists only: a page (with limit) takes no slot. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2345,7 +2345,7 @@ export interface operations {
                 limit?: number;
                 /** @description Where the page starts: opaque, taken from the Link header's next URL (which also repeats limit and the other parameters). Pages never skip nor repeat a row, even while rows are added. */
                 cursor?: string;
-                /** @description A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (a few may repeat: upsert them by key), with a new Sync-Token. On a filtered list (gradeId, the active items) every changed row is sent, matching the filter or not, so that a cache learns that a row left it. 410 when rows were deleted since, or the token is not from this database: take the full list again. */
+                /** @description A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (upsert them by key), with a new Sync-Token. A filtered list sends every changed row, matching the filter or not. 410 when rows were deleted since, or the token is not from this database: take the full list again. */
                 since?: string;
             };
             header?: {
@@ -2386,7 +2386,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2447,7 +2447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2485,7 +2485,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2506,7 +2506,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -2544,7 +2544,7 @@ export interface operations {
                     "application/json": components["schemas"]["RewardLog"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2645,7 +2645,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2683,7 +2683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2704,7 +2704,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -2739,7 +2739,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegisteredUser"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2840,7 +2840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2878,7 +2878,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2941,7 +2941,7 @@ export interface operations {
                     "application/json": components["schemas"]["World"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3028,7 +3028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3066,7 +3066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3089,7 +3089,7 @@ export interface operations {
                 limit?: number;
                 /** @description Where the page starts: opaque, taken from the Link header's next URL (which also repeats limit and the other parameters). Pages never skip nor repeat a row, even while rows are added. */
                 cursor?: string;
-                /** @description A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (a few may repeat: upsert them by key), with a new Sync-Token. On a filtered list (gradeId, the active items) every changed row is sent, matching the filter or not, so that a cache learns that a row left it. 410 when rows were deleted since, or the token is not from this database: take the full list again. */
+                /** @description A Sync-Token from an earlier answer of this list: only the rows inserted or changed since are sent (upsert them by key), with a new Sync-Token. A filtered list sends every changed row, matching the filter or not. 410 when rows were deleted since, or the token is not from this database: take the full list again. */
                 since?: string;
             };
             header?: {
@@ -3130,7 +3130,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3191,7 +3191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3229,7 +3229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3275,7 +3275,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3336,7 +3336,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The API user already holds as many event streams (GET /api/events) on this instance as it may (EVENTS_STREAMS_PER_USER, 4 by default). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description RATE_LIMITED: Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). TOO_MANY_STREAMS: The API user already holds as many event streams (GET /api/events) on this instance as it may (EVENTS_STREAMS_PER_USER, 4 by default). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3374,7 +3374,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3411,7 +3411,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminSession"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3459,7 +3459,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3497,7 +3497,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3536,7 +3536,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3584,7 +3584,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3622,7 +3622,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3643,7 +3643,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -3682,7 +3682,7 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedKey"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3797,7 +3797,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3835,7 +3835,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3856,7 +3856,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -3889,7 +3889,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiUser"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4004,7 +4004,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4042,7 +4042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4097,7 +4097,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiUser"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4197,7 +4197,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4235,7 +4235,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4290,7 +4290,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4338,7 +4338,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4376,7 +4376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4415,7 +4415,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4463,7 +4463,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4501,7 +4501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4522,7 +4522,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -4558,7 +4558,7 @@ export interface operations {
                     "application/json": components["schemas"]["AddedWebhook"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4659,7 +4659,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4697,7 +4697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4718,7 +4718,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -4752,7 +4752,7 @@ export interface operations {
                     "application/json": components["schemas"]["RemovedWebhook"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4853,7 +4853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4891,7 +4891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4940,7 +4940,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5001,7 +5001,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5039,7 +5039,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5060,7 +5060,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (by the same API user, within 24 hours) is not run again; it gets the first answer again, same status and body, with the header Idempotent-Replayed: true. Concurrent requests with one key have one effect. A 400 is not kept (fix the body and retry with the same key); neither is a 5xx. The same key with another body or on another route is a 422. 1 to 255 printable ASCII characters, never holding an API key (a 400: it would be kept in clear); a UUID per logical request is a good choice.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -5093,7 +5093,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description A parameter or body field is missing or invalid; the message names each one and what was wrong. The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5208,7 +5208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests: the API user has spent its requests for this minute, or the client's address has sent too many invalid keys (or keys its user may not use from there). The per-user limit also sends RateLimit and RateLimit-Policy; the per-address limit on invalid keys answers with Retry-After alone, and never to a valid key used from an allowed address. */
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5246,7 +5246,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached, or did not answer in time. This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
