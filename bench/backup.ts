@@ -15,7 +15,7 @@ import { checkBackup, restoreBackup } from "../src/backup/restore.js";
 import { localFiles } from "../src/cli/transfer-command.js";
 import { openDatabase, type Database } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
-import { createLogger } from "../src/logger.js";
+import { createLogger } from "../src/core/logger.js";
 import { scratchDatabase } from "./service.js";
 
 const { values } = parseArgs({ options: { players: { type: "string", default: "100000" } } });

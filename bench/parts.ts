@@ -11,8 +11,8 @@ import { openSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { Request, Response } from "express";
 import { pino } from "pino";
-import { createLogger, logDestination } from "../src/logger.js";
-import { Metrics } from "../src/metrics.js";
+import { createLogger, logDestination } from "../src/core/logger.js";
+import { Metrics } from "../src/service/metrics.js";
 import { requestLifecycle } from "../src/http/request-context.js";
 
 const { values: args } = parseArgs({ options: { calls: { type: "string", default: "200000" }, "per-turn": { type: "string", default: "1" } } });

@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import { scratchDatabase, startService as startServiceOn } from "./service.js";
 import { openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
-import { createLogger } from "../src/logger.js";
+import { createLogger } from "../src/core/logger.js";
 import { ApiUsers } from "../src/users/users.js";
 import { addEndpoint } from "../src/webhooks/manage.js";
 

@@ -1,6 +1,6 @@
 import openapiTS, { astToString } from "openapi-typescript";
 import { apiMarkdown } from "./api-markdown.js";
-import { buildOpenApiDocument } from "../src/http/openapi.js";
+import { buildOpenApiDocument } from "../src/api-document/openapi.js";
 import { apiRoutes } from "../src/resources/index.js";
 
 /** The generated files, by path from the project's root: what `npm run api:generate` writes. */

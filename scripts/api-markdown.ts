@@ -1,4 +1,4 @@
-import { ERROR_CATALOGUE } from "../src/errors.js";
+import { ERROR_CATALOGUE } from "../src/core/errors.js";
 
 /**
  * docs/API.md, the per-route reference, written from the OpenAPI document (and
@@ -154,7 +154,7 @@ export function apiMarkdown(document: object): string {
     "## Errors",
     "",
     "Every failure is `{\"code\": <status>, \"message\": <text>}`; the kinds below are the service's catalogue",
-    "(`src/errors.ts`). Clients see the status in `code`; the message says what happened in this case.",
+    "(`src/core/errors.ts`). Clients see the status in `code`; the message says what happened in this case.",
     "",
     "The statuses most routes share mean, unless the route says otherwise:",
     "",

@@ -1,12 +1,12 @@
 import cluster from "node:cluster";
 import dotenv from "dotenv";
-import { runPrimary } from "./cluster.js";
-import { ConfigError, loadConfig } from "./config.js";
+import { runPrimary } from "./service/cluster.js";
+import { ConfigError, loadConfig } from "./core/config.js";
 import { DatabaseConnectError } from "./db/connect-errors.js";
 import { EmbeddedDatabaseBusyError } from "./db/embedded-lock.js";
-import { ListenError } from "./listen.js";
-import { createLogger, type Logger } from "./logger.js";
-import { startService } from "./server.js";
+import { ListenError } from "./service/listen.js";
+import { createLogger, type Logger } from "./core/logger.js";
+import { startService } from "./service/server.js";
 
 dotenv.config({ quiet: true });
 

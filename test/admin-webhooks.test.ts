@@ -1,8 +1,8 @@
 import request from "supertest";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../src/config.js";
-import { createLogger } from "../src/logger.js";
+import { loadConfig } from "../src/core/config.js";
+import { createLogger } from "../src/core/logger.js";
 import { DeliveryWorker } from "../src/webhooks/worker.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makePlayer } from "./helpers/fixtures.js";

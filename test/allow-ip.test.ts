@@ -2,14 +2,14 @@ import { once } from "node:events";
 import net from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RefusedAddress } from "../src/deps.js";
+import type { RefusedAddress } from "../src/http/deps.js";
 import { AddressAllowList } from "../src/auth/address-allow-list.js";
-import { hashApiKey } from "../src/auth/api-keys.js";
+import { hashApiKey } from "../src/core/api-keys.js";
 import { KeyCache } from "../src/auth/key-cache.js";
-import { keepKeyCacheInSync } from "../src/auth/key-invalidation.js";
+import { keepKeyCacheInSync } from "../src/users/key-invalidation.js";
 import { runCli } from "../src/cli/cli.js";
 import { openDatabase, type Database } from "../src/db/database.js";
-import { createLogger } from "../src/logger.js";
+import { createLogger } from "../src/core/logger.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.js";
 

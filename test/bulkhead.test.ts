@@ -2,11 +2,11 @@ import { once } from "node:events";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { loadConfig } from "../src/config.js";
-import { createHttpServer } from "../src/http/http-server.js";
+import { loadConfig } from "../src/core/config.js";
+import { createHttpServer } from "../src/service/http-server.js";
 import { defineRoute } from "../src/http/route.js";
-import { createLogger } from "../src/logger.js";
-import { Metrics } from "../src/metrics.js";
+import { createLogger } from "../src/core/logger.js";
+import { Metrics } from "../src/service/metrics.js";
 import { apiRoutes } from "../src/resources/index.js";
 import { LogCapture, startTestApp, type TestApp } from "./helpers/app.js";
 

@@ -5,7 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { ENV_VARIABLES, loadConfig } from "../src/config.js";
+import { ENV_VARIABLES, loadConfig } from "../src/core/config.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 
 /**

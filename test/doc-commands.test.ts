@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../src/cli/cli.js";
-import { loadConfig } from "../src/config.js";
-import { createLogger } from "../src/logger.js";
+import { loadConfig } from "../src/core/config.js";
+import { createLogger } from "../src/core/logger.js";
 import { loadSample } from "../src/transfer/sample.js";
 import { createTestDatabase } from "./helpers/database.js";
 

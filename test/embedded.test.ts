@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
-import { createLogger } from "../src/logger.js";
+import { createLogger } from "../src/core/logger.js";
 import { spawnOwned } from "./helpers/process.js";
 import { acquireDataDirLock, EmbeddedDatabaseBusyError } from "../src/db/embedded-lock.js";
 

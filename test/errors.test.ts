@@ -5,7 +5,7 @@ import request from "supertest";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/database.js";
-import { ERROR_CATALOGUE, type ErrorKind } from "../src/errors.js";
+import { ERROR_CATALOGUE, type ErrorKind } from "../src/core/errors.js";
 import { defineRoute } from "../src/http/route.js";
 import { apiRoutes } from "../src/resources/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";

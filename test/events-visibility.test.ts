@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WEBHOOK_EVENTS } from "../src/webhooks/events.js";
+import { WEBHOOK_EVENTS } from "../src/audit/events.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { openStream, positionsOf, type SseClient } from "./helpers/sse.js";
 

@@ -1,10 +1,10 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashApiKey } from "../src/auth/api-keys.js";
+import { hashApiKey } from "../src/core/api-keys.js";
 import { KeyCache, RefusedKeys } from "../src/auth/key-cache.js";
-import { keepKeyCacheInSync } from "../src/auth/key-invalidation.js";
+import { keepKeyCacheInSync } from "../src/users/key-invalidation.js";
 import { openDatabase } from "../src/db/database.js";
-import { createLogger } from "../src/logger.js";
+import { createLogger } from "../src/core/logger.js";
 import { ApiUsers } from "../src/users/users.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { countingKeyLookups } from "./helpers/key-lookups.js";

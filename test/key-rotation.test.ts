@@ -1,6 +1,6 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashApiKey } from "../src/auth/api-keys.js";
+import { hashApiKey } from "../src/core/api-keys.js";
 import { KeyCache } from "../src/auth/key-cache.js";
 import { KeyUsage } from "../src/users/key-usage.js";
 import { ApiUsers } from "../src/users/users.js";

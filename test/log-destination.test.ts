@@ -5,7 +5,7 @@ import type { Socket } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { createLogger, LOG_BUFFER_BYTES, logDestination } from "../src/logger.js";
+import { createLogger, LOG_BUFFER_BYTES, logDestination } from "../src/core/logger.js";
 import { spawnOwned } from "./helpers/process.js";
 
 /**
@@ -25,7 +25,7 @@ function lazyReader() {
 /** A child process running `lines` with `logger`, the service's logger on its stdout (a pipe). */
 function logInChild(...lines: string[]) {
   const script = [
-    `const { createLogger } = await import(${JSON.stringify(path.resolve(import.meta.dirname, "../src/logger.ts"))});`,
+    `const { createLogger } = await import(${JSON.stringify(path.resolve(import.meta.dirname, "../src/core/logger.ts"))});`,
     "const logger = createLogger('info');",
     ...lines,
   ].join("\n");

@@ -1,7 +1,7 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { requestContext, type RequestContext } from "../src/context.js";
-import { createLogger, writeRequestLine, type RequestLine } from "../src/logger.js";
+import { requestContext, type RequestContext } from "../src/core/context.js";
+import { createLogger, writeRequestLine, type RequestLine } from "../src/core/logger.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 
 let t: TestApp;

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/database.js";
 import { MIGRATIONS_DIR, migrate, prepareSchema, readMigrations } from "../src/db/migrate.js";
-import { createLogger } from "../src/logger.js";
+import { createLogger } from "../src/core/logger.js";
 import { createServerDatabase, createTestDatabase, onPostgres, type TestDatabase } from "./helpers/database.js";
 
 const quiet = createLogger("silent");

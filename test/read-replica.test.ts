@@ -2,7 +2,7 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
-import { createLogger } from "../src/logger.js";
+import { createLogger } from "../src/core/logger.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
 import { makePlayer, makeWorld } from "./helpers/fixtures.js";

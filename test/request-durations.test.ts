@@ -1,6 +1,6 @@
 import { AggregatorRegistry, Histogram, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { RequestDurations } from "../src/request-durations.js";
+import { RequestDurations } from "../src/service/request-durations.js";
 
 const NAME = "http_request_duration_seconds";
 const HELP = "Time from request to the end of its answer.";

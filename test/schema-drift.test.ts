@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import internals from "@prisma/internals";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "../src/db/migrate.js";
-import { createLogger } from "../src/logger.js";
+import { createLogger } from "../src/core/logger.js";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.js";
 
 /**

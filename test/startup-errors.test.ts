@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../src/config.js";
+import { loadConfig } from "../src/core/config.js";
 import { DatabaseConnectError } from "../src/db/connect-errors.js";
-import { createLogger } from "../src/logger.js";
-import { startService } from "../src/server.js";
+import { createLogger } from "../src/core/logger.js";
+import { startService } from "../src/service/server.js";
 import { createServerDatabase, onPostgres, serverUrl } from "./helpers/database.js";
 import { spawnOwned } from "./helpers/process.js";
 

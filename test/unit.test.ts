@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { Prisma } from "../src/generated/prisma/client.js";
-import { generateApiKey, hashApiKey, looksLikeApiKey } from "../src/auth/api-keys.js";
+import { generateApiKey, hashApiKey, looksLikeApiKey } from "../src/core/api-keys.js";
 import { CallerDirectory } from "../src/auth/callers.js";
-import { ConfigError, loadConfig } from "../src/config.js";
-import { conflictMessage } from "../src/db/constraints.js";
+import { ConfigError, loadConfig } from "../src/core/config.js";
+import { conflictMessage } from "../src/entities/constraints.js";
 import { foreignKeyViolation, isDatabaseUnavailable, isRecordNotFound, uniqueViolation } from "../src/db/prisma-errors.js";
 import { formatTimestamp, parseTimestamp } from "../src/fields/timestamp.js";
 
@@ -277,7 +277,7 @@ describe("Prisma errors through driver adapters", () => {
 describe("the heavy-list bulkhead", () => {
   const WAIT = 60_000;
   it("when more ask than the limit, then the others wait in order and each release lets one in", async () => {
-    const { Bulkhead } = await import("../src/http/bulkhead.js");
+    const { Bulkhead } = await import("../src/limits/bulkhead.js");
     const bulkhead = new Bulkhead(2);
     const order: string[] = [];
     const a = await bulkhead.acquire(WAIT);
@@ -302,7 +302,7 @@ describe("the heavy-list bulkhead", () => {
   });
 
   it("when no slot comes free within the wait, then the waiter is refused with BulkheadTimeout and holds nothing", async () => {
-    const { Bulkhead, BulkheadTimeout } = await import("../src/http/bulkhead.js");
+    const { Bulkhead, BulkheadTimeout } = await import("../src/limits/bulkhead.js");
     const bulkhead = new Bulkhead(1);
     const holder = await bulkhead.acquire(WAIT);
     await expect(bulkhead.acquire(50)).rejects.toBeInstanceOf(BulkheadTimeout);
@@ -312,7 +312,7 @@ describe("the heavy-list bulkhead", () => {
   });
 
   it("when a waiter leaves (its signal aborts), then it leaves the queue at once and the next release goes to the one behind it", async () => {
-    const { Bulkhead } = await import("../src/http/bulkhead.js");
+    const { Bulkhead } = await import("../src/limits/bulkhead.js");
     const bulkhead = new Bulkhead(1);
     const holder = await bulkhead.acquire(WAIT);
     const leaving = new AbortController();

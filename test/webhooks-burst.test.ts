@@ -1,8 +1,8 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyCache } from "../src/auth/key-cache.js";
-import { loadConfig } from "../src/config.js";
-import { createLogger } from "../src/logger.js";
+import { loadConfig } from "../src/core/config.js";
+import { createLogger } from "../src/core/logger.js";
 import { addEndpoint } from "../src/webhooks/manage.js";
 import { DeliveryWorker } from "../src/webhooks/worker.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";

@@ -1,11 +1,11 @@
-import { playerSummary } from "../src/resources/player/entity.js";
+import { playerSummary } from "../src/entities/player.js";
 import { Registry } from "prom-client";
 import request from "supertest";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli/cli.js";
-import { loadConfig } from "../src/config.js";
-import { createLogger } from "../src/logger.js";
+import { loadConfig } from "../src/core/config.js";
+import { createLogger } from "../src/core/logger.js";
 import { exportData, importData, ImportError } from "../src/transfer/transfer.js";
 import { webhookMetrics } from "../src/webhooks/metrics.js";
 import { isPrivateAddress } from "../src/webhooks/address-guard.js";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import express, { type Response, type Router } from "express";
-import { errors } from "../errors.js";
+import { errors } from "../core/errors.js";
 
 /**
  * The admin console at /admin: a page and its two files, bundled at build

@@ -1,10 +1,12 @@
 import { isIP } from "node:net";
 import type { Request, Response } from "express";
-import type { CallerGroup } from "../config.js";
-import type { AppDeps } from "../deps.js";
-import { errors, type ApiError } from "../errors.js";
-import { keyFingerprint } from "./api-keys.js";
+import type { CallerGroup } from "../core/config.js";
+import type { requestContext } from "../core/context.js";
+import type { Logger } from "../core/logger.js";
+import { errors, type ApiError } from "../core/errors.js";
+import { keyFingerprint } from "../core/api-keys.js";
 import type { Caller } from "./caller.js";
+import type { CallerDirectory } from "./callers.js";
 
 declare module "express-serve-static-core" {
   interface Request {
@@ -46,10 +48,31 @@ export interface FailedAuthentications {
  */
 export type Admission = { over: false; check: "database" } | { over: true; retryAfter: number; check: "database" | "memory" | "none" };
 
+/** A key used from a client address its user may not use it from (the request was refused with 403). */
+export interface RefusedAddress {
+  username: string;
+  clientAddress: string | undefined;
+  requestId: string | undefined;
+}
+
+/** What the key check needs of the service: the request path's dependencies (http/deps.ts) are one. */
+export interface AuthenticationDeps {
+  /** Finds a key's user: in this instance's memory of keys already seen, or in the database too. */
+  users: {
+    authenticate(key: string): Promise<Caller | undefined>;
+    authenticateFromMemory(key: string): Caller | undefined;
+  };
+  callers: CallerDirectory;
+  logger: Logger;
+  requestContext: typeof requestContext;
+  /** Where refused client addresses are recorded (beyond the warn log line): the audit log. */
+  onRefusedAddress: (event: RefusedAddress) => Promise<void>;
+}
+
 const OPEN: Admission = { over: false, check: "database" };
 
 /** The key check: sets req.caller, or answers 401 (429 for an address over its failure budget, 403 for a refused address). */
-export function authenticate(deps: AppDeps, failures: FailedAuthentications | undefined): Step {
+export function authenticate(deps: AuthenticationDeps, failures: FailedAuthentications | undefined): Step {
   return async (req: Request, res: Response) => {
     const key = presentedKey(req);
     // Hashed only if the failure limit needs it: most requests have a good key from an address in good standing.
@@ -83,7 +106,7 @@ export function authenticate(deps: AppDeps, failures: FailedAuthentications | un
 }
 
 /** The allow-list of a route: 403 unless the caller is in one of its groups. */
-export function authorize(callers: readonly CallerGroup[], deps: AppDeps): Step {
+export function authorize(callers: readonly CallerGroup[], deps: Pick<AuthenticationDeps, "callers">): Step {
   return (req: Request) => {
     const username = req.caller!.username;
     if (deps.callers.may(username, callers)) return;
@@ -92,7 +115,7 @@ export function authorize(callers: readonly CallerGroup[], deps: AppDeps): Step 
 }
 
 /** A key used from elsewhere than its user's allowed addresses: logged (never the key) and recorded. */
-async function refuseAddress(deps: AppDeps, caller: Caller, address: string | undefined, requestId: string | undefined) {
+async function refuseAddress(deps: AuthenticationDeps, caller: Caller, address: string | undefined, requestId: string | undefined) {
   // Behind a trusted proxy req.ip is the client's own X-Forwarded-For text: only an address is kept.
   const clientAddress = address !== undefined && isIP(address) ? address : "(not an IP address)";
   deps.logger.warn({ clientAddress }, "API key used from a client address not allowed for its user");

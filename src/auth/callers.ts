@@ -1,4 +1,4 @@
-import { CALLER_GROUPS, type CallerGroup, type Config } from "../config.js";
+import { CALLER_GROUPS, type CallerGroup, type Config } from "../core/config.js";
 
 /**
  * Which configured caller groups an API user belongs to. Usernames compare

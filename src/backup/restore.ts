@@ -1,4 +1,4 @@
-import { advanceIdSequence, largestId } from "../db/constraints.js";
+import { advanceIdSequence, largestId } from "../entities/constraints.js";
 import type { Database } from "../db/database.js";
 import { openSecret, SecretUnavailable } from "../webhooks/secrets.js";
 import { BackupFileError, readBackup, type BackupHeader } from "./format.js";

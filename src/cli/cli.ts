@@ -1,12 +1,12 @@
 import { cliSource, type AuditSource } from "../audit/audit.js";
 import { CallerDirectory } from "../auth/callers.js";
-import type { Config } from "../config.js";
+import type { Config } from "../core/config.js";
 import type { Database } from "../db/database.js";
 import { migrate } from "../db/migrate.js";
 import { AddressAllowList } from "../auth/address-allow-list.js";
 import { formatTimestamp } from "../fields/timestamp.js";
-import { ApiError } from "../errors.js";
-import type { Logger } from "../logger.js";
+import { ApiError } from "../core/errors.js";
+import type { Logger } from "../core/logger.js";
 import { parse, printable, table, terminalJson, UsageError } from "./args.js";
 import { auditCommand } from "./audit-command.js";
 import { BACKUP_USAGE, backupCommand, restoreCommand } from "./backup-command.js";

@@ -1,9 +1,9 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import net, { type Socket } from "node:net";
-import type { Config } from "../config.js";
+import type { Config } from "../core/config.js";
 import type { Database } from "../db/database.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../core/logger.js";
 import { commandName } from "./args.js";
 import { runCli } from "./cli.js";
 import type { CliFiles } from "./transfer-command.js";

@@ -1,11 +1,11 @@
 import dotenv from "dotenv";
-import { ConfigError, loadConfig } from "../config.js";
+import { ConfigError, loadConfig } from "../core/config.js";
 import { DatabaseConnectError, explainConnectError } from "../db/connect-errors.js";
 import { EmbeddedDatabaseBusyError } from "../db/embedded-lock.js";
 import type { Database } from "../db/database.js";
 import { migrate } from "../db/migrate.js";
 import { openConfiguredDatabase, TIGHTENED_WARNING } from "../db/open.js";
-import { createLogger } from "../logger.js";
+import { createLogger } from "../core/logger.js";
 import { commandName } from "./args.js";
 import { runCli, USAGE } from "./cli.js";
 import { runThroughServer } from "./control-client.js";

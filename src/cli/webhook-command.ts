@@ -1,6 +1,6 @@
 import type { AuditSource } from "../audit/audit.js";
-import type { Config } from "../config.js";
-import { ApiError } from "../errors.js";
+import type { Config } from "../core/config.js";
+import { ApiError } from "../core/errors.js";
 import { INT32_MAX } from "../fields/rules.js";
 import { formatTimestamp } from "../fields/timestamp.js";
 import type { PrismaClient } from "../generated/prisma/client.js";

@@ -1,4 +1,4 @@
-import type { Config } from "../config.js";
+import type { Config } from "../core/config.js";
 import { makeDataDirOwnerOnly } from "./data-dir.js";
 import { openDatabase, type Database } from "./database.js";
 

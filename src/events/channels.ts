@@ -1,8 +1,8 @@
 import { ListenUnavailableError, type Database, type Subscription } from "../db/database.js";
-import type { Logger } from "../logger.js";
-import { throttledWarning } from "../throttled-warning.js";
+import type { Logger } from "../core/logger.js";
+import { throttledWarning } from "../core/throttled-warning.js";
 import { USER_CHANGED_CHANNEL } from "../users/users.js";
-import { DELIVERIES_CHANNEL } from "../webhooks/events.js";
+import { DELIVERIES_CHANNEL } from "../audit/events.js";
 
 /** The channel every instance's hub listens on for new events; the instance that committed them notifies it (HubChannels.announce). */
 export const EVENTS_CHANNEL = "webhook_events";

@@ -1,5 +1,5 @@
 import { createCipheriv, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { databaseTag } from "../http/list-params.js";
+import { databaseTag } from "../lists/list-params.js";
 
 /**
  * An event's place in the stream (GET /api/events): the transaction that

@@ -1,8 +1,8 @@
 import type { Response } from "express";
-import type { Config } from "../config.js";
+import type { Config } from "../core/config.js";
 import type { Database } from "../db/database.js";
-import { errors } from "../errors.js";
-import type { Logger } from "../logger.js";
+import { errors } from "../core/errors.js";
+import type { Logger } from "../core/logger.js";
 import { HubChannels } from "./channels.js";
 import { CatchUpGate } from "./catch-up-gate.js";
 import { EventIds, ZERO_KEY, type EventKey } from "./event-id.js";

@@ -2,7 +2,7 @@ import { AddressAllowList } from "../auth/address-allow-list.js";
 import type { Database } from "../db/database.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { messageBody } from "../webhooks/attempt.js";
-import { WEBHOOK_EVENTS } from "../webhooks/events.js";
+import { WEBHOOK_EVENTS } from "../audit/events.js";
 import type { EventIds, EventKey } from "./event-id.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { Database } from "../db/database.js";
-import { errors } from "../errors.js";
+import { errors } from "../core/errors.js";
 import { compareKeys, UNSEALED_EVENT_ID, ZERO_KEY, type EventIds, type EventKey, type SentEventId } from "./event-id.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { Response } from "express";
 import type { Caller } from "../auth/caller.js";
-import { taken } from "../http/send.js";
-import type { Logger } from "../logger.js";
+import { taken } from "../core/send.js";
+import type { Logger } from "../core/logger.js";
 import { compareKeys, ZERO_KEY, type EventIds, type EventKey, type SentEventId } from "./event-id.js";
 import type { Batch } from "./batch.js";
 import type { KeyState, StreamEvent } from "./outbox.js";

@@ -1,8 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import express, { type Request, type Response } from "express";
 import type { Step } from "../auth/authenticate.js";
-import { errors, type ApiError } from "../errors.js";
-import { BODY_LIMIT_KB } from "./body-limit.js";
+import { BODY_LIMIT_KB, errors, type ApiError } from "../core/errors.js";
 import { malformedJsonMessage } from "./json-position.js";
 
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";

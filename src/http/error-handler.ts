@@ -1,10 +1,10 @@
 import type { ErrorRequestHandler } from "express";
-import { conflictMessage, generatedKeyCollision } from "../db/constraints.js";
+import { conflictMessage, generatedKeyCollision } from "../entities/constraints.js";
 import { isDatabaseUnavailable, isRecordNotFound, uniqueViolation } from "../db/prisma-errors.js";
-import { ApiError, ERROR_NAME_HEADER, errors } from "../errors.js";
-import type { Logger } from "../logger.js";
+import { ApiError, ERROR_NAME_HEADER, errors } from "../core/errors.js";
+import type { Logger } from "../core/logger.js";
 import { malformedJsonMessage } from "./json-position.js";
-import { requestContext } from "../context.js";
+import { requestContext } from "../core/context.js";
 
 interface HttpError {
   type?: unknown;

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Request } from "express";
 import type { DbClient } from "../db/client.js";
-import { maskKeys } from "../auth/api-keys.js";
-import { ApiError, errors } from "../errors.js";
+import { maskKeys } from "../core/api-keys.js";
+import { ApiError, errors } from "../core/errors.js";
 import type { RouteSpec } from "./route.js";
 
 /**

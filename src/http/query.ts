@@ -1,6 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import { parse, unescape, type ParsedUrlQuery } from "node:querystring";
-import { errors } from "../errors.js";
+import { errors } from "../core/errors.js";
 
 /**
  * Express's "simple" query parser (node:querystring), except that percent-encoded

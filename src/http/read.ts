@@ -1,13 +1,13 @@
 import type { Request, Response } from "express";
-import { hashApiKey } from "../auth/api-keys.js";
+import { hashApiKey } from "../core/api-keys.js";
 import { presentedKey } from "../auth/authenticate.js";
-import type { AppDeps } from "../deps.js";
-import { errors } from "../errors.js";
-import { BulkheadTimeout } from "./bulkhead.js";
-import { nextLink } from "./next-link.js";
-import { sendJsonText } from "./send.js";
-import { isPage, sendList } from "./list.js";
-import { EventStreamAnswer, JsonText, Page, StreamedList, Versioned, type ReadContext, type RouteInput, type RouteSpec } from "./route.js";
+import type { AppDeps } from "./deps.js";
+import { errors } from "../core/errors.js";
+import { BulkheadTimeout } from "../limits/bulkhead.js";
+import { nextLink } from "../lists/next-link.js";
+import { sendJsonText } from "../core/send.js";
+import { isPage, sendList, StreamedList } from "../lists/list.js";
+import { EventStreamAnswer, JsonText, Page, Versioned, type ReadContext, type RouteInput, type RouteSpec } from "./route.js";
 
 /**
  * How a GET runs: on the reader client, with no audit. A list's version
@@ -29,7 +29,7 @@ export async function runRead(
     return;
   }
   // A page is bounded (1,000 rows at most): it needs no slot.
-  const heavy = route.heavy === true && !isPage(input);
+  const heavy = route.heavy === true && !isPage(input.query);
   if (heavy && !(await takeHeavySlot(deps, req, res))) return;
   let result = await invoke(ctx);
   if (result instanceof StreamedList) return sendList(result, listTag, req, res, deps, heavy);

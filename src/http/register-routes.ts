@@ -1,10 +1,10 @@
 import type { Request, RequestHandler, Response, Router } from "express";
 import type { z } from "zod";
 import { authenticate, authorize, type AuthenticationGuards, type Step } from "../auth/authenticate.js";
-import { conflictMessage, generatedKeyCollision } from "../db/constraints.js";
+import { conflictMessage, generatedKeyCollision } from "../entities/constraints.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
-import type { AppDeps } from "../deps.js";
-import { errors } from "../errors.js";
+import type { AppDeps } from "./deps.js";
+import { errors } from "../core/errors.js";
 import { jsonBody } from "./body.js";
 import { runRead } from "./read.js";
 import type { RouteInput, RouteSpec } from "./route.js";

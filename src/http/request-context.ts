@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
-import { maskKeys } from "../auth/api-keys.js";
-import { requestContext, type RequestContext } from "../context.js";
-import { writeRequestLine, type Logger } from "../logger.js";
+import { maskKeys } from "../core/api-keys.js";
+import { requestContext, type RequestContext } from "../core/context.js";
+import { writeRequestLine, type Logger } from "../core/logger.js";
 import { JSON_HEADERS } from "./security-headers.js";
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -2,14 +2,15 @@ import { z } from "zod";
 import type { AuditedWrite, AuditEntry, AuditSource } from "../audit/audit.js";
 import type { Caller } from "../auth/caller.js";
 import type { CallerDirectory } from "../auth/callers.js";
-import type { CallerGroup, Config } from "../config.js";
+import type { CallerGroup, Config } from "../core/config.js";
 import type { DbClient, ReadClient } from "../db/client.js";
 import type { ListSource } from "../db/list-query.js";
 import type { SentEventId } from "../events/event-id.js";
-import type { ApiError } from "../errors.js";
+import type { ApiError } from "../core/errors.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import type { ApiUsers } from "../users/users.js";
-import { cursorNeedsLimit, LIST_QUERY, type ListQuery } from "./list-params.js";
+import { cursorNeedsLimit, LIST_QUERY, type ListQuery } from "../lists/list-params.js";
+import { StreamedList } from "../lists/list.js";
 
 /**
  * A route is a declaration: method, path, who may call it, what it takes, and
@@ -102,7 +103,7 @@ export class Page {
 }
 
 /**
- * A list route: what it reads, and the rest follows (http/list.ts): the whole
+ * A list route: what it reads, and the rest follows (lists/list.ts): the whole
  * list streamed in keyset batches, pages (limit, cursor, Link), the sync by
  * change (Sync-Token, since). Its query takes limit, cursor and since besides
  * its own parameters.
@@ -113,15 +114,6 @@ export interface ListDeclaration<I = RouteInput> {
   where?: (input: I, ctx: ReadContext) => Prisma.Sql;
   /** The rows that join the list with time alone, no write (an item whose start passed): a sync adds those that joined since. */
   joinedSince?: (since: Date, now: Date) => Prisma.Sql;
-}
-
-/** What a list route's handler answers: the list to send, streamed by http/list.ts. */
-export class StreamedList {
-  constructor(
-    readonly list: ListDeclaration,
-    readonly input: RouteInput<z.ZodType<ListQuery>>,
-    readonly ctx: ReadContext,
-  ) {}
 }
 
 /**
@@ -222,7 +214,7 @@ export function defineRoute<
   if (declaration.method === "GET" && declaration.list) {
     const list = declaration.list as ListDeclaration;
     spec.query = ((declaration.query as z.ZodObject | undefined) ?? z.strictObject({})).extend(LIST_QUERY).superRefine(cursorNeedsLimit);
-    spec.read = (input, ctx) => Promise.resolve(new StreamedList(list, input, ctx));
+    spec.read = (input, ctx) => Promise.resolve(new StreamedList(list, input.query as ListQuery, ctx, list.where && (() => list.where!(input, ctx))));
   } else if (declaration.method === "GET") spec.read = declaration.handler;
   // A one-statement handler gets a StatementContext, which a TransactionContext extends.
   else spec.write = declaration.handler ?? declaration.oneStatement;

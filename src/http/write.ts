@@ -1,15 +1,15 @@
 import type { Request, Response } from "express";
 import { auditedWrite, recordAudit, type AuditedUpdateEntry, type AuditSource } from "../audit/audit.js";
-import type { Config } from "../config.js";
+import type { Config } from "../core/config.js";
 import type { DbClient } from "../db/client.js";
 import type { RowUpdate } from "../db/sql.js";
 import type { Prisma } from "../generated/prisma/client.js";
-import { advanceIdSequence, generatedKeyCollision, largestId } from "../db/constraints.js";
-import { ERROR_NAME_HEADER } from "../errors.js";
-import type { AppDeps } from "../deps.js";
+import { advanceIdSequence, generatedKeyCollision, largestId } from "../entities/constraints.js";
+import { ERROR_NAME_HEADER } from "../core/errors.js";
+import type { AppDeps } from "./deps.js";
 import { claimKey, fingerprint, idempotencyKey, purgeExpiredKeys, REPLAYED_HEADER, runOnce, type Answer, type Written } from "./idempotency.js";
 import { Versioned, type RouteSpec, type TransactionContext } from "./route.js";
-import { sendJsonText } from "./send.js";
+import { sendJsonText } from "../core/send.js";
 
 /**
  * How a write runs: the handler's statements, its audit entry and, for a POST

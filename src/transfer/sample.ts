@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { AuditSource } from "../audit/audit.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { formatTimestamp, timestampSql } from "../fields/timestamp.js";
-import { temporaryItem } from "../resources/temporary-item/entity.js";
+import { temporaryItem } from "../entities/temporary-item.js";
 import { TRANSFER_RESOURCES } from "./resources.js";
 import { ImportError, importData, type ImportSummary } from "./transfer.js";
 

@@ -1,9 +1,9 @@
 import { recordAudit, type AuditSource } from "../audit/audit.js";
-import { advanceIdSequence, largestId } from "../db/constraints.js";
+import { advanceIdSequence, largestId } from "../entities/constraints.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
 import { issueMessages, PARSE_OPTIONS } from "../http/validation.js";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
-import { eventCtes, IMPORT_KINDS } from "../webhooks/events.js";
+import { eventCtes, IMPORT_KINDS } from "../audit/events.js";
 import { checkAgainstDatabase, checkWithinFile, q, stagedRows, type Tx } from "./import-checks.js";
 import { ImportError, Problems } from "./import-error.js";
 import { fileParts, FileShapeError } from "./json-records.js";

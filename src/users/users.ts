@@ -3,16 +3,16 @@ import { AddressAllowList } from "../auth/address-allow-list.js";
 import { OPERATOR, recordAudit, type AuditSource } from "../audit/audit.js";
 import type { Caller } from "../auth/caller.js";
 import type { DbClient } from "../db/client.js";
-import { generateApiKey, hashApiKey, looksLikeApiKey } from "../auth/api-keys.js";
-import { conflictMessage } from "../db/constraints.js";
+import { generateApiKey, hashApiKey, looksLikeApiKey } from "../core/api-keys.js";
+import { conflictMessage } from "../entities/constraints.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
 import { RefusedKeys, type KeyCache } from "../auth/key-cache.js";
-import { errors } from "../errors.js";
+import { errors } from "../core/errors.js";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
 import { auditUpdate, lockedForUpdate } from "./audited-update.js";
 import { DEFAULT_GRACE_SECONDS } from "./grace.js";
 import type { KeyUsage } from "./key-usage.js";
-import { recordEvent } from "../webhooks/events.js";
+import { recordEvent } from "../audit/events.js";
 
 /** A username as it may exist: what the routes that address a user take. */
 export const existingUsernameSchema = z

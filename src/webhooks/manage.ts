@@ -1,9 +1,9 @@
 import { recordAudit, type AuditSource } from "../audit/audit.js";
 import type { DbClient, ReadClient } from "../db/client.js";
-import { errors } from "../errors.js";
+import { errors } from "../core/errors.js";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
 import { checkHost, RefusedTarget } from "./address-guard.js";
-import { DELIVERIES_CHANNEL, WEBHOOK_EVENTS } from "./events.js";
+import { DELIVERIES_CHANNEL, WEBHOOK_EVENTS } from "../audit/events.js";
 import { generateSecret, sealSecret } from "./secrets.js";
 
 /**

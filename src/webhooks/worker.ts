@@ -1,9 +1,9 @@
-import type { Config } from "../config.js";
+import type { Config } from "../core/config.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { ListenUnavailableError, type Database, type Subscription } from "../db/database.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../core/logger.js";
 import { attempt, type AttemptResult } from "./attempt.js";
-import { DELIVERIES_CHANNEL } from "./events.js";
+import { DELIVERIES_CHANNEL } from "../audit/events.js";
 import { openSecret, SecretUnavailable } from "./secrets.js";
 
 /** How often the outbox is looked at without a notification (retries that came due, expired leases, a lost LISTEN). */

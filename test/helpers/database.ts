@@ -4,7 +4,7 @@ import pg from "pg";
 import { inject } from "vitest";
 import { openDatabase, type Database } from "../../src/db/database.js";
 import { migrate } from "../../src/db/migrate.js";
-import { createLogger } from "../../src/logger.js";
+import { createLogger } from "../../src/core/logger.js";
 
 /**
  * A migrated database of the test file's own: a fresh database on the

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { dumpMemoryDatabase, openDatabase, type Database } from "../../src/db/database.js";
 import { migrate, readMigrations } from "../../src/db/migrate.js";
-import { createLogger } from "../../src/logger.js";
+import { createLogger } from "../../src/core/logger.js";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -4,12 +4,12 @@ import { ALL_ROWS, readAll } from "../../src/db/list-query.js";
 import { Prisma } from "../../src/generated/prisma/client.js";
 import { allInfectedStats } from "../../src/resources/infected/queries.js";
 import { allPlayers, fullPlayers } from "../../src/resources/player/queries.js";
-import { infectedStats } from "../../src/resources/infected/entity.js";
+import { infectedStats } from "../../src/entities/infected.js";
 import { allMaps } from "../../src/resources/parkour/queries.js";
-import { parkourMap } from "../../src/resources/parkour/entity.js";
+import { parkourMap } from "../../src/entities/parkour.js";
 import { activeAt, allItems } from "../../src/resources/temporary-item/queries.js";
-import { temporaryItem } from "../../src/resources/temporary-item/entity.js";
-import { player, playerSummary } from "../../src/resources/player/entity.js";
+import { temporaryItem } from "../../src/entities/temporary-item.js";
+import { player, playerSummary } from "../../src/entities/player.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { makeCosmetic, makePlayer, unique } from "../helpers/fixtures.js";
 

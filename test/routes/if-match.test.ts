@@ -1,6 +1,6 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiError } from "../../src/errors.js";
+import type { ApiError } from "../../src/core/errors.js";
 import { parseIfMatch } from "../../src/http/if-match.js";
 import { updateCosmetic } from "../../src/resources/cosmetic/queries.js";
 import { importData } from "../../src/transfer/transfer.js";

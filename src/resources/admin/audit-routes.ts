@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { errors } from "../../errors.js";
+import { errors } from "../../core/errors.js";
 import { timestamp, TIMESTAMP_PATTERN } from "../../fields/timestamp.js";
-import { queryText } from "../../http/query-params.js";
+import { queryText } from "../../fields/query-params.js";
 import { defineRoute, Page } from "../../http/route.js";
 import { ADMIN_CALLERS } from "./callers.js";
 import { DEFAULT_LIMIT, MAX_LIMIT, nextCursorField, NOT_A_CURSOR, pageQuery } from "./paging.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { queryInt } from "../../http/query-params.js";
+import { queryInt } from "../../fields/query-params.js";
 
 /** What a cursor the admin routes never gave gets (after `cursor: `). */
 export const NOT_A_CURSOR = "not a cursor this API gave (take it from nextCursor or the Link header)";

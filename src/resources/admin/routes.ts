@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { AddressAllowList } from "../../auth/address-allow-list.js";
-import { API_KEY_PATTERN } from "../../auth/api-keys.js";
-import { CALLER_GROUPS } from "../../config.js";
-import { errors } from "../../errors.js";
+import { API_KEY_PATTERN } from "../../core/api-keys.js";
+import { CALLER_GROUPS } from "../../core/config.js";
+import { errors } from "../../core/errors.js";
 import { TIMESTAMP_PATTERN } from "../../fields/timestamp.js";
 import { defineRoute } from "../../http/route.js";
 import { DEFAULT_GRACE_SECONDS, graceSecondsSchema, MAX_GRACE_SECONDS } from "../../users/grace.js";

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { errors } from "../../errors.js";
+import { errors } from "../../core/errors.js";
 import { INT32_MAX } from "../../fields/rules.js";
 import { formatTimestamp, TIMESTAMP_PATTERN } from "../../fields/timestamp.js";
-import { queryInt } from "../../http/query-params.js";
+import { queryInt } from "../../fields/query-params.js";
 import { defineRoute, Page } from "../../http/route.js";
-import { WEBHOOK_EVENTS } from "../../webhooks/events.js";
+import { WEBHOOK_EVENTS } from "../../audit/events.js";
 import {
   addEndpointIn,
   checkEndpointUrl,

@@ -1,8 +1,8 @@
 import type { DbClient, ReadClient } from "../../db/client.js";
-import { errors } from "../../errors.js";
+import { errors } from "../../core/errors.js";
 import { Prisma, type Cosmetic } from "../../generated/prisma/client.js";
 import type { RowUpdate } from "../../db/sql.js";
-import { cosmetic } from "./entity.js";
+import { cosmetic } from "../../entities/cosmetic.js";
 
 /**
  * Hot path (shop pages): raw SQL through Prisma, measured ahead of findUnique

@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { Prisma, type Cosmetic } from "../../generated/prisma/client.js";
-import { errors } from "../../errors.js";
+import { errors } from "../../core/errors.js";
 import { id } from "../../fields/rules.js";
-import { queryInt } from "../../http/query-params.js";
+import { queryInt } from "../../fields/query-params.js";
 import { ifMatchHeader } from "../../http/if-match.js";
 import { defineRoute, Versioned, versioned } from "../../http/route.js";
 import { cosmeticById, updateCosmetic } from "./queries.js";
-import { cosmetic, cosmeticEtag, versionsNamed } from "./entity.js";
+import { cosmetic } from "../../entities/cosmetic.js";
+import { cosmeticEtag, versionsNamed } from "./etag.js";
 
 const updateCosmeticBody = cosmetic.patchBody({ id: 3, price: 450, argument_EN: "A glowing halo", description: "null" });
 

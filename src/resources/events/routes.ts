@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { CALLER_GROUPS, type CallerGroup } from "../../config.js";
+import { CALLER_GROUPS, type CallerGroup } from "../../core/config.js";
 import { EVENT_ID, EventIds, UNSEALED_EVENT_ID } from "../../events/event-id.js";
 import { topicSet } from "../../events/batch.js";
 import { HEARTBEAT_MS, RETRY_MS } from "../../events/stream.js";
-import { errors } from "../../errors.js";
+import { errors } from "../../core/errors.js";
 import { defineRoute, EventStreamAnswer } from "../../http/route.js";
-import { WEBHOOK_EVENTS } from "../../webhooks/events.js";
+import { WEBHOOK_EVENTS } from "../../audit/events.js";
 import { EVENT_CALLERS, VISIBILITY_TEXT, visibleTopics } from "./visibility.js";
 
 /** Ids as the document shows them: sealed under a key of zeros. */

@@ -1,6 +1,6 @@
-import type { CallerGroup } from "../../config.js";
+import type { CallerGroup } from "../../core/config.js";
 import { RESTRICTED } from "../../events/topics.js";
-import { IMPORT_KINDS, WEBHOOK_EVENTS } from "../../webhooks/events.js";
+import { IMPORT_KINDS, WEBHOOK_EVENTS } from "../../audit/events.js";
 import { ADMIN_CALLERS } from "../admin/callers.js";
 import { dataRoutes } from "../data-routes.js";
 

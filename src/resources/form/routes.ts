@@ -1,9 +1,9 @@
 import { foreignKeyViolation } from "../../db/prisma-errors.js";
 import { insertColumns } from "../../db/sql.js";
-import { errors } from "../../errors.js";
+import { errors } from "../../core/errors.js";
 import { Prisma, type FormAnswer } from "../../generated/prisma/client.js";
 import { defineRoute } from "../../http/route.js";
-import { formAnswer } from "./entity.js";
+import { formAnswer } from "../../entities/form.js";
 
 const createFormBody = formAnswer.createBody({
   playerId: 2, video: "https://video.example/alex-audition", question1: "Alex", question2: "17", question3: "Two years of building", question4: "Evenings", question5: "I love redstone",

@@ -1,5 +1,5 @@
 import { listOf } from "../../db/list-query.js";
-import { infectedStats } from "./entity.js";
+import { infectedStats } from "../../entities/infected.js";
 
 /** One row per player with statistics, ordered by player. */
 export const allInfectedStats = listOf(infectedStats, infectedStats.full);

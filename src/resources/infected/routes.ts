@@ -2,7 +2,7 @@ import { z } from "zod";
 import { tableVersion } from "../../db/versions.js";
 import { defineRoute } from "../../http/route.js";
 import { allInfectedStats } from "./queries.js";
-import { infectedStats } from "./entity.js";
+import { infectedStats } from "../../entities/infected.js";
 
 export const infectedRoutes = [
   defineRoute({

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { API_KEY_PATTERN } from "../../auth/api-keys.js";
-import { errors } from "../../errors.js";
+import { API_KEY_PATTERN } from "../../core/api-keys.js";
+import { errors } from "../../core/errors.js";
 import { defineRoute } from "../../http/route.js";
 import { DEFAULT_ROLE, roleSchema, usernameSchema } from "../../users/users.js";
 

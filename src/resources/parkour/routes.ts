@@ -2,7 +2,7 @@ import { z } from "zod";
 import { tableVersion } from "../../db/versions.js";
 import { defineRoute } from "../../http/route.js";
 import { allMaps } from "./queries.js";
-import { parkourMap } from "./entity.js";
+import { parkourMap } from "../../entities/parkour.js";
 
 export const parkourRoutes = [
   defineRoute({

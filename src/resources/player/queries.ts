@@ -1,6 +1,6 @@
 import type { ReadClient } from "../../db/client.js";
 import { listOf } from "../../db/list-query.js";
-import { player, playerSummary } from "./entity.js";
+import { player, playerSummary } from "../../entities/player.js";
 
 type PlayerSummary = ReturnType<typeof playerSummary.toJson>;
 

@@ -1,10 +1,10 @@
-import { conflictMessage, generatedKeyCollision } from "../../db/constraints.js";
+import { conflictMessage, generatedKeyCollision } from "../../entities/constraints.js";
 import { foreignKeyViolation, uniqueViolation } from "../../db/prisma-errors.js";
 import { insertColumns } from "../../db/sql.js";
-import { errors } from "../../errors.js";
+import { errors } from "../../core/errors.js";
 import { Prisma, type RewardLog } from "../../generated/prisma/client.js";
 import { defineRoute } from "../../http/route.js";
-import { rewardLog } from "./entity.js";
+import { rewardLog } from "../../entities/reward-log.js";
 
 const createRewardLogBody = rewardLog.createBody({ playerId: 1, rewardId: 42, rewardedAt: "2026-11-22T10:15:30.250+01:00" });
 

@@ -1,8 +1,8 @@
 import { foreignKeyViolation } from "../../db/prisma-errors.js";
 import { Prisma, type World } from "../../generated/prisma/client.js";
-import { errors } from "../../errors.js";
+import { errors } from "../../core/errors.js";
 import { defineRoute } from "../../http/route.js";
-import { world } from "./entity.js";
+import { world } from "../../entities/world.js";
 
 const updateWorldBody = world.patchBody({ id: 4, state: "loaded", gamerulePvp: "false", tag: "event" });
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEntity, field } from "../../fields/entity.js";
+import { defineEntity, field } from "../fields/entity.js";
 
 /** The language field is spelled `language` everywhere. */
 export const player = defineEntity({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEntity, field } from "../../fields/entity.js";
+import { defineEntity, field } from "../fields/entity.js";
 
 /** Gamerule flags: true/false, or the texts "true"/"false" as older plugins send them. Written as booleans. */
 const gameruleFlag = z

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineEntity, field } from "../../fields/entity.js";
-import { id } from "../../fields/rules.js";
+import { defineEntity, field } from "../fields/entity.js";
+import { id } from "../fields/rules.js";
 
 /** The id is written as a string; a number is accepted on the way in (the spec's sample shows one). */
 const stringId = z

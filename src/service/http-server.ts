@@ -1,12 +1,12 @@
 import { createServer, maxHeaderSize, ServerResponse, STATUS_CODES, type IncomingMessage, type RequestListener, type Server } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { maskKeys } from "../auth/api-keys.js";
-import type { Config } from "../config.js";
-import { ERROR_NAME_HEADER, errors, type ApiError } from "../errors.js";
-import type { Logger } from "../logger.js";
-import { requestIdOf } from "./request-context.js";
-import { JSON_HEADERS } from "./security-headers.js";
+import { maskKeys } from "../core/api-keys.js";
+import type { Config } from "../core/config.js";
+import { ERROR_NAME_HEADER, errors, type ApiError } from "../core/errors.js";
+import type { Logger } from "../core/logger.js";
+import { requestIdOf } from "../http/request-context.js";
+import { JSON_HEADERS } from "../http/security-headers.js";
 
 /**
  * The HTTP server of the API, with the configured timeouts, and the failures

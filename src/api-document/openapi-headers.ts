@@ -1,7 +1,7 @@
 import type { oas31 } from "zod-openapi";
-import { MAX_HEAVY_LIST_WAIT_MS } from "../config.js";
-import { EXAMPLE_CURSOR, EXAMPLE_SYNC_TOKEN } from "./list-params.js";
-import { WINDOW_MS } from "./rate-limit.js";
+import { MAX_HEAVY_LIST_WAIT_MS } from "../core/config.js";
+import { EXAMPLE_CURSOR, EXAMPLE_SYNC_TOKEN } from "../lists/list-params.js";
+import { WINDOW_MS } from "../limits/rate-limit.js";
 
 /**
  * The response headers, each described once in components.headers and referenced by every response

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineEntity, field } from "../../fields/entity.js";
-import { text } from "../../fields/rules.js";
+import { defineEntity, field } from "../fields/entity.js";
+import { text } from "../fields/rules.js";
 
 /** Typed bool in the spec's tables and a string in its sample: a bool is stored as its text. */
 const commentRule = z

@@ -1,4 +1,4 @@
-import { defineEntity, field } from "../../fields/entity.js";
+import { defineEntity, field } from "../fields/entity.js";
 
 export const infectedStats = defineEntity({
   table: "infected_stats",

@@ -1,5 +1,7 @@
-import { maskKeys } from "./auth/api-keys.js";
-import { BODY_LIMIT_KB } from "./http/body-limit.js";
+import { maskKeys } from "./api-keys.js";
+
+/** The largest request body accepted, in KB of 1024 bytes (as the JSON body parser counts them); beyond it, 413. */
+export const BODY_LIMIT_KB = 100;
 
 /**
  * The error catalogue: every failure the API can answer, with its status and

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { text } from "../fields/rules.js";
+import { text } from "./rules.js";
 
 /**
  * A query parameter holding an integer. Query values arrive as text; a

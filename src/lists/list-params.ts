@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { INT32_MAX } from "../fields/rules.js";
-import { queryInt } from "./query-params.js";
+import { queryInt } from "../fields/query-params.js";
 
 /**
  * The query parameters every list route takes (docs/CALLING.md, "Large

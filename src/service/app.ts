@@ -1,34 +1,34 @@
 import { ServerResponse } from "node:http";
 import express, { type Express } from "express";
-import { ipAddressOrNothing } from "./auth/address-allow-list.js";
-import { CallerDirectory } from "./auth/callers.js";
-import { Bulkhead } from "./http/bulkhead.js";
-import type { KeyCache } from "./auth/key-cache.js";
-import { requestContext } from "./context.js";
-import type { Database } from "./db/database.js";
-import { errors } from "./errors.js";
-import { EventHub } from "./events/hub.js";
-import { withTimeout } from "./db/database.js";
-import { isDatabaseUnavailable } from "./db/prisma-errors.js";
-import { consoleRouter } from "./admin/console.js";
-import { docsRouter } from "./http/docs.js";
-import { errorHandler } from "./http/error-handler.js";
-import { buildOpenApiDocument } from "./http/openapi.js";
-import { createRateLimits, type RateLimitKind } from "./http/rate-limit.js";
-import { parseQueryString } from "./http/query.js";
-import { requestLifecycle } from "./http/request-context.js";
-import { directRoutes, registerRoutes } from "./http/register-routes.js";
-import type { RouteSpec } from "./http/route.js";
-import type { Redis } from "./redis.js";
-import { apiRoutes } from "./resources/index.js";
-import type { KeyUsage } from "./users/key-usage.js";
-import { ApiUsers } from "./users/users.js";
-import { recordAudit } from "./audit/audit.js";
+import { ipAddressOrNothing } from "../auth/address-allow-list.js";
+import { CallerDirectory } from "../auth/callers.js";
+import { Bulkhead } from "../limits/bulkhead.js";
+import type { KeyCache } from "../auth/key-cache.js";
+import { requestContext } from "../core/context.js";
+import type { Database } from "../db/database.js";
+import { errors } from "../core/errors.js";
+import { EventHub } from "../events/hub.js";
+import { withTimeout } from "../db/database.js";
+import { isDatabaseUnavailable } from "../db/prisma-errors.js";
+import { consoleRouter } from "../admin/console.js";
+import { docsRouter } from "../api-document/docs.js";
+import { errorHandler } from "../http/error-handler.js";
+import { buildOpenApiDocument } from "../api-document/openapi.js";
+import { createRateLimits, type RateLimitKind } from "../limits/rate-limit.js";
+import { parseQueryString } from "../http/query.js";
+import { requestLifecycle } from "../http/request-context.js";
+import { directRoutes, registerRoutes } from "../http/register-routes.js";
+import type { RouteSpec } from "../http/route.js";
+import type { Redis } from "../limits/redis.js";
+import { apiRoutes } from "../resources/index.js";
+import type { KeyUsage } from "../users/key-usage.js";
+import { ApiUsers } from "../users/users.js";
+import { recordAudit } from "../audit/audit.js";
 import { Metrics } from "./metrics.js";
 
 /** Where a request keeps its client address once worked out (null: none). */
 const CLIENT_IP = Symbol("clientIp");
-import type { AppDeps, RefusedAddress } from "./deps.js";
+import type { AppDeps, RefusedAddress } from "../http/deps.js";
 
 
 /** What /readyz reports besides the database: set when the process begins to stop. */
@@ -45,7 +45,9 @@ const READINESS_TIMEOUT_MS = 1_000;
  * client, the key cache, the metrics registry, the stopping flag); tests pass
  * their routes, clock and hooks.
  */
-export interface AppOptions extends Pick<AppDeps, "config" | "db" | "logger">, Partial<Pick<AppDeps, "now" | "metrics" | "onRefusedAddress" | "events">> {
+export interface AppOptions extends Pick<AppDeps, "config" | "db" | "logger">, Partial<Pick<AppDeps, "now" | "onRefusedAddress" | "events">> {
+  /** The registry the requests, the heavy-list slots and the rate limits are counted in (server.ts shares one). */
+  metrics?: Metrics;
   /**
    * The client of REDIS_URL (made by createRedis, closed by its owner): the
    * rate-limit counters are kept there, shared by every instance. Required
@@ -99,12 +101,11 @@ export function createApp(options: AppOptions): Express {
     now: options.now ?? (() => new Date()),
     // No single API user may take every slot.
     heavyLists: new Bulkhead(config.heavyListsAtOnce, Math.max(1, config.heavyListsAtOnce - 1)),
-    metrics: options.metrics ?? new Metrics(db, { processMetrics: false }),
     onRefusedAddress: options.onRefusedAddress ?? auditRefusedAddress(db),
     // Its owner closes it (server.ts on stopping); it listens only once a stream opens.
     events: options.events ?? new EventHub(db, config, logger),
   };
-  const { metrics } = deps;
+  const metrics = options.metrics ?? new Metrics(db, { processMetrics: false });
   metrics.watchHeavyLists(deps.heavyLists);
 
   const app = express();

@@ -1,8 +1,8 @@
 import { MemoryStore, type ClientRateLimitInfo, type Options, type Store } from "express-rate-limit";
 import { RedisStore, type RedisReply } from "rate-limit-redis";
-import type { Logger } from "../logger.js";
-import type { Redis } from "../redis.js";
-import { throttledWarning } from "../throttled-warning.js";
+import type { Logger } from "../core/logger.js";
+import type { Redis } from "./redis.js";
+import { throttledWarning } from "../core/throttled-warning.js";
 import { LeasedCounter, type Place } from "./rate-limit-lease.js";
 
 /**

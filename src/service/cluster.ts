@@ -3,14 +3,14 @@ import type { Server } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AggregatorRegistry } from "prom-client";
-import type { Config } from "./config.js";
-import { prepareSchema } from "./db/migrate.js";
-import { explainConnectError } from "./db/connect-errors.js";
-import { openConfiguredDatabase, TIGHTENED_WARNING } from "./db/open.js";
-import type { Logger } from "./logger.js";
+import type { Config } from "../core/config.js";
+import { prepareSchema } from "../db/migrate.js";
+import { explainConnectError } from "../db/connect-errors.js";
+import { openConfiguredDatabase, TIGHTENED_WARNING } from "../db/open.js";
+import type { Logger } from "../core/logger.js";
 import { bindFirst, checkPort } from "./listen.js";
 import type { Metrics } from "./metrics.js";
-import { bootstrapFirstUser } from "./users/bootstrap.js";
+import { bootstrapFirstUser } from "../users/bootstrap.js";
 
 
 /** At this many worker deaths within a minute the primary stops restarting them and gives up. */

@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { Request, RequestHandler, Response } from "express";
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
-import type { Database } from "./db/database.js";
-import type { Bulkhead } from "./http/bulkhead.js";
+import type { Database } from "../db/database.js";
+import type { Bulkhead } from "../limits/bulkhead.js";
 import { RequestDurations } from "./request-durations.js";
 
 /**

@@ -1,5 +1,5 @@
 import { MemoryStore, type ClientRateLimitInfo, type Options } from "express-rate-limit";
-import type { Redis } from "../redis.js";
+import type { Redis } from "./redis.js";
 
 /**
  * The share of a user's budget an instance takes from Redis at a time: 1 % of the limit, at least one

@@ -1,4 +1,4 @@
-import { defineEntity, field } from "../../fields/entity.js";
+import { defineEntity, field } from "../fields/entity.js";
 
 export const parkourMap = defineEntity({
   table: "parkour_maps",

@@ -1,9 +1,9 @@
 import type { Request, Response } from "express";
 import { ipKeyGenerator, MemoryStore, type ClientRateLimitInfo, type Options, type RateLimitInfo, type Store } from "express-rate-limit";
-import type { Config } from "../config.js";
-import { errors, type ApiError } from "../errors.js";
-import type { Logger } from "../logger.js";
-import type { Redis } from "../redis.js";
+import type { Config } from "../core/config.js";
+import { errors, type ApiError } from "../core/errors.js";
+import type { Logger } from "../core/logger.js";
+import type { Redis } from "./redis.js";
 import type { Admission, AuthenticationGuards, FailedAuthentications, Step } from "../auth/authenticate.js";
 import type { LeasedCounter } from "./rate-limit-lease.js";
 import { CounterPlace } from "./rate-limit-store.js";

@@ -1,13 +1,13 @@
 import { nextLink } from "./next-link.js";
-import { taken } from "./send.js";
+import { taken } from "../core/send.js";
 import type { Request, Response } from "express";
 import type { ListSnapshot, ReadClient } from "../db/client.js";
-import { ALL_ROWS, readBatch, rowsAfter, writtenSince, type Batch, type BatchQuery, type SnapshotFacts } from "../db/list-query.js";
-import type { AppDeps } from "../deps.js";
-import { errors } from "../errors.js";
+import { ALL_ROWS, readBatch, rowsAfter, writtenSince, type Batch, type BatchQuery, type ListSource, type SnapshotFacts } from "../db/list-query.js";
+import type { Config } from "../core/config.js";
+import type { Logger } from "../core/logger.js";
+import { errors } from "../core/errors.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { checkSeal, encodeCursor, encodeSyncToken, isSuperseded, MAX_RUNNING, NOT_A_CURSOR, NOT_A_SYNC_TOKEN, type ListQuery, type Seal, type SyncPoint } from "./list-params.js";
-import type { RouteInput, StreamedList } from "./route.js";
 
 /**
  * Rows of a streamed list's first batch; each next batch (a keyset statement
@@ -24,8 +24,32 @@ export const LIST_BATCH_ROWS = 400;
 const BATCH_BYTES = 120_000;
 const nextBatchRows = (json: string, rows: number) => Math.min(2000, Math.max(50, Math.floor((BATCH_BYTES * rows) / Math.max(1, json.length))));
 
-/** Whether the request asks for one page (bounded: no heavy-list slot needed). */
-export const isPage = (input: RouteInput): boolean => (input.query as ListQuery | undefined)?.limit !== undefined;
+/** Whether the request's query asks for one page (bounded: no heavy-list slot needed). */
+export const isPage = (query: unknown): boolean => (query as ListQuery | undefined)?.limit !== undefined;
+
+/** What a list is read with: the reader client and the time (a route's ReadContext is one). */
+export interface ListContext {
+  db: ReadClient;
+  now: () => Date;
+}
+
+/** What a list route's handler answers (http/route.ts makes it): the list to send, streamed by sendList. */
+export class StreamedList {
+  constructor(
+    readonly list: { source: ListSource; joinedSince?: ((since: Date, now: Date) => Prisma.Sql) | undefined },
+    /** The list's query as validated: limit, cursor, since (and the route's own parameters). */
+    readonly query: ListQuery,
+    readonly ctx: ListContext,
+    /** The rows of the list, over the table aliased `t` (the route's filter, bound to its input); every row when absent. */
+    readonly where?: () => Prisma.Sql,
+  ) {}
+}
+
+/** What sending a list needs of the service: the heavy-list deadline, and where a failure after the first byte is logged. */
+export interface ListDeps {
+  config: Pick<Config, "heavyListDeadlineMs">;
+  logger: Logger;
+}
 
 /**
  * Sends a list route's answer (docs/CALLING.md, "Large lists").
@@ -55,9 +79,8 @@ export const isPage = (input: RouteInput): boolean => (input.query as ListQuery 
  * snapshot saw: a sync that sees another count answers 410, as the client may
  * hold a row that is gone.
  */
-export async function sendList(answer: StreamedList, etag: string | undefined, req: Request, res: Response, deps: AppDeps, heavy: boolean): Promise<void> {
-  const { list, input, ctx } = answer;
-  const query0 = input.query;
+export async function sendList(answer: StreamedList, etag: string | undefined, req: Request, res: Response, deps: ListDeps, heavy: boolean): Promise<void> {
+  const { list, query: query0, ctx } = answer;
   // A token or cursor of the unsealed format (before 2026-11-25): told once to start again, and the answer carries a sealed one.
   if (isSuperseded(query0.since)) throw errors.syncTokenExpired("this token was given before tokens were bound to their database");
   if (isSuperseded(query0.cursor)) throw errors.cursorExpired("this cursor was given before cursors were bound to their database");
@@ -67,7 +90,7 @@ export async function sendList(answer: StreamedList, etag: string | undefined, r
   const now = ctx.now();
   const where = since
     ? Prisma.sql`${writtenSince(since.from, since.running)}${list.joinedSince ? Prisma.sql` OR (${list.joinedSince(new Date(since.at), now)})` : Prisma.empty}`
-    : (list.where?.(input, ctx) ?? ALL_ROWS);
+    : (answer.where?.() ?? ALL_ROWS);
   const query: BatchQuery = { source: list.source, where, after: cursor?.after ?? null, rows: limit ?? LIST_BATCH_ROWS };
   // A whole list under a heavy-list slot, on PostgreSQL: one snapshot, held until the list is read or its client is gone
   // (ReadClient.snapshot), and for HEAVY_LIST_DEADLINE_MS at most, as the slot.

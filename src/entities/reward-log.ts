@@ -1,4 +1,4 @@
-import { defineEntity, field } from "../../fields/entity.js";
+import { defineEntity, field } from "../fields/entity.js";
 
 /** A reward is recorded once per player, reward and moment: a retried request does not record it twice. */
 const oncePerMoment = { constraint: "reward_logs_player_reward_time_key", subject: "Reward log", taken: "is already recorded" };

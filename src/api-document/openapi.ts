@@ -6,11 +6,11 @@ import {
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponseObject,
 } from "zod-openapi";
-import { ERROR_CATALOGUE, type ErrorKind } from "../errors.js";
+import { ERROR_CATALOGUE, type ErrorKind } from "../core/errors.js";
 import { INT32_MAX } from "../fields/rules.js";
 import { RESPONSE_HEADERS, type ResponseHeader } from "./openapi-headers.js";
-import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN } from "./idempotency.js";
-import type { RouteSpec } from "./route.js";
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN } from "../http/idempotency.js";
+import type { RouteSpec } from "../http/route.js";
 
 /**
  * The OpenAPI 3.1 document, made from the route declarations: the schemas

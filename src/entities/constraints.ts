@@ -1,8 +1,8 @@
 import { formatTimestamp } from "../fields/timestamp.js";
 import type { UniqueConstraint } from "../fields/entity.js";
-import { ENTITIES } from "../resources/entities.js";
+import { ENTITIES } from "./all.js";
 import { Prisma } from "../generated/prisma/client.js";
-import { uniqueViolation, type ConstraintViolation } from "./prisma-errors.js";
+import { uniqueViolation, type ConstraintViolation } from "../db/prisma-errors.js";
 
 /**
  * The unique constraints of the schema, by name: what they protect, so that

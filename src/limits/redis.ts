@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
-import type { Logger } from "./logger.js";
-import { throttledWarning } from "./throttled-warning.js";
+import type { Logger } from "../core/logger.js";
+import { throttledWarning } from "../core/throttled-warning.js";
 
 export type { Redis };
 
