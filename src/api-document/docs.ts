@@ -66,7 +66,7 @@ const SANE_HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::
 /**
  * The document's `servers` is the service's public URL (PUBLIC_URL) when configured, else the origin the
  * request came to: the scheme and host the client used, or those its proxy forwarded when TRUST_PROXY
- * trusts it. A host unfit for a URL leaves the document's template (http/openapi.ts, apiServer).
+ * trusts it. A host unfit for a URL leaves the document's template (api-document/openapi.ts, apiServer).
  */
 export function docsRouter(document: oas31.OpenAPIObject, publicUrl: string | undefined): Router {
   const router = express.Router();

@@ -101,7 +101,7 @@ const ifNoneMatchHeader = z.object({
 
 /** The failures a route can answer with: the ones all routes share, and its own. */
 export function documentedStatuses(route: RouteSpec): number[] {
-  // 408 and 431 are answered by the HTTP server itself, before any route (http/http-server.ts).
+  // 408 and 431 are answered by the HTTP server itself, before any route (service/http-server.ts).
   const statuses = [400, 401, 403, 408, 429, 431, 500, 503];
   if (route.body) statuses.push(413, 415);
   if (route.method === "POST") statuses.push(422);
@@ -204,7 +204,7 @@ const TAGS: Record<string, string> = {
   admin: "The admin console's routes: API users, audit log, webhooks",
 };
 
-/** The document, with the template server; the service serves it with its own URL (http/docs.ts). */
+/** The document, with the template server; the service serves it with its own URL (api-document/docs.ts). */
 export function buildOpenApiDocument(routes: readonly RouteSpec[]): oas31.OpenAPIObject {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of routes) {

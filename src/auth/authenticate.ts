@@ -27,7 +27,7 @@ export interface AuthenticationGuards {
   after: Step[];
 }
 
-/** A limit on failed authentication by client address (http/rate-limit.ts), consulted by the key check. */
+/** A limit on failed authentication by client address (limits/rate-limit.ts), consulted by the key check. */
 export interface FailedAuthentications {
   /**
    * What the address's failures so far allow for this presented key (by fingerprint, computed when
@@ -96,7 +96,7 @@ export function authenticate(deps: AuthenticationDeps, failures: FailedAuthentic
     const ctx = deps.requestContext.getStore();
     if (ctx) ctx.user = caller.username;
     if (caller.allowedAddresses && !caller.allowedAddresses.allows(req.ip)) {
-      // Counted like a failed authentication by the per-address limit (http/rate-limit.ts): a key
+      // Counted like a failed authentication by the per-address limit (limits/rate-limit.ts): a key
       // used from the wrong place cannot be replayed without bound, nor flood the audit log.
       failures?.count(req, fingerprint);
       await refuseAddress(deps, caller, req.ip, ctx?.requestId);

@@ -123,7 +123,7 @@ export function writtenSince(from: string, running: readonly string[]): Prisma.S
 
 export const ALL_ROWS = Prisma.sql`TRUE`;
 
-/** A whole list as one JSON array, batch after batch (for tools and tests; the service streams it, http/list.ts). */
+/** A whole list as one JSON array, batch after batch (for tools and tests; the service streams it, lists/list.ts). */
 export async function readAll(db: ReadClient, source: ListSource, where = ALL_ROWS, rows = 2000): Promise<string> {
   const parts: string[] = [];
   let after: number | null = null;

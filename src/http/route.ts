@@ -92,7 +92,7 @@ export class JsonText {
 
 /**
  * One page of a list: `next` is the query string of the next page (sent as
- * a Link header, http/next-link.ts), undefined on the last page. For a route
+ * a Link header, lists/next-link.ts), undefined on the last page. For a route
  * declared `paged: true`.
  */
 export class Page {

@@ -2,7 +2,7 @@
  * The headers a JSON API needs, set on every answer by the request's first
  * middleware (request-context.ts): helmet's full chain of middleware cost
  * ~28 µs a request for headers that mostly concern HTML pages. The docs page,
- * the only HTML, gets helmet's (http/docs.ts). The answers the HTTP server
+ * the only HTML, gets helmet's (api-document/docs.ts). The answers the HTTP server
  * writes itself (http-server.ts) carry them too.
  */
 export const JSON_HEADERS: readonly (readonly [string, string])[] = [

@@ -80,7 +80,7 @@ export async function runWrite(
   sendJsonText(res, answer.status, answer.text);
 }
 
-/** Attempts of a write whose new id collides with a row written past the id sequence (db/constraints.ts). */
+/** Attempts of a write whose new id collides with a row written past the id sequence (entities/constraints.ts). */
 const ID_ATTEMPTS = 3;
 
 /**

@@ -36,7 +36,7 @@ export class CounterPlace implements Place {
   ) {
     this.warn = throttledWarning(logger, "Rate-limit counters unavailable in Redis: each instance counts in its own memory until it is back");
     // A new connection ends the pause after a failed command: the next request tries Redis at once, as the
-    // "Redis reachable again" log line (redis.ts) says (the pause kept counting in memory for up to 2 s).
+    // "Redis reachable again" log line (limits/redis.ts) says (the pause kept counting in memory for up to 2 s).
     redis.on("ready", () => {
       this.retryAt = 0;
     });

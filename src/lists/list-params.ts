@@ -45,7 +45,7 @@ export interface Cursor {
  * What binds a token or cursor to the database that gave it: the database's
  * tag, and a MAC over the whole text, both under the database's sync key
  * (db/list-query.ts, migration 20261125100000_sync_identity). Checked once
- * that key is read, with the list's first batch (http/list.ts): a tag of
+ * that key is read, with the list's first batch (lists/list.ts): a tag of
  * another database is a 410, a MAC that does not match a 400.
  */
 export interface Seal {

@@ -41,7 +41,7 @@ const READINESS_TIMEOUT_MS = 1_000;
 
 /**
  * What createApp takes: the configuration, the database and the logger; the
- * rest has defaults. src/server.ts passes what the process shares (the Redis
+ * rest has defaults. service/server.ts passes what the process shares (the Redis
  * client, the key cache, the metrics registry, the stopping flag); tests pass
  * their routes, clock and hooks.
  */
@@ -62,7 +62,7 @@ export interface AppOptions extends Pick<AppDeps, "config" | "db" | "logger">, P
   lifecycle?: Lifecycle;
   /**
    * Whether each request's duration goes into the metrics (default: yes).
-   * src/server.ts says no when no metrics are served (METRICS_PORT off): no one could read them.
+   * service/server.ts says no when no metrics are served (METRICS_PORT off): no one could read them.
    */
   requestMetrics?: boolean;
   /** The twelve routes of the spec unless given (tests add their own). */

@@ -81,8 +81,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       }
       return send(value);
     };
-    // Answers written without res.send: the JSON text handed to res.end (http/send.ts), or the
-    // chunks of a streamed list (http/list.ts) handed to res.write, then res.end.
+    // Answers written without res.send: the JSON text handed to res.end (core/send.ts), or the
+    // chunks of a streamed list (lists/list.ts) handed to res.write, then res.end.
     const asText = (chunk: unknown) => (typeof chunk === "string" ? chunk : Buffer.isBuffer(chunk) ? chunk.toString("utf8") : undefined);
     let streamed: string[] | undefined;
     const write = res.write.bind(res) as (...args: unknown[]) => boolean;

@@ -39,7 +39,7 @@ const UNDOCUMENTED_OK = [/^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/(li
 /**
  * Headers no operation lists, since they say nothing a client of this API acts on: HTTP's own framing
  * (Content-Type and Content-Length follow from the content documented; Connection: close when the
- * instance stops, Keep-Alive, Date) and the security headers every answer carries for browsers (src/app.ts).
+ * instance stops, Keep-Alive, Date) and the security headers every answer carries for browsers (src/service/app.ts).
  */
 const TRANSPORT_HEADERS = new Set([
   "content-type",
