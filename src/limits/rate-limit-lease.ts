@@ -3,7 +3,7 @@ import type { Redis } from "./redis.js";
 
 /**
  * The share of a user's budget an instance takes from Redis at a time: 1 % of the limit, at least one
- * request. Below 200 a minute a slice is one or two requests, and every request asks Redis, exactly as a
+ * request. Below 200 a minute a slice is one request, and every request asks Redis, exactly as a
  * shared counter would; the round trip only matters at rates that need limits in the thousands.
  */
 const SLICE_OF_LIMIT = 0.01;
