@@ -34,6 +34,13 @@ final class BoundFuture<T> extends CompletableFuture<T> {
     };
   }
 
+  /** Completes a new future with {@code failure} on {@code on} (for failures found before any request is sent). */
+  static <T> CompletableFuture<T> failLater(ApiException failure, Executor on) {
+    CompletableFuture<T> future = new BoundFuture<>(on);
+    orInline(on).execute(() -> future.completeExceptionally(failure));
+    return future;
+  }
+
   private BoundFuture(Executor wrapped, boolean alreadyWrapped) {
     this.executor = wrapped;
   }

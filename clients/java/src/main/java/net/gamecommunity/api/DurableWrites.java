@@ -186,15 +186,15 @@ public final class DurableWrites implements AutoCloseable {
       timer.close();
       left = new ArrayList<>(queue);
     }
-    for (Entry e : left) e.result().completeExceptionally(Transport.closedException(null));
+    for (Entry e : left) e.result().completeExceptionally(Failures.closed(null));
   }
 
   private CompletableFuture<Object> enqueue(Route route, Record request) {
     if (request == null) {
-      return Transport.failLater(new ApiException(ApiException.Kind.INVALID_ARGUMENT, 0, "request: null where a value is required",
+      return BoundFuture.failLater(new ApiException(ApiException.Kind.INVALID_ARGUMENT, 0, "request: null where a value is required",
           null, null, null, null), api.callbackExecutor());
     }
-    if (closed || api.transport.isClosed()) return Transport.failLater(Transport.closedException(null), api.callbackExecutor());
+    if (closed || api.transport.isClosed()) return BoundFuture.failLater(Failures.closed(null), api.callbackExecutor());
     String key = UUID.randomUUID().toString();
     Instant now = Instant.now();
     JsonObject body = StrictJson.encode(request);
@@ -208,7 +208,7 @@ public final class DurableWrites implements AutoCloseable {
     try {
       writeDurably(file, saved.toString());
     } catch (IOException e) {
-      return Transport.failLater(new ApiException(ApiException.Kind.UNEXPECTED, 0, "could not save the write to " + file + ": " + e,
+      return BoundFuture.failLater(new ApiException(ApiException.Kind.UNEXPECTED, 0, "could not save the write to " + file + ": " + e,
           null, null, null, e), api.callbackExecutor());
     }
     Entry entry = new Entry(file, route, key, body, now, new BoundFuture<>(api.callbackExecutor()));
@@ -268,7 +268,7 @@ public final class DurableWrites implements AutoCloseable {
           + " since the service keeps an Idempotency-Key 24 hours only", null, null, null, null));
       return;
     }
-    api.send(head.route(), Map.of(), head.body(), Map.of(Transport.IDEMPOTENCY_KEY, head.key()), true).whenComplete((answer, failure) -> {
+    api.send(head.route(), Map.of(), head.body(), Map.of(Headers.IDEMPOTENCY_KEY, head.key()), true).whenComplete((answer, failure) -> {
       if (failure == null) {
         finish(head, answer.body(), null);
         return;

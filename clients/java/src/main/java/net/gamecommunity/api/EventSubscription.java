@@ -1,6 +1,5 @@
 package net.gamecommunity.api;
 
-import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -146,7 +145,7 @@ public final class EventSubscription implements AutoCloseable {
       cutConnection();
     }
     if (response != null && response.statusCode() != 200) {
-      ApiException refusal = refusal(response);
+      ApiException refusal = Failures.streamRefusal(response);
       int status = response.statusCode();
       if (status == 400 || status == 401 || status == 403 || status == 404 || status == 410) {
         stop(refusal);
@@ -174,20 +173,6 @@ public final class EventSubscription implements AutoCloseable {
   private void stop(ApiException reason) {
     deliver(() -> listener.onStopped(reason));
     close();
-  }
-
-  private static ApiException refusal(HttpResponse<String> response) {
-    int status = response.statusCode();
-    String message = "HTTP " + status + " from GET /events";
-    try {
-      JsonElement error = StrictJson.parse(response.body());
-      if (error.isJsonObject() && error.getAsJsonObject().has("message")) message = error.getAsJsonObject().get("message").getAsString();
-    } catch (RuntimeException notTheApisError) {
-      // The status says enough.
-    }
-    String requestId = response.headers().firstValue(Transport.REQUEST_ID).orElse(null);
-    String name = response.headers().firstValue(Transport.ERROR_NAME).orElse(null);
-    return new ApiException(ApiException.Kind.of(status), status, message, requestId, Transport.retryAfter(response), name, null);
   }
 
   private void checkIdle(int connection) {

@@ -62,7 +62,7 @@ final class HttpCommunityApi implements CommunityApi {
   @Override
   public CompletableFuture<Tagged<Cosmetic>> updateCosmetic(CosmeticUpdate update) {
     return call(() -> {
-      Map<String, String> headers = required(update, "update").ifMatch == null ? Map.of() : Map.of(Transport.IF_MATCH, update.ifMatch);
+      Map<String, String> headers = required(update, "update").ifMatch == null ? Map.of() : Map.of(Headers.IF_MATCH, update.ifMatch);
       return this.<Cosmetic>send(Route.UPDATE_COSMETIC, Map.of(), update.body, headers, update.retry)
           .thenApply(a -> new Tagged<>(a.body(), a.etag()));
     });
@@ -179,7 +179,7 @@ final class HttpCommunityApi implements CommunityApi {
 
   @Override
   public Optional<RateLimit> rateLimit() {
-    return transport.rateLimit();
+    return transport.rateBudget.lastSeen();
   }
 
   @Override
@@ -205,8 +205,8 @@ final class HttpCommunityApi implements CommunityApi {
     return Map.of("gradeId", Integer.toString(gradeId));
   }
 
-  private static <T> CompletableFuture<T> body(CompletableFuture<Transport.Answer<T>> answer) {
-    return answer.thenApply(Transport.Answer::body);
+  private static <T> CompletableFuture<T> body(CompletableFuture<Answer<T>> answer) {
+    return answer.thenApply(Answer::body);
   }
 
   /** Where this client's futures complete and its listeners are called. */
@@ -219,7 +219,7 @@ final class HttpCommunityApi implements CommunityApi {
     try {
       return call.get();
     } catch (NullPointerException | IllegalArgumentException e) {
-      return Transport.failLater(new ApiException(ApiException.Kind.INVALID_ARGUMENT, 0, e.getMessage(), null, null, null, e),
+      return BoundFuture.failLater(new ApiException(ApiException.Kind.INVALID_ARGUMENT, 0, e.getMessage(), null, null, null, e),
           callbackExecutor());
     }
   }
@@ -232,12 +232,12 @@ final class HttpCommunityApi implements CommunityApi {
     return call(() -> {
       JsonObject body = StrictJson.encode(required(request, "request"));
       if (required(idempotencyKey, "idempotencyKey").isBlank()) throw new IllegalArgumentException("idempotencyKey: empty");
-      return this.<T>send(route, Map.of(), body, Map.of(Transport.IDEMPOTENCY_KEY, idempotencyKey), true)
+      return this.<T>send(route, Map.of(), body, Map.of(Headers.IDEMPOTENCY_KEY, idempotencyKey), true)
           .thenApply(a -> new Created<>(a.body(), a.replayed(), idempotencyKey));
     });
   }
 
-  <T> CompletableFuture<Transport.Answer<T>> send(Route route, Map<String, String> query, JsonObject body, Map<String, String> headers, boolean retryable) {
+  <T> CompletableFuture<Answer<T>> send(Route route, Map<String, String> query, JsonObject body, Map<String, String> headers, boolean retryable) {
     return transport.send(route, query, body, headers, retryable, deadline == null ? null : Instant.now().plus(deadline), callbacks);
   }
 
@@ -248,6 +248,6 @@ final class HttpCommunityApi implements CommunityApi {
 
   /** The wait before a loop's next request: {@code every}, or longer after a 429 or 503, or while the rate budget is spent. */
   Duration nextDelay(Duration every, Throwable failure) {
-    return transport.nextDelay(every, failure);
+    return transport.rateBudget.nextDelay(every, failure);
   }
 }

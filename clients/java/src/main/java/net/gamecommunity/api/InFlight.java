@@ -44,7 +44,7 @@ final class InFlight {
         return new ApiException(ApiException.Kind.OUTCOME_UNKNOWN, 0, "this CommunityApi was closed before the service answered"
             + " the write: it may have been recorded or not (send it again with the same Idempotency-Key to know)", null, null, null, cause);
       }
-      return Transport.closedException(cause);
+      return Failures.closed(cause);
     }
 
     /** Completes the future with its answer if it came, else fails it as closing does. */

@@ -38,7 +38,6 @@ import java.util.stream.Collectors;
 public final class ListSync<K, T> {
   /** Rows per page: the service's most. */
   static final int PAGE_ROWS = 1000;
-  static final String SYNC_TOKEN = "Sync-Token";
   private static final Pattern NEXT = Pattern.compile("<([^>]*)>\\s*;\\s*rel=\"?next\"?");
 
   private final HttpCommunityApi api;

@@ -1,6 +1,12 @@
 package net.gamecommunity.api;
 
+import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -43,5 +49,26 @@ public record RetryPolicy(int maxAttempts, Duration baseDelay, Duration maxDelay
     if (retryAfter != null) return retryAfter.compareTo(maxRetryAfter) <= 0 ? retryAfter : null;
     long cap = Math.min(maxDelay.toMillis(), baseDelay.toMillis() << Math.min(attempt - 1, 20));
     return Duration.ofMillis(cap <= 0 ? 0 : ThreadLocalRandom.current().nextLong(cap + 1));
+  }
+
+  /** The statuses a retryable call is sent again after: 429 and the 5xx that mean "not now" (a proxy's 502 and 504, the service's 503). */
+  static boolean retried(int status) {
+    return status == 429 || status == 502 || status == 503 || status == 504;
+  }
+
+  /** Retry-After as seconds or as an HTTP date (RFC 9110); absent or unreadable gives null. */
+  static Duration retryAfter(HttpResponse<?> response) {
+    Optional<String> value = response.headers().firstValue(Headers.RETRY_AFTER).map(String::trim);
+    if (value.isEmpty()) return null;
+    try {
+      return Duration.ofSeconds(Math.max(0, Long.parseLong(value.get())));
+    } catch (NumberFormatException notSeconds) {
+      try {
+        Duration until = Duration.between(Instant.now(), ZonedDateTime.parse(value.get(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant());
+        return until.isNegative() ? Duration.ZERO : until;
+      } catch (DateTimeParseException notDate) {
+        return null;
+      }
+    }
   }
 }

@@ -1,0 +1,70 @@
+package net.gamecommunity.api;
+
+import com.google.gson.JsonElement;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+
+/**
+ * The {@link ApiException}s the request pipeline makes: from an error answer (a route's, or the event
+ * stream's refusal), from no answer at all (a network failure), from a closed client, and from a failure
+ * this client did not expect (a bug, or an executor that refused work).
+ */
+final class Failures {
+  private Failures() {}
+
+  static ApiException closed(Throwable cause) {
+    return new ApiException(ApiException.Kind.CLOSED, 0, "this CommunityApi is closed", null, null, null, cause);
+  }
+
+  static ApiException unexpected(Throwable cause) {
+    return new ApiException(ApiException.Kind.UNEXPECTED, 0, String.valueOf(cause), null, null, null, cause);
+  }
+
+  /** No answer to {@code request} after {@code attempts} attempts: timed out, or the connection failed. */
+  static ApiException network(HttpRequest request, int attempts, Throwable cause) {
+    String what = cause instanceof HttpTimeoutException ? "timed out" : "failed (" + cause + ")";
+    return new ApiException(ApiException.Kind.NETWORK, 0, request.method() + " " + request.uri().getPath() + " to "
+        + hostAndPort(request.uri()) + " " + what + " after " + attempts + " attempt(s)", null, null, null, cause);
+  }
+
+  private static String hostAndPort(URI uri) {
+    int port = uri.getPort() != -1 ? uri.getPort() : "https".equals(uri.getScheme()) ? 443 : 80;
+    return uri.getHost() + ":" + port;
+  }
+
+  /** An error status of a route: its kind, the API's error body's message, its Error-Name, Request-Id and Retry-After. */
+  static ApiException error(Route route, HttpResponse<String> response, String requestId) {
+    int status = response.statusCode();
+    String name = response.headers().firstValue(Headers.ERROR_NAME).map(String::trim).filter(s -> !s.isEmpty()).orElse(null);
+    String message;
+    try {
+      ApiError error = (ApiError) StrictJson.decode(response.body(), ApiError.class, false);
+      message = error.code() == status ? error.message() : "HTTP " + status + " with an error body of code " + error.code() + ": " + error.message();
+    } catch (StrictJson.DecodingException e) {
+      message = "HTTP " + status + " from " + route.method + " " + route.path + " without the API's error body";
+    }
+    // Every route this client calls exists: a 404 naming no route means the base URL is not the service's /api.
+    boolean noRoute = "ROUTE_NOT_FOUND".equals(name) || name == null && message.startsWith("No route ");
+    if (status == 404 && noRoute) {
+      return new ApiException(ApiException.Kind.OTHER_STATUS, status, message + " (is the base URL right? it is the service's address ending with /api)", requestId, null, name, null);
+    }
+    return new ApiException(ApiException.Kind.of(status), status, message, requestId, RetryPolicy.retryAfter(response), name, null);
+  }
+
+  /** The event stream's answer other than 200 (GET /events): the API's message if its body has one, else the status. */
+  static ApiException streamRefusal(HttpResponse<String> response) {
+    int status = response.statusCode();
+    String message = "HTTP " + status + " from GET /events";
+    try {
+      JsonElement error = StrictJson.parse(response.body());
+      if (error.isJsonObject() && error.getAsJsonObject().has("message")) message = error.getAsJsonObject().get("message").getAsString();
+    } catch (RuntimeException notTheApisError) {
+      // The status says enough.
+    }
+    String requestId = response.headers().firstValue(Headers.REQUEST_ID).orElse(null);
+    String name = response.headers().firstValue(Headers.ERROR_NAME).orElse(null);
+    return new ApiException(ApiException.Kind.of(status), status, message, requestId, RetryPolicy.retryAfter(response), name, null);
+  }
+}
