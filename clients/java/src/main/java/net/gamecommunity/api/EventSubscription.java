@@ -9,7 +9,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -118,7 +117,7 @@ public final class EventSubscription implements AutoCloseable {
   private void connect() {
     int current;
     HttpRequest.Builder request = HttpRequest.newBuilder(uri)
-        .header("X-API-Key", apiKey).header("User-Agent", userAgent).header("Accept", "text/event-stream").GET();
+        .header(Headers.API_KEY, apiKey).header("User-Agent", userAgent).header("Accept", "text/event-stream").GET();
     synchronized (lock) {
       if (closed) return;
       current = ++generation;
@@ -127,7 +126,7 @@ public final class EventSubscription implements AutoCloseable {
       lastByteAt = System.currentTimeMillis();
       timer = every(() -> checkIdle(current));
       exchange = http.sendAsync(request.build(), info -> info.statusCode() == 200
-              ? HttpResponse.BodySubscribers.fromLineSubscriber(new Lines(current), lines -> "", StandardCharsets.UTF_8, null)
+              ? HttpResponse.BodySubscribers.fromLineSubscriber(new EventStream(new Connection(current)), lines -> "", StandardCharsets.UTF_8, null)
               : HttpResponse.BodySubscribers.ofString(StandardCharsets.UTF_8))
           .whenComplete((response, error) -> ended(current, response, error));
     }
@@ -135,7 +134,7 @@ public final class EventSubscription implements AutoCloseable {
 
   /** A connection ended: stop for good, or reconnect after the right wait. */
   private void ended(int connection, HttpResponse<String> response, Throwable error) {
-    // A stream that ended well ends once its last line is read (Lines.onComplete), not when the body is received.
+    // A stream that ended well ends once its last line is read (EventStream.onComplete), not when the body is received.
     if (error == null && response != null && response.statusCode() == 200) return;
     Duration wait = null;
     Throwable reason = error;
@@ -227,53 +226,45 @@ public final class EventSubscription implements AutoCloseable {
     if (position != null) lastEventId = position;
   }
 
-  /** The stream's lines (WHATWG parsing: fields, comments, a blank line ends a frame); one requested at a time. */
-  private final class Lines implements Flow.Subscriber<String> {
+  /** One connection's frames, from its {@link EventStream}: events to the listener, in order; the rest to the lifecycle. */
+  private final class Connection implements EventStream.Frames {
     private final int connection;
-    private Flow.Subscription subscription;
-    private String id;
-    private final List<String> data = new ArrayList<>();
 
-    Lines(int connection) {
+    Connection(int connection) {
       this.connection = connection;
     }
 
     @Override
-    public void onSubscribe(Flow.Subscription s) {
+    public boolean opened(Flow.Subscription s) {
       synchronized (lock) {
-        if (closed || connection != generation) {
-          s.cancel();
-          return;
-        }
-        subscription = s;
+        if (closed || connection != generation) return false;
         body = s;
+        return true;
       }
-      s.request(1);
     }
 
     @Override
-    public void onNext(String line) {
+    public void alive() {
       lastByteAt = System.currentTimeMillis();
-      if (!line.isEmpty()) {
-        field(line);
-        subscription.request(1);
-        return;
+    }
+
+    @Override
+    public void retry(long millis) {
+      synchronized (lock) {
+        retryMillis = millis;
       }
-      String position = id;
-      List<String> frame = List.copyOf(data);
-      id = null;
-      data.clear();
+    }
+
+    @Override
+    public CompletableFuture<?> frame(String position, List<String> frame) {
       String eventId;
       synchronized (lock) {
-        if (closed || connection != generation) return;
+        if (closed || connection != generation) return null;
         failures = 0;
         if (position != null) received = position;
         eventId = received;
       }
-      if (frame.isEmpty() && position == null) {
-        subscription.request(1); // a heartbeat: nothing to hand over
-        return;
-      }
+      if (frame.isEmpty() && position == null) return CompletableFuture.completedFuture(null); // a heartbeat: nothing to hand over
       Event event = null;
       if (!frame.isEmpty()) {
         JsonObject message = StrictJson.parse(String.join("\n", frame)).getAsJsonObject();
@@ -283,41 +274,12 @@ public final class EventSubscription implements AutoCloseable {
       // Through the listener's queue even without an event, so that the resume point moves in order. The next
       // line once the listener returned: a listener slower than the stream holds the stream back.
       Event handled = event;
-      deliver(() -> handle(handled, position)).whenComplete((done, error) -> subscription.request(1));
-    }
-
-    private void field(String line) {
-      if (line.startsWith(":")) return;
-      int colon = line.indexOf(':');
-      String name = colon < 0 ? line : line.substring(0, colon);
-      String value = colon < 0 ? "" : line.substring(colon + 1);
-      if (value.startsWith(" ")) value = value.substring(1);
-      switch (name) {
-        case "id" -> {
-          if (value.indexOf('\0') < 0) id = value;
-        }
-        case "data" -> data.add(value);
-        case "retry" -> {
-          if (value.matches("\\d{1,9}")) {
-            synchronized (lock) {
-              retryMillis = Long.parseLong(value);
-            }
-          }
-        }
-        default -> {
-          // event: the type is in the data too; anything else is ignored, as the format says.
-        }
-      }
+      return deliver(() -> handle(handled, position));
     }
 
     @Override
-    public void onError(Throwable error) {
-      ended(connection, null, error);
-    }
-
-    @Override
-    public void onComplete() {
-      ended(connection, null, new IllegalStateException("the server ended the stream"));
+    public void ended(Throwable error) {
+      EventSubscription.this.ended(connection, null, error);
     }
   }
 }
