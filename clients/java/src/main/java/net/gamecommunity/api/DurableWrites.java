@@ -1,15 +1,7 @@
 package net.gamecommunity.api;
 
-import com.google.gson.JsonObject;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -21,9 +13,7 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * Writes that outlast outages and restarts: each one is saved to a file (its body and its
@@ -47,17 +37,15 @@ import java.util.stream.Stream;
  * }</pre>
  */
 public final class DurableWrites implements AutoCloseable {
-  private static final String SUFFIX = ".json";
   private static final Duration FIRST_WAIT = Duration.ofSeconds(1);
 
   private final HttpCommunityApi api;
-  private final Path directory;
+  private final WriteJournal journal;
   private final Consumer<Outcome> listener;
   private final Duration maxWait;
   private final Duration giveUpAfter;
   private final Deque<Entry> queue = new ArrayDeque<>();
   private final ListPoller.Subscription timer;
-  private final AtomicLong sequence = new AtomicLong();
   private boolean sending;
   /** The outcomes told so far, chained: one at a time, in order. */
   private CompletableFuture<Void> told = CompletableFuture.completedFuture(null);
@@ -89,12 +77,12 @@ public final class DurableWrites implements AutoCloseable {
     }
   }
 
-  /** One saved write: its file, and what it holds. */
-  private record Entry(Path file, Route route, String key, JsonObject body, Instant queuedAt, CompletableFuture<Object> result) {}
+  /** One pending write: what is saved of it, and its future. */
+  private record Entry(WriteJournal.Saved write, CompletableFuture<Object> result) {}
 
   private DurableWrites(HttpCommunityApi api, Path directory, Consumer<Outcome> listener, Duration maxWait, Duration giveUpAfter) {
     this.api = api;
-    this.directory = directory;
+    this.journal = new WriteJournal(directory);
     this.listener = listener;
     this.maxWait = maxWait;
     this.giveUpAfter = giveUpAfter;
@@ -136,12 +124,7 @@ public final class DurableWrites implements AutoCloseable {
     DurableWrites writes = new DurableWrites(HttpCommunityApi.of(api), Objects.requireNonNull(directory, "directory"),
         Objects.requireNonNull(listener, "listener"), CommunityApi.Builder.positive(maxWait, "maxWait"),
         CommunityApi.Builder.positive(giveUpAfter, "giveUpAfter"));
-    Files.createDirectories(directory);
-    List<Path> files;
-    try (Stream<Path> list = Files.list(directory)) {
-      files = list.filter(f -> f.getFileName().toString().endsWith(SUFFIX)).sorted().toList();
-    }
-    for (Path file : files) writes.load(file);
+    writes.load();
     writes.sendNext();
     return writes;
   }
@@ -197,21 +180,14 @@ public final class DurableWrites implements AutoCloseable {
     if (closed || api.transport.isClosed()) return BoundFuture.failLater(Failures.closed(null), api.callbackExecutor());
     String key = UUID.randomUUID().toString();
     Instant now = Instant.now();
-    JsonObject body = StrictJson.encode(request);
-    JsonObject saved = new JsonObject();
-    saved.addProperty("route", route.name());
-    saved.addProperty("idempotencyKey", key);
-    saved.addProperty("queuedAt", now.toString());
-    saved.add("body", body);
-    // Sorted by name, files come back in the order they were made.
-    Path file = directory.resolve(String.format("%019d-%06d-%s%s", now.toEpochMilli(), sequence.incrementAndGet() % 1_000_000, key, SUFFIX));
+    WriteJournal.Saved write = journal.entry(route, key, StrictJson.encode(request), now);
     try {
-      writeDurably(file, saved.toString());
+      journal.save(write);
     } catch (IOException e) {
-      return BoundFuture.failLater(new ApiException(ApiException.Kind.UNEXPECTED, 0, "could not save the write to " + file + ": " + e,
+      return BoundFuture.failLater(new ApiException(ApiException.Kind.UNEXPECTED, 0, "could not save the write to " + write.file() + ": " + e,
           null, null, null, e), api.callbackExecutor());
     }
-    Entry entry = new Entry(file, route, key, body, now, new BoundFuture<>(api.callbackExecutor()));
+    Entry entry = new Entry(write, new BoundFuture<>(api.callbackExecutor()));
     synchronized (this) {
       queue.add(entry);
     }
@@ -219,40 +195,13 @@ public final class DurableWrites implements AutoCloseable {
     return entry.result();
   }
 
-  /** Writes the text to a temporary file, forces it to the disk, then renames it: a crash leaves the whole file or none. */
-  private static void writeDurably(Path file, String text) throws IOException {
-    Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
-    try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-      channel.write(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
-      channel.force(true);
-    }
-    try {
-      Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING);
-    }
-  }
-
-  private void load(Path file) {
-    try {
-      JsonObject saved = StrictJson.parse(Files.readString(file, StandardCharsets.UTF_8)).getAsJsonObject();
-      Route route = Route.valueOf(saved.get("route").getAsString());
-      if (route != Route.CREATE_REWARD_LOG && route != Route.CREATE_FORM) throw new IllegalArgumentException("not a durable route: " + route);
-      Entry entry = new Entry(file, route, saved.get("idempotencyKey").getAsString(), saved.getAsJsonObject("body"),
-          Instant.parse(saved.get("queuedAt").getAsString()), new CompletableFuture<>());
-      synchronized (this) {
-        queue.add(entry);
-      }
-    } catch (IOException | RuntimeException unreadable) {
-      // Kept aside for a person to look at, and reported: it would fail the same way on every start.
-      Path aside = file.resolveSibling(file.getFileName() + ".unreadable");
-      try {
-        Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
-      } catch (IOException ignored) {
-        // reported below all the same
-      }
-      report(new Outcome(null, null, null, null, new ApiException(ApiException.Kind.UNEXPECTED, 0,
-          "a saved write could not be read, kept as " + aside + ": " + unreadable, null, null, null, unreadable)), () -> {});
+  /** Queues the writes an earlier run left; reports those that could not be read back. */
+  private void load() throws IOException {
+    List<WriteJournal.Saved> saved = journal.readAll((aside, unreadable) ->
+        report(new Outcome(null, null, null, null, new ApiException(ApiException.Kind.UNEXPECTED, 0,
+            "a saved write could not be read, kept as " + aside + ": " + unreadable, null, null, null, unreadable)), () -> {}));
+    synchronized (this) {
+      for (WriteJournal.Saved write : saved) queue.add(new Entry(write, new CompletableFuture<>()));
     }
   }
 
@@ -263,12 +212,13 @@ public final class DurableWrites implements AutoCloseable {
       head = queue.peek();
       sending = true;
     }
-    if (Instant.now().isAfter(head.queuedAt().plus(giveUpAfter))) {
+    WriteJournal.Saved write = head.write();
+    if (Instant.now().isAfter(write.queuedAt().plus(giveUpAfter))) {
       finish(head, null, new ApiException(ApiException.Kind.NETWORK, 0, "not answered within " + giveUpAfter + " of being queued: dropped,"
           + " since the service keeps an Idempotency-Key 24 hours only", null, null, null, null));
       return;
     }
-    api.send(head.route(), Map.of(), head.body(), Map.of(Headers.IDEMPOTENCY_KEY, head.key()), true).whenComplete((answer, failure) -> {
+    api.send(write.route(), Map.of(), write.body(), Map.of(Headers.IDEMPOTENCY_KEY, write.key()), true).whenComplete((answer, failure) -> {
       if (failure == null) {
         finish(head, answer.body(), null);
         return;
@@ -305,18 +255,14 @@ public final class DurableWrites implements AutoCloseable {
   }
 
   private void finish(Entry entry, Object value, ApiException failure) {
-    try {
-      Files.deleteIfExists(entry.file());
-    } catch (IOException e) {
-      // Left on disk, it would be sent again at the next start: harmless within 24 hours (same key).
-    }
+    journal.remove(entry.write());
     synchronized (this) {
       queue.remove(entry);
       sending = false;
       failures = 0;
     }
     // The listener first: whoever waits on the future finds the outcome reported.
-    report(new Outcome(entry.key(), entry.route() == Route.CREATE_FORM ? Operation.CREATE_FORM : Operation.CREATE_REWARD_LOG,
+    report(new Outcome(entry.write().key(), entry.write().route() == Route.CREATE_FORM ? Operation.CREATE_FORM : Operation.CREATE_REWARD_LOG,
         value instanceof RewardLog log ? log : null, value instanceof FormAnswer answer ? answer : null, failure), () -> {
           if (failure == null) entry.result().complete(value);
           else entry.result().completeExceptionally(failure);
