@@ -2,12 +2,9 @@ package net.gamecommunity.api;
 
 import java.time.Duration;
 import java.util.Collection;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 
 /**
@@ -25,12 +22,16 @@ import java.util.concurrent.Executor;
  * library. Pollers, syncs and subscriptions are made by a real client only (point one at a local HTTP
  * server in such tests).
  *
+ * <p>The calls on the API's resources are declared, by resource, in the interfaces it extends:
+ * {@link PlayerCalls}, {@link CosmeticCalls}, {@link CreateCalls} (the writes that create) and
+ * {@link GameCalls}; this interface adds what concerns the client as a whole (events, views, closing).
+ *
  * <pre>{@code
  * CommunityApi api = CommunityApi.builder("https://api.example.org/api", apiKey).build();
  * api.getPlayerByNick("Steve").thenAccept(p -> log.info(p.pseudo() + " has " + p.credit() + " credits"));
  * }</pre>
  */
-public interface CommunityApi extends AutoCloseable {
+public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, CreateCalls, GameCalls, AutoCloseable {
   /**
    * @param baseUrl the API's address, with its {@code /api} prefix: {@code https://api.example.org/api}
    * @param apiKey the API user's key ({@code gsk_…}): keep it in the plugin's configuration, never in code
@@ -41,197 +42,6 @@ public interface CommunityApi extends AutoCloseable {
   static Builder builder(String baseUrl, String apiKey) {
     return new Builder(baseUrl, apiKey);
   }
-
-  // ---- players
-
-  /**
-   * Every player of a grade, in full (token, ip and connection times included).
-   *
-   * @param gradeId the grade's id
-   * @return the grade's players, in full
-   */
-  CompletableFuture<List<FullPlayer>> getAllFullPlayersByGradeId(int gradeId);
-
-  /** @return every player, without the sensitive fields; for a big community, prefer {@link #allPlayersSync()} */
-  CompletableFuture<List<PlayerSummary>> getAllPlayers();
-
-  /**
-   * The player whose pseudo, else nickname, is {@code nick}, regardless of case.
-   *
-   * @param nick a pseudo or a nickname
-   * @return the player; failed with {@link ApiException.Kind#NOT_FOUND} if none (see {@link #findPlayerByNick})
-   */
-  CompletableFuture<PlayerSummary> getPlayerByNick(String nick);
-
-  /**
-   * The same lookup, for the join path where "no such player" is an answer, not a failure: a player
-   * without a community account is an empty Optional; only real failures fail the future.
-   *
-   * <pre>{@code
-   * api.findPlayerByNick(player.getName()).thenAccept(found -> found.ifPresentOrElse(this::greet, () -> invite(player)));
-   * }</pre>
-   *
-   * @param nick a pseudo or a nickname
-   * @return the player, or empty if none has that pseudo or nickname
-   */
-  default CompletableFuture<Optional<PlayerSummary>> findPlayerByNick(String nick) {
-    return optional(getPlayerByNick(nick));
-  }
-
-  // ---- cosmetics
-
-  /**
-   * @param id the cosmetic's id
-   * @return the cosmetic; failed with {@link ApiException.Kind#NOT_FOUND} if none has that id
-   */
-  default CompletableFuture<Cosmetic> getCosmetic(int id) {
-    return getCosmeticTagged(id).thenApply(Tagged::value);
-  }
-
-  /**
-   * The cosmetic with its ETag, for a safe update ({@link CosmeticUpdate.Builder#ifMatch}).
-   *
-   * @param id the cosmetic's id
-   * @return the cosmetic and its ETag; failed with {@link ApiException.Kind#NOT_FOUND} if none has that id
-   */
-  CompletableFuture<Tagged<Cosmetic>> getCosmeticTagged(int id);
-
-  /**
-   * Applies the change and returns the whole cosmetic after it, with its new ETag.
-   *
-   * @param update the change, from {@link CosmeticUpdate#of}
-   * @return the cosmetic after the change; failed with {@link ApiException.Kind#PRECONDITION_FAILED}
-   *     when its {@code ifMatch} ETag is stale, {@link ApiException.Kind#CONFLICT} ({@code DUPLICATE}) on a name taken
-   */
-  CompletableFuture<Tagged<Cosmetic>> updateCosmetic(CosmeticUpdate update);
-
-  // ---- writes that create
-
-  /**
-   * Records a form answer, with a new Idempotency-Key (the same on each retry of this call).
-   *
-   * @param answer the form answer, from {@link NewFormAnswer#builder}
-   * @return what was recorded
-   */
-  default CompletableFuture<Created<FormAnswer>> createForm(NewFormAnswer answer) {
-    return createForm(answer, UUID.randomUUID().toString());
-  }
-
-  /**
-   * With your own Idempotency-Key: keep it (e.g. in the plugin's storage) to resend the same request
-   * after a restart; the service records it once within 24 hours. {@link DurableWrites} does that for you.
-   *
-   * @param answer the form answer
-   * @param idempotencyKey 1 to 255 printable ASCII characters, unique per request (a UUID)
-   * @return what was recorded (or, on a resend, what the first request recorded: {@link Created#replayed()})
-   */
-  CompletableFuture<Created<FormAnswer>> createForm(NewFormAnswer answer, String idempotencyKey);
-
-  /**
-   * Records a reward, with a new Idempotency-Key (the same on each retry of this call).
-   *
-   * @param log the reward
-   * @return what was recorded; failed with {@link ApiException.Kind#CONFLICT}: {@code DUPLICATE} when
-   *     the same reward is recorded for that player at that second, {@code REFERENCE_NOT_FOUND} when the player does not exist
-   */
-  default CompletableFuture<Created<RewardLog>> createRewardLog(NewRewardLog log) {
-    return createRewardLog(log, UUID.randomUUID().toString());
-  }
-
-  /**
-   * With your own Idempotency-Key, as {@link #createForm(NewFormAnswer, String)}.
-   *
-   * @param log the reward
-   * @param idempotencyKey 1 to 255 printable ASCII characters, unique per request (a UUID)
-   * @return what was recorded
-   */
-  CompletableFuture<Created<RewardLog>> createRewardLog(NewRewardLog log, String idempotencyKey);
-
-  /**
-   * Registers an API user and returns its key, shown only this once. A replay of this request (a retry
-   * whose first attempt got through) is a {@link ApiException.Kind#CONFLICT} ({@code SECRET_NOT_REPLAYED}):
-   * the key is not kept.
-   *
-   * @param user the user to register
-   * @return the user and its key
-   */
-  default CompletableFuture<Created<RegisteredUser>> register(NewApiUser user) {
-    return register(user, UUID.randomUUID().toString());
-  }
-
-  /**
-   * With your own Idempotency-Key, as {@link #register(NewApiUser)}.
-   *
-   * @param user the user to register
-   * @param idempotencyKey 1 to 255 printable ASCII characters, unique per request
-   * @return the user and its key
-   */
-  CompletableFuture<Created<RegisteredUser>> register(NewApiUser user, String idempotencyKey);
-
-  // ---- other resources
-
-  /** @return the Infected v2 statistics of every player */
-  CompletableFuture<List<InfectedStats>> getAllInfectedStats();
-
-  /** @return the items active now ({@code startDate <= now < endDate}) */
-  CompletableFuture<List<TemporaryItem>> getActiveItems();
-
-  /**
-   * Applies the change and returns the whole world after it.
-   *
-   * @param update the change, from {@link WorldUpdate#of}
-   * @return the world after the change; failed with {@link ApiException.Kind#NOT_FOUND} if none has that id
-   */
-  CompletableFuture<FreebuildWorld> updateWorld(WorldUpdate update);
-
-  /** @return every parkour map */
-  CompletableFuture<List<ParkourMap>> getAllMaps();
-
-  // ---- conditional polling
-
-  /**
-   * @param gradeId the grade's id
-   * @return a poller of the grade's players, in full
-   */
-  ListPoller<FullPlayer> fullPlayersByGradeIdPoller(int gradeId);
-
-  /** @return a poller of every player */
-  ListPoller<PlayerSummary> allPlayersPoller();
-
-  /** @return a poller of the Infected v2 statistics */
-  ListPoller<InfectedStats> infectedStatsPoller();
-
-  /** @return a poller of the items active now */
-  ListPoller<TemporaryItem> activeItemsPoller();
-
-  /** @return a poller of the parkour maps */
-  ListPoller<ParkourMap> mapsPoller();
-
-  // ---- caches kept in sync by change
-
-  /** @return a cache of the players, by id */
-  ListSync<Integer, PlayerSummary> allPlayersSync();
-
-  /**
-   * A grade's players in full, by id; a player whose grade changed leaves the cache.
-   *
-   * @param gradeId the grade's id
-   * @return a cache of the grade's players, by id
-   */
-  ListSync<Integer, FullPlayer> fullPlayersByGradeIdSync(int gradeId);
-
-  /** @return a cache of the infected statistics, by player id */
-  ListSync<Integer, InfectedStats> infectedStatsSync();
-
-  /**
-   * The active items, by id; an item leaves the cache at its end (checked on each sync, on this machine's clock).
-   *
-   * @return a cache of the active items, by id
-   */
-  ListSync<String, TemporaryItem> activeItemsSync();
-
-  /** @return a cache of the parkour maps, by id */
-  ListSync<Integer, ParkourMap> mapsSync();
 
   /**
    * The API's writes as they commit (GET /api/events), to {@code listener} on the client's callback
@@ -312,15 +122,6 @@ public interface CommunityApi extends AutoCloseable {
    * @param grace the longest wait for writes in flight
    */
   void close(Duration grace);
-
-  /** A lookup whose not-found is an empty Optional; every other failure stays a failure. */
-  private static <T> CompletableFuture<Optional<T>> optional(CompletableFuture<T> lookup) {
-    return lookup.handle((value, failure) -> {
-      if (failure == null) return CompletableFuture.completedFuture(Optional.of(value));
-      ApiException e = ApiException.unwrap(failure);
-      return e.kind() == ApiException.Kind.NOT_FOUND ? CompletableFuture.completedFuture(Optional.<T>empty()) : CompletableFuture.<Optional<T>>failedFuture(e);
-    }).thenCompose(f -> f);
-  }
 
   /** How to reach the API; only the base URL and the key are required. */
   final class Builder {
@@ -456,9 +257,7 @@ public interface CommunityApi extends AutoCloseable {
   }
 
   /** {@link CommunityApi}'s calls, waiting for their answers; each throws {@link ApiException}. */
-  final class Blocking {
-    private final CommunityApi api;
-
+  final class Blocking extends BlockingCalls {
     /**
      * The blocking view of a client: {@link CommunityApi#blocking()} makes it; a fake client in a plugin's
      * tests can make its own.
@@ -466,193 +265,7 @@ public interface CommunityApi extends AutoCloseable {
      * @param api the client whose calls to wait for
      */
     public Blocking(CommunityApi api) {
-      this.api = java.util.Objects.requireNonNull(api, "api");
-    }
-
-    /**
-     * As {@link CommunityApi#getAllFullPlayersByGradeId}, waiting for the answer.
-     *
-     * @param gradeId the grade's id
-     * @return the grade's players, in full
-     * @throws ApiException when the call fails
-     */
-    public List<FullPlayer> getAllFullPlayersByGradeId(int gradeId) {
-      return await(api.getAllFullPlayersByGradeId(gradeId));
-    }
-
-    /**
-     * As {@link CommunityApi#getAllPlayers}, waiting for the answer.
-     *
-     * @return every player
-     * @throws ApiException when the call fails
-     */
-    public List<PlayerSummary> getAllPlayers() {
-      return await(api.getAllPlayers());
-    }
-
-    /**
-     * As {@link CommunityApi#getPlayerByNick}, waiting for the answer.
-     *
-     * @param nick a pseudo or a nickname
-     * @return the player whose pseudo, else nickname, is {@code nick}
-     * @throws ApiException when the call fails
-     */
-    public PlayerSummary getPlayerByNick(String nick) {
-      return await(api.getPlayerByNick(nick));
-    }
-
-    /**
-     * As {@link CommunityApi#findPlayerByNick}, waiting for the answer.
-     *
-     * @param nick a pseudo or a nickname
-     * @return the player, or empty if none has that pseudo or nickname
-     * @throws ApiException when the call fails otherwise
-     */
-    public Optional<PlayerSummary> findPlayerByNick(String nick) {
-      return await(api.findPlayerByNick(nick));
-    }
-
-    /**
-     * As {@link CommunityApi#getCosmetic}, waiting for the answer.
-     *
-     * @param id the cosmetic's id
-     * @return the cosmetic
-     * @throws ApiException when the call fails
-     */
-    public Cosmetic getCosmetic(int id) {
-      return await(api.getCosmetic(id));
-    }
-
-    /**
-     * As {@link CommunityApi#getCosmeticTagged}, waiting for the answer.
-     *
-     * @param id the cosmetic's id
-     * @return the cosmetic and its ETag
-     * @throws ApiException when the call fails
-     */
-    public Tagged<Cosmetic> getCosmeticTagged(int id) {
-      return await(api.getCosmeticTagged(id));
-    }
-
-    /**
-     * As {@link CommunityApi#updateCosmetic}, waiting for the answer.
-     *
-     * @param update the change
-     * @return the cosmetic after the change, with its new ETag
-     * @throws ApiException when the call fails
-     */
-    public Tagged<Cosmetic> updateCosmetic(CosmeticUpdate update) {
-      return await(api.updateCosmetic(update));
-    }
-
-    /**
-     * As {@link CommunityApi#createForm}, waiting for the answer.
-     *
-     * @param answer the form answer
-     * @return what was recorded
-     * @throws ApiException when the call fails
-     */
-    public Created<FormAnswer> createForm(NewFormAnswer answer) {
-      return await(api.createForm(answer));
-    }
-
-    /**
-     * As {@link CommunityApi#createForm}, waiting for the answer.
-     *
-     * @param answer the form answer
-     * @param idempotencyKey your own Idempotency-Key
-     * @return what was recorded
-     * @throws ApiException when the call fails
-     */
-    public Created<FormAnswer> createForm(NewFormAnswer answer, String idempotencyKey) {
-      return await(api.createForm(answer, idempotencyKey));
-    }
-
-    /**
-     * As {@link CommunityApi#getAllInfectedStats}, waiting for the answer.
-     *
-     * @return the Infected v2 statistics of every player
-     * @throws ApiException when the call fails
-     */
-    public List<InfectedStats> getAllInfectedStats() {
-      return await(api.getAllInfectedStats());
-    }
-
-    /**
-     * As {@link CommunityApi#getActiveItems}, waiting for the answer.
-     *
-     * @return the items active now
-     * @throws ApiException when the call fails
-     */
-    public List<TemporaryItem> getActiveItems() {
-      return await(api.getActiveItems());
-    }
-
-    /**
-     * As {@link CommunityApi#createRewardLog}, waiting for the answer.
-     *
-     * @param log the reward
-     * @return what was recorded
-     * @throws ApiException when the call fails
-     */
-    public Created<RewardLog> createRewardLog(NewRewardLog log) {
-      return await(api.createRewardLog(log));
-    }
-
-    /**
-     * As {@link CommunityApi#createRewardLog}, waiting for the answer.
-     *
-     * @param log the reward
-     * @param idempotencyKey your own Idempotency-Key
-     * @return what was recorded
-     * @throws ApiException when the call fails
-     */
-    public Created<RewardLog> createRewardLog(NewRewardLog log, String idempotencyKey) {
-      return await(api.createRewardLog(log, idempotencyKey));
-    }
-
-    /**
-     * As {@link CommunityApi#register}, waiting for the answer.
-     *
-     * @param user the user to register
-     * @return the user and its key
-     * @throws ApiException when the call fails
-     */
-    public Created<RegisteredUser> register(NewApiUser user) {
-      return await(api.register(user));
-    }
-
-    /**
-     * As {@link CommunityApi#register}, waiting for the answer.
-     *
-     * @param user the user to register
-     * @param idempotencyKey your own Idempotency-Key
-     * @return the user and its key
-     * @throws ApiException when the call fails
-     */
-    public Created<RegisteredUser> register(NewApiUser user, String idempotencyKey) {
-      return await(api.register(user, idempotencyKey));
-    }
-
-    /**
-     * As {@link CommunityApi#updateWorld}, waiting for the answer.
-     *
-     * @param update the change
-     * @return the world after the change
-     * @throws ApiException when the call fails
-     */
-    public FreebuildWorld updateWorld(WorldUpdate update) {
-      return await(api.updateWorld(update));
-    }
-
-    /**
-     * As {@link CommunityApi#getAllMaps}, waiting for the answer.
-     *
-     * @return every parkour map
-     * @throws ApiException when the call fails
-     */
-    public List<ParkourMap> getAllMaps() {
-      return await(api.getAllMaps());
+      super(api);
     }
 
     /**
@@ -665,11 +278,7 @@ public interface CommunityApi extends AutoCloseable {
      * @throws ApiException when it failed
      */
     public static <T> T await(CompletableFuture<T> future) {
-      try {
-        return future.join();
-      } catch (CompletionException e) {
-        throw ApiException.unwrap(e).inCallersThread();
-      }
+      return waitFor(future);
     }
   }
 }

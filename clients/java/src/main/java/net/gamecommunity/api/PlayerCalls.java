@@ -1,0 +1,77 @@
+package net.gamecommunity.api;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * {@link CommunityApi}'s calls on players: the lists (in full by grade, or without the sensitive fields), the
+ * lookup by pseudo or nickname, and the pollers and caches that keep those lists fresh.
+ *
+ * <p>A part of {@link CommunityApi}, which extends it (and is the only type that may): hold and fake a
+ * {@code CommunityApi}, not this interface.
+ */
+public sealed interface PlayerCalls permits CommunityApi {
+  /**
+   * Every player of a grade, in full (token, ip and connection times included).
+   *
+   * @param gradeId the grade's id
+   * @return the grade's players, in full
+   */
+  CompletableFuture<List<FullPlayer>> getAllFullPlayersByGradeId(int gradeId);
+
+  /** @return every player, without the sensitive fields; for a big community, prefer {@link #allPlayersSync()} */
+  CompletableFuture<List<PlayerSummary>> getAllPlayers();
+
+  /**
+   * The player whose pseudo, else nickname, is {@code nick}, regardless of case.
+   *
+   * @param nick a pseudo or a nickname
+   * @return the player; failed with {@link ApiException.Kind#NOT_FOUND} if none (see {@link #findPlayerByNick})
+   */
+  CompletableFuture<PlayerSummary> getPlayerByNick(String nick);
+
+  /**
+   * The same lookup, for the join path where "no such player" is an answer, not a failure: a player
+   * without a community account is an empty Optional; only real failures fail the future.
+   *
+   * <pre>{@code
+   * api.findPlayerByNick(player.getName()).thenAccept(found -> found.ifPresentOrElse(this::greet, () -> invite(player)));
+   * }</pre>
+   *
+   * @param nick a pseudo or a nickname
+   * @return the player, or empty if none has that pseudo or nickname
+   */
+  default CompletableFuture<Optional<PlayerSummary>> findPlayerByNick(String nick) {
+    return optional(getPlayerByNick(nick));
+  }
+
+  /**
+   * @param gradeId the grade's id
+   * @return a poller of the grade's players, in full
+   */
+  ListPoller<FullPlayer> fullPlayersByGradeIdPoller(int gradeId);
+
+  /** @return a poller of every player */
+  ListPoller<PlayerSummary> allPlayersPoller();
+
+  /** @return a cache of the players, by id */
+  ListSync<Integer, PlayerSummary> allPlayersSync();
+
+  /**
+   * A grade's players in full, by id; a player whose grade changed leaves the cache.
+   *
+   * @param gradeId the grade's id
+   * @return a cache of the grade's players, by id
+   */
+  ListSync<Integer, FullPlayer> fullPlayersByGradeIdSync(int gradeId);
+
+  /** A lookup whose not-found is an empty Optional; every other failure stays a failure. */
+  private static <T> CompletableFuture<Optional<T>> optional(CompletableFuture<T> lookup) {
+    return lookup.handle((value, failure) -> {
+      if (failure == null) return CompletableFuture.completedFuture(Optional.of(value));
+      ApiException e = ApiException.unwrap(failure);
+      return e.kind() == ApiException.Kind.NOT_FOUND ? CompletableFuture.completedFuture(Optional.<T>empty()) : CompletableFuture.<Optional<T>>failedFuture(e);
+    }).thenCompose(f -> f);
+  }
+}
