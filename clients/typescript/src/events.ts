@@ -1,4 +1,4 @@
-import { ApiError } from "./index.js";
+import { ApiError } from "./errors.js";
 
 /** One event of GET /api/events: what a webhook receiver gets, with its place in the stream. */
 export interface LiveEvent<T = unknown> {

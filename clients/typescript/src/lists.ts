@@ -1,6 +1,6 @@
+import type { ApiClient } from "./client.js";
+import { ApiError, orThrow } from "./errors.js";
 import type { paths } from "./schema.js";
-import type { ApiClient } from "./index.js";
-import { ApiError, orThrow } from "./index.js";
 
 /** The list routes: the GETs that take limit, cursor and since. */
 export type ListPath = {
