@@ -7,6 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import pg from "pg";
+import { median } from "./stats.js";
 import { timedGet, type Timed } from "./timed-get.js";
 
 /** Time a list reader may take, from its start to its answer. */
@@ -45,7 +46,6 @@ async function readersAtOnce(count: number, url: string, key: string): Promise<O
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 
 /** A server that answers the same lists: its label, its base URL and its RSS now (MB). */
