@@ -33,7 +33,9 @@ const onEmbedded = (args: string[]) => cli(args, { DATA_DIR: dataDir, DATABASE_U
 
 /**
  * Every row a backup holds, but what the embedded server goes on writing after the backup, with no request:
- * the deliveries' progress (its worker) and when a key was last used (written after the answer).
+ * the deliveries' progress (its worker) and when a key was last used (written after the answer); and a
+ * cosmetic's version, which the restore moves on so that no ETag of the old server names the new one's data
+ * (restore-versions.test.ts).
  */
 async function everything(db: Database): Promise<Record<string, unknown[]>> {
   const all: Record<string, unknown[]> = {};
@@ -41,7 +43,7 @@ async function everything(db: Database): Promise<Record<string, unknown[]>> {
     const columns =
       table === "webhook_deliveries"
         ? `jsonb_build_object('id', t.id, 'eventId', t."eventId")`
-        : `to_jsonb(t) - '{writtenBy,keyLastUsedAt,previousKeyLastUsedAt}'::text[]`;
+        : `to_jsonb(t) - '{writtenBy,keyLastUsedAt,previousKeyLastUsedAt,version}'::text[]`;
     const rows = await db.prisma.$queryRawUnsafe<{ r: unknown }[]>(`SELECT ${columns} AS r FROM ${q(table)} t ORDER BY ${key.map((c) => `t.${q(c)}`).join(", ")}`);
     all[table] = rows.map((x) => x.r);
   }

@@ -1,4 +1,5 @@
 import { advanceIdSequence, largestId } from "../entities/constraints.js";
+import { renewVersions } from "../db/versions.js";
 import type { Database } from "../db/database.js";
 import { openSecret, SecretUnavailable } from "../webhooks/secrets.js";
 import { BackupFileError, readBackup, type BackupHeader } from "./format.js";
@@ -72,7 +73,8 @@ async function refuseUnlessEmpty(tx: Tx): Promise<void> {
  * written in one transaction, read again and checked again as it goes, so that
  * a file refused or a failure midway leaves the database as it was.
  * sync_identity is not written: the database keeps its own key, and every
- * sync token, cursor and event id from before answers 410.
+ * sync token, cursor and event id from before answers 410; the ETag versions
+ * move past anything the backed-up database counted (renewVersions).
  */
 export async function restoreBackup(db: Database, open: () => AsyncIterable<Uint8Array>, secretKey: string | undefined): Promise<CheckedBackup> {
   await refuseUnlessEmpty(db.prisma);
@@ -91,6 +93,7 @@ export async function restoreBackup(db: Database, open: () => AsyncIterable<Uint
       for (const { table, key } of BACKUP_TABLES) {
         if (key.length === 1 && key[0] === "id") await tx.$queryRaw(advanceIdSequence(table, "id", largestId(table, "id")));
       }
+      await renewVersions(tx, true);
     },
     { timeout: TRANSACTION_MS, maxWait: 60_000 },
   );

@@ -39,6 +39,7 @@ export const NOT_BACKED_UP: Record<string, string> = {
   _prisma_migrations: "the target is migrated to the backup's schema first",
   data_versions: "counters of the target's own writes (ETags, sync tokens)",
   sync_identity: "the target keeps its own key: tokens, cursors and event ids from before answer 410",
+  version_identity: "the target's own: its ETag versions are renewed by the restore",
 };
 
 /**

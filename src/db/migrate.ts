@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
 import type { Database, SqlConnection } from "./database.js";
+import { renewVersions } from "./versions.js";
 
 /**
  * Applies the SQL migrations of prisma/migrations, as `prisma migrate deploy`
@@ -156,13 +157,19 @@ export async function pendingMigrations(db: Database, dir = MIGRATIONS_DIR): Pro
 export async function prepareSchema(db: Database, logger: Logger, migrateOnStart: boolean): Promise<void> {
   if (migrateOnStart) {
     await migrate(db, logger);
-    return;
+  } else {
+    const pending = await pendingMigrations(db);
+    if (pending.length > 0) {
+      throw new Error(
+        `${pending.length} migration(s) not applied (${pending.join(", ")}) and MIGRATE_ON_START=false: ` +
+          "run `node dist/cli/main.js migrate` (npm run db:migrate) first",
+      );
+    }
   }
-  const pending = await pendingMigrations(db);
-  if (pending.length > 0) {
-    throw new Error(
-      `${pending.length} migration(s) not applied (${pending.join(", ")}) and MIGRATE_ON_START=false: ` +
-        "run `node dist/cli/main.js migrate` (npm run db:migrate) first",
+  if (await db.prisma.$transaction((tx) => renewVersions(tx, false))) {
+    logger.warn(
+      "this database was restored or copied (its sync key is not the one its ETag versions were counted under): " +
+        "the versions moved past anything counted before, so no ETag given earlier names its data",
     );
   }
 }

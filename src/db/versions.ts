@@ -1,4 +1,4 @@
-import type { ReadClient } from "./client.js";
+import type { DbClient, ReadClient } from "./client.js";
 
 export type VersionedTable = "players" | "infected_stats" | "temporary_items" | "parkour_maps";
 
@@ -9,4 +9,29 @@ export type VersionedTable = "players" | "infected_stats" | "temporary_items" | 
 export async function tableVersion(prisma: ReadClient, table: VersionedTable): Promise<string> {
   const rows = await prisma.$queryRaw<{ version: string }[]>`SELECT version::text AS version FROM data_versions WHERE name = ${table}`;
   return rows[0]?.version ?? "0";
+}
+
+/**
+ * Moves every ETag version past what was counted before, by a random amount:
+ * each list's counter by 2^40 to 2^41, each cosmetic's version to a random
+ * value between 2^24 and 2^30. After a restore the counters start where the
+ * backup left them while the database it came from went on counting: without
+ * this, an ETag that database gave would name a state of this one (a 304 for
+ * data the client never saw, an If-Match applied over a change it never read).
+ * `force`: a restore into this database, whose key stays; otherwise only when
+ * the database's sync key is not the one its versions were counted under
+ * (pg_restore, a copy of the database). Within the caller's transaction;
+ * says whether the versions moved.
+ */
+export async function renewVersions(tx: DbClient, force: boolean): Promise<boolean> {
+  await tx.$queryRaw`SELECT set_config('community.renewing_versions', 'on', true)`;
+  const [row] = await tx.$queryRaw<{ renewed: boolean }[]>`
+    WITH moved AS (UPDATE version_identity SET key = sync_key() WHERE ${force} OR key IS DISTINCT FROM sync_key() RETURNING 1),
+         lists AS (UPDATE data_versions SET version = version + (1::bigint << 40) + floor(random() * (1::bigint << 40))::bigint
+                    WHERE EXISTS (SELECT FROM moved) RETURNING 1),
+         cosmetics AS (UPDATE cosmetics SET version = (1 << 24) + floor(random() * ((1 << 30) - (1 << 24)))::int
+                    WHERE EXISTS (SELECT FROM moved) RETURNING 1)
+    SELECT EXISTS (SELECT FROM moved) AS renewed`;
+  await tx.$queryRaw`SELECT set_config('community.renewing_versions', 'off', true)`;
+  return row?.renewed === true;
 }

@@ -83,9 +83,13 @@ export async function migratedDataDir(dataDir: string): Promise<void> {
   }
 }
 
-/** A database of its own: its sync secret (migration 20261125100000_sync_identity) is its own too. */
+/**
+ * A database of its own: its sync secret (migration 20261125100000_sync_identity) is its own too, and its
+ * ETag versions counted under its key, as its migrations would leave them (20261129200000_version_identity).
+ */
 async function ownSyncSecret(db: Database): Promise<void> {
   await db.prisma.$executeRaw`UPDATE "sync_identity" SET "secret" = ${randomBytes(32)}`;
+  await db.prisma.$executeRaw`UPDATE "version_identity" SET "key" = sync_key()`;
 }
 
 const templates = new Map<"empty" | "migrated", Blob>();
