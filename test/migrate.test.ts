@@ -143,13 +143,15 @@ async function contents(t: TestDatabase): Promise<Record<string, unknown>> {
     const tables = catalog.filter((r) => r.kind === "relation" && r.def.endsWith(" r")).map((r) => r.def.slice(0, -2));
     const rows: Record<string, unknown> = {};
     for (const table of tables) {
-      // The bookkeeping's ids and times, and the sync secret, differ by nature; what they are is compared instead.
+      // The bookkeeping's ids and times, the sync secret and the key derived from it differ by nature; what they are is compared instead.
       const select =
         table === "_prisma_migrations"
           ? `SELECT migration_name, checksum, applied_steps_count, finished_at IS NOT NULL AS finished, rolled_back_at FROM "_prisma_migrations"`
           : table === "sync_identity"
             ? `SELECT id, length(secret) AS secret_bytes FROM "sync_identity"`
-            : `SELECT * FROM "${table}"`;
+            : table === "version_identity"
+              ? `SELECT id, key = sync_key() AS counted_under_its_own_key FROM "version_identity"`
+              : `SELECT * FROM "${table}"`;
       rows[table] = (await conn.query<{ row: string }>(`SELECT to_jsonb(x)::text AS row FROM (${select}) x ORDER BY 1`)).map((r) => r.row);
     }
     return { catalog: catalog.map((r) => `${r.kind}: ${r.def}`), rows };
