@@ -11,21 +11,18 @@
  * 24, through scripts/node-runtime.mjs).
  */
 import { execFileSync, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { Redis } from "ioredis";
-import pg from "pg";
 import { openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
 import { createLogger } from "../src/core/logger.js";
 import { importData } from "../src/transfer/transfer.js";
 import { ApiUsers } from "../src/users/users.js";
 import { community } from "./community.js";
-import { startFlags } from "./service.js";
+import { BENCH_REDIS_URL as REDIS_URL, dropRedisKeys, scratchDatabase, startFlags } from "./service.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -36,8 +33,6 @@ const { values: args } = parseArgs({
     top: { type: "string", default: "25" },
   },
 });
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
-const SERVER_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 let rewardId = 5_000_000;
 /** The request of each route profiled: a point read, or a write whose reward ids never repeat. */
 const REQUESTS: Record<string, () => { method: "GET" | "POST"; path: string; body?: string }> = {
@@ -50,19 +45,13 @@ const REQUESTS: Record<string, () => { method: "GET" | "POST"; path: string; bod
   }),
 };
 
-async function admin(sql: string) {
-  const c = new pg.Client({ connectionString: SERVER_URL });
-  await c.connect();
-  await c.query(sql);
-  await c.end();
-}
 
-const name = `profile_${randomBytes(4).toString("hex")}`;
-const url = new URL(SERVER_URL);
-url.pathname = `/${name}`;
-await admin(`CREATE DATABASE "${name}"`);
+const scratch = scratchDatabase("profile");
+/** The database's name: also the prefix of the rate limits' counters in Redis (--production). */
+const name = new URL(scratch.url).pathname.slice(1);
+await scratch.create();
 try {
-  const db = openDatabase({ kind: "postgres", url: url.toString(), poolMax: 2 });
+  const db = openDatabase({ kind: "postgres", url: scratch.url, poolMax: 2 });
   await migrate(db, createLogger("silent"));
   await importData(db.prisma, community(10_000));
   const key = (await new ApiUsers(db.prisma).create("user-A")).apiKey;
@@ -77,7 +66,7 @@ try {
     : { LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "0", AUTH_FAILURES_PER_MINUTE: "0", REDIS_URL: "" };
   const service = spawn(node, ["--cpu-prof", `--cpu-prof-dir=${dir}`, ...startFlags(), "dist/main.js"], {
     env: {
-      ...process.env, ...settings, DATABASE_URL: url.toString(), DATABASE_READ_URL: "", WEB_CONCURRENCY: "1", METRICS_PORT: "off",
+      ...process.env, ...settings, DATABASE_URL: scratch.url, DATABASE_READ_URL: "", WEB_CONCURRENCY: "1", METRICS_PORT: "off",
       PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production",
     },
     stdio: ["ignore", "ignore", "inherit"],
@@ -144,11 +133,6 @@ try {
   console.log("\n| function (self time) | CPU µs per request |\n|---|---|");
   for (const [k, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, Number(args.top))) console.log(`| ${k} | ${(us / requests).toFixed(1)} |`);
 } finally {
-  await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  if (args.production) {
-    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 0 });
-    const keys = await redis.keys(`${name}:*`).catch(() => []);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
-  }
+  await scratch.drop();
+  if (args.production) await dropRedisKeys(`${name}:`);
 }

@@ -13,10 +13,11 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { loadAverage } from "./proc.js";
 import { scratchDatabase, startService as startServiceOn } from "./service.js";
+import { percentile, round } from "./stats.js";
 import { openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
 import { createLogger } from "../src/core/logger.js";
@@ -50,8 +51,6 @@ const receiver = createServer((req, res) => {
 
 const startService = () => startServiceOn(dbUrl, { WEBHOOKS_ALLOW_PRIVATE: "true" });
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-const round = (n: number) => (n < 10 ? n.toFixed(1) : String(Math.round(n)));
 
 async function waitFor(test: () => boolean, ms: number): Promise<void> {
   const until = Date.now() + ms;
@@ -129,7 +128,7 @@ async function main(): Promise<void> {
     const writesPerSecond = ids.length / ((written - started) / 1000);
     const deliveriesPerSecond = ids.length / ((lastReceipt - started) / 1000);
 
-    const load = os.loadavg().map((l) => l.toFixed(2)).join(", ");
+    const load = loadAverage();
     const section = [
       "<!-- bench/webhooks.ts: start -->",
       "## Webhooks",
