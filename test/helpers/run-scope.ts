@@ -69,7 +69,35 @@ function killLeftovers(marker: string): string[] {
       // Gone meanwhile, or not ours to read.
     }
   }
+  awaitDeaths(killed.map((line) => Number(line.split(" ")[0])));
   return killed;
+}
+
+/**
+ * A kill is carried out by its target, when the kernel next runs it: on a busy machine, that is a while after
+ * `kill` returns (seen in CI: still running when the run had ended). So the run ends only once every process
+ * it killed is gone or a zombie (dead, its parent not yet told), or after 10 s. Synchronous: this runs in an
+ * "exit" handler.
+ */
+function awaitDeaths(pids: number[]): void {
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  const until = Date.now() + 10_000;
+  let running = pids.filter(isRunning);
+  while (running.length > 0 && Date.now() < until) {
+    Atomics.wait(nap, 0, 0, 10);
+    running = running.filter(isRunning);
+  }
+  if (running.length > 0) process.stderr.write(`\nTest teardown: still running 10 s after being killed: ${running.join(", ")}\n`);
+}
+
+/** Not gone, and not a zombie. */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
 }
 
 function removeAbandonedRuns(base: string): void {
