@@ -3,7 +3,6 @@ package net.gamecommunity.api;
 import com.google.gson.JsonObject;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +15,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -34,15 +32,11 @@ public final class EventSubscription implements AutoCloseable {
   private static final long IDLE_TIMEOUT_MS = 30_000;
   private static final long MAX_DELAY_MS = 30_000;
 
-  private final HttpClient http;
+  private final Transport transport;
   private final URI uri;
-  private final String apiKey;
-  private final String userAgent;
   private final Executor executor;
-  private final ScheduledExecutorService scheduler;
   private final EventListener listener;
   private final Consumer<EventSubscription> onClose;
-  private final boolean strict;
   private final Object lock = new Object();
   private volatile boolean closed;
   /** The position after the last event whose listener returned: what {@link #lastEventId()} tells. */
@@ -60,20 +54,16 @@ public final class EventSubscription implements AutoCloseable {
   /** The listener's calls, chained: one at a time, in order, on the executor. */
   private CompletableFuture<Void> delivered = CompletableFuture.completedFuture(null);
 
-  EventSubscription(HttpClient http, String baseUrl, String apiKey, String userAgent, Executor executor, ScheduledExecutorService scheduler,
-      Collection<String> types, String lastEventId, EventListener listener, Consumer<EventSubscription> onClose, boolean strict) {
-    this.http = http;
-    this.uri = URI.create(baseUrl + "/events" + (types == null || types.isEmpty() ? ""
+  EventSubscription(Transport transport, Executor executor, Collection<String> types, String lastEventId, EventListener listener,
+      Consumer<EventSubscription> onClose) {
+    this.transport = transport;
+    this.uri = URI.create(transport.baseUrl + "/events" + (types == null || types.isEmpty() ? ""
         : "?types=" + URLEncoder.encode(String.join(",", types), StandardCharsets.UTF_8)));
-    this.apiKey = apiKey;
-    this.userAgent = userAgent;
     this.executor = executor;
-    this.scheduler = scheduler;
     this.lastEventId = lastEventId;
     this.received = lastEventId;
     this.listener = listener;
     this.onClose = onClose;
-    this.strict = strict;
   }
 
   /**
@@ -116,16 +106,15 @@ public final class EventSubscription implements AutoCloseable {
 
   private void connect() {
     int current;
-    HttpRequest.Builder request = HttpRequest.newBuilder(uri)
-        .header(Headers.API_KEY, apiKey).header("User-Agent", userAgent).header("Accept", "text/event-stream").GET();
+    HttpRequest.Builder request = transport.newRequest(uri).header("Accept", "text/event-stream").GET();
     synchronized (lock) {
       if (closed) return;
       current = ++generation;
       String resumeAfter = received;
-      if (resumeAfter != null) request.header("Last-Event-ID", resumeAfter);
+      if (resumeAfter != null) request.header(Headers.LAST_EVENT_ID, resumeAfter);
       lastByteAt = System.currentTimeMillis();
       timer = every(() -> checkIdle(current));
-      exchange = http.sendAsync(request.build(), info -> info.statusCode() == 200
+      exchange = transport.http.sendAsync(request.build(), info -> info.statusCode() == 200
               ? HttpResponse.BodySubscribers.fromLineSubscriber(new EventStream(new Connection(current)), lines -> "", StandardCharsets.UTF_8, null)
               : HttpResponse.BodySubscribers.ofString(StandardCharsets.UTF_8))
           .whenComplete((response, error) -> ended(current, response, error));
@@ -163,7 +152,7 @@ public final class EventSubscription implements AutoCloseable {
     Throwable told = reason;
     deliver(() -> listener.onReconnecting(told, delay));
     try {
-      scheduler.schedule(this::connect, delay, TimeUnit.MILLISECONDS);
+      transport.scheduler.schedule(this::connect, delay, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException clientClosed) {
       close();
     }
@@ -184,7 +173,7 @@ public final class EventSubscription implements AutoCloseable {
 
   private Future<?> every(Runnable task) {
     try {
-      return scheduler.scheduleWithFixedDelay(task, 1_000, 1_000, TimeUnit.MILLISECONDS);
+      return transport.scheduler.scheduleWithFixedDelay(task, 1_000, 1_000, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException clientClosed) {
       return CompletableFuture.completedFuture(null);
     }
@@ -269,7 +258,7 @@ public final class EventSubscription implements AutoCloseable {
       if (!frame.isEmpty()) {
         JsonObject message = StrictJson.parse(String.join("\n", frame)).getAsJsonObject();
         event = new Event(eventId, message.get("type").getAsString(), Instant.parse(message.get("timestamp").getAsString()),
-            message.getAsJsonObject("data").toString(), strict);
+            message.getAsJsonObject("data").toString(), transport.strictDecoding);
       }
       // Through the listener's queue even without an event, so that the resume point moves in order. The next
       // line once the listener returned: a listener slower than the stream holds the stream back.

@@ -19,6 +19,7 @@ final class Headers {
   static final String RATE_LIMIT_POLICY = "RateLimit-Policy";
   static final String SYNC_TOKEN = "Sync-Token";
   static final String LINK = "Link";
+  static final String LAST_EVENT_ID = "Last-Event-ID";
 
   private Headers() {}
 }

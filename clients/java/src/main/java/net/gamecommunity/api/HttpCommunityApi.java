@@ -159,9 +159,8 @@ final class HttpCommunityApi implements CommunityApi {
   @Override
   public EventSubscription subscribe(Collection<String> types, @Nullable String lastEventId, EventListener listener) {
     if (transport.isClosed()) throw new IllegalStateException("this CommunityApi is closed");
-    EventSubscription subscription = new EventSubscription(transport.http, transport.baseUrl, transport.apiKey, transport.userAgent,
-        BoundFuture.orInline(callbackExecutor()), transport.scheduler, List.copyOf(types), lastEventId,
-        Objects.requireNonNull(listener, "listener"), subscriptions::remove, transport.strictDecoding);
+    EventSubscription subscription = new EventSubscription(transport, BoundFuture.orInline(callbackExecutor()), List.copyOf(types),
+        lastEventId, Objects.requireNonNull(listener, "listener"), subscriptions::remove);
     subscriptions.add(subscription);
     subscription.start();
     return subscription;

@@ -91,6 +91,11 @@ class EventSubscriptionTest {
         "stopped 410"), calls);
     assertEquals(List.of("null", ID_1, ID_1, ID_2), server.received.stream().map(r -> r.get("lastEventId")).toList());
     assertEquals("/api/events?types=reward_log.created", server.received.get(0).get("uri"));
+    // Every connection carries the client's key and User-Agent, as its calls do.
+    for (Map<String, String> request : server.received) {
+      assertEquals("gsk_test", request.get("apiKey"));
+      assertTrue(request.get("userAgent").startsWith("game-community-api-java/"), request.get("userAgent"));
+    }
     assertTrue(subscription.isClosed());
   }
 
