@@ -16,9 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 /**
@@ -36,6 +34,8 @@ final class Transport {
   final boolean strictDecoding;
   final Executor executor;
   private final ExecutorService ownedExecutor;
+  private final ClientThreads poolThreads = new ClientThreads("community-api");
+  private final ClientThreads timerThreads = new ClientThreads("community-api-timer");
   final ScheduledExecutorService scheduler;
   final HttpClient http;
   final RateBudget rateBudget = new RateBudget();
@@ -50,9 +50,9 @@ final class Transport {
     this.userAgent = userAgent;
     this.retryPolicy = retryPolicy;
     this.strictDecoding = strictDecoding;
-    this.ownedExecutor = executor == null ? Executors.newCachedThreadPool(daemonThreads("community-api")) : null;
+    this.ownedExecutor = executor == null ? Executors.newCachedThreadPool(poolThreads) : null;
     this.executor = executor == null ? ownedExecutor : executor;
-    this.scheduler = Executors.newSingleThreadScheduledExecutor(daemonThreads("community-api-timer"));
+    this.scheduler = Executors.newSingleThreadScheduledExecutor(timerThreads);
     // The service speaks HTTP/1.1; the default (HTTP/2) would add an h2c upgrade to every plain-http request.
     this.http = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
@@ -148,20 +148,16 @@ final class Transport {
     } catch (ReflectiveOperationException | RuntimeException notJava21) {
       // nothing to do
     }
+    // Their tasks were interrupted: the threads end as soon as those return (within the bound, on a busy machine).
+    long deadline = System.nanoTime() + THREADS_END_WITHIN.toNanos();
     try {
-      scheduler.awaitTermination(1, TimeUnit.SECONDS);
-      if (ownedExecutor != null) ownedExecutor.awaitTermination(1, TimeUnit.SECONDS);
+      timerThreads.join(deadline);
+      poolThreads.join(deadline);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
   }
 
-  private static ThreadFactory daemonThreads(String prefix) {
-    AtomicInteger count = new AtomicInteger();
-    return runnable -> {
-      Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
-  }
+  /** How long {@link #close} waits for the client's threads to end: a callback that ignores interruption may hold one. */
+  private static final Duration THREADS_END_WITHIN = Duration.ofSeconds(5);
 }
