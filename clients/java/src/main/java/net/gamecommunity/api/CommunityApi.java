@@ -105,7 +105,8 @@ public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, Cre
    * Closes at once: every call not yet answered (in flight, or waiting to retry) fails now, on this thread,
    * with {@link ApiException.Kind#CLOSED}, or {@link ApiException.Kind#OUTCOME_UNKNOWN} for a write the
    * service may have recorded; a call whose answer came is completed with it. Pollers, syncs and
-   * subscriptions stop; the client's own threads end before this returns. Calls made afterwards fail
+   * subscriptions stop; the client's own threads end before this returns (a callback still running on one is
+   * interrupted, and waited for 5 s at most). Calls made afterwards fail
    * with CLOSED. Views of this client ({@link #withDeadline}, {@link #blocking()}) close with it. (The JDK's HttpClient has one selector thread of its own: stopped
    * here on Java 21 and later; on Java 17 it ends once the client is no longer referenced.)
    */
