@@ -31,7 +31,8 @@ public interface EventListener {
   /**
    * The subscription stopped for good: a refusal no reconnection changes ({@link ApiException} of status 401,
    * 403 for a type this API user may not see, 410 when the resume point is past the retention: reload your
-   * data, then subscribe without it). Not called when you close it. By default, nothing.
+   * data, then subscribe without it). The subscription is already closed when this is called. Not called
+   * when you close it. By default, nothing.
    *
    * @param reason the refusal
    */

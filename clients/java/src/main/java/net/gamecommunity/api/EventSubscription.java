@@ -82,7 +82,7 @@ public final class EventSubscription implements AutoCloseable {
   /**
    * Whether it stopped.
    *
-   * @return true once closed, by you, by {@link CommunityApi#close()}, or after {@link EventListener#onStopped}
+   * @return true once closed, by you, by {@link CommunityApi#close()}, or by a refusal (before {@link EventListener#onStopped})
    */
   public boolean isClosed() {
     return closed;
@@ -158,9 +158,10 @@ public final class EventSubscription implements AutoCloseable {
     }
   }
 
+  /** Closed first, so that the listener, told next, sees {@link #isClosed()} true. */
   private void stop(ApiException reason) {
-    deliver(() -> listener.onStopped(reason));
     close();
+    deliver(() -> listener.onStopped(reason));
   }
 
   private void checkIdle(int connection) {

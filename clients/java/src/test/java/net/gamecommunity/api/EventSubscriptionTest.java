@@ -202,6 +202,26 @@ class EventSubscriptionTest {
     }
   }
 
+  /** Seen in CI on a busy machine: the listener heard onStopped before isClosed() was true. A direct executor makes it certain. */
+  @Test
+  void whenTheStreamIsRefusedForGood_thenTheSubscriptionIsAlreadyClosedWhenTheListenerHearsIt() throws Exception {
+    server.script.add(ScriptedServer.Reply.of(401, "{\"code\":401,\"message\":\"Invalid API key\"}", Map.of()));
+    try (CommunityApi direct = CommunityApi.builder(server.baseUrl(), "gsk_test").callbackExecutor(Runnable::run).build()) {
+      java.util.concurrent.CompletableFuture<EventSubscription> made = new java.util.concurrent.CompletableFuture<>();
+      java.util.concurrent.CompletableFuture<Boolean> closedWhenTold = new java.util.concurrent.CompletableFuture<>();
+      made.complete(direct.subscribe(List.of(), new EventListener() {
+        @Override
+        public void onEvent(Event e) {}
+
+        @Override
+        public void onStopped(ApiException reason) {
+          closedWhenTold.complete(made.join().isClosed());
+        }
+      }));
+      assertTrue(closedWhenTold.get(10, java.util.concurrent.TimeUnit.SECONDS));
+    }
+  }
+
   @Test
   void whenSubscribeIsGivenNull_orCalledAfterClose_thenItThrows() {
     assertThrows(NullPointerException.class, () -> api.subscribe(null, recorder));
