@@ -55,21 +55,21 @@ function killLeftovers(marker: string): string[] {
     return [];
   }
   const killed: string[] = [];
+  const killedPids: number[] = [];
   for (const pid of pids) {
     try {
       const environment = readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
       if (!environment.some((v) => v === marker || v.startsWith(`${marker}/`))) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (parent === process.pid) continue;
+      if (Number(statOf(pid)[1]) === process.pid) continue;
       const command = readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").join(" ").trim();
       process.kill(Number(pid), "SIGKILL");
       killed.push(`${pid} ${command.slice(0, 160)}`);
+      killedPids.push(Number(pid));
     } catch {
       // Gone meanwhile, or not ours to read.
     }
   }
-  awaitDeaths(killed.map((line) => Number(line.split(" ")[0])));
+  awaitDeaths(killedPids);
   return killed;
 }
 
@@ -93,11 +93,16 @@ function awaitDeaths(pids: number[]): void {
 /** Not gone, and not a zombie. */
 function isRunning(pid: number): boolean {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+    return statOf(pid)[0] !== "Z";
   } catch {
     return false;
   }
+}
+
+/** A process's /proc stat fields from its state on (state, parent, …): after its name, which may hold spaces. */
+function statOf(pid: number | string): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
 
 function removeAbandonedRuns(base: string): void {
