@@ -10,7 +10,7 @@ import { readAll, readBatch } from "../src/db/list-query.js";
 import { allMaps } from "../src/resources/parkour/queries.js";
 import { allPlayers, playerByNick } from "../src/resources/player/queries.js";
 import { activeAt, activeItemsVersion, allItems } from "../src/resources/temporary-item/queries.js";
-import { createTestDatabase, onPostgres, type TestDatabase } from "./helpers/database.js";
+import { createTestDatabase, endPool, onPostgres, type TestDatabase } from "./helpers/database.js";
 import { makeCosmetic, makePlayer } from "./helpers/fixtures.js";
 
 /**
@@ -93,7 +93,7 @@ describe.skipIf(!onPostgres)("read queries without Prisma (PostgreSQL)", () => {
     beforeAll(() => {
       pool = new pg.Pool({ connectionString: t.url, max: 1 });
     });
-    afterAll(() => pool.end());
+    afterAll(() => endPool(pool));
     const preparedCount = async (text: string) =>
       Number((await pool.query<{ n: string }>("SELECT count(*) AS n FROM pg_prepared_statements WHERE statement = $1", [text])).rows[0]!.n);
 

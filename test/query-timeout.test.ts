@@ -2,7 +2,7 @@ import pg from "pg";
 import Cursor from "pg-cursor";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { timedClient } from "../src/db/query-timeout.js";
-import { createServerDatabase, onPostgres } from "./helpers/database.js";
+import { createServerDatabase, endPool, onPostgres } from "./helpers/database.js";
 import { TcpProxy } from "./helpers/tcp-proxy.js";
 
 const TIMEOUT_MS = 400;
@@ -26,7 +26,7 @@ describe.skipIf(!onPostgres)("a query the server never answers (PostgreSQL)", ()
     pool = new pg.Pool({ connectionString: proxied.toString(), max: 2, Client: timedClient(TIMEOUT_MS) });
   });
   afterAll(async () => {
-    await pool?.end();
+    if (pool) await endPool(pool);
     await proxy?.close();
     await database?.drop();
   });
