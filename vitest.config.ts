@@ -1,4 +1,8 @@
 import { defineConfig } from "vitest/config";
+import { requireSupportedNode } from "./src/core/node-support.js";
+
+// On a Node.js the service does not support, one line and no run (package.json's engines).
+requireSupportedNode();
 
 // PostgreSQL and Redis tests run when their server is named (helpers/redis.ts); TEST_DATABASE_URL stands for DATABASE_URL.
 if (process.env.TEST_DATABASE_URL?.trim()) process.env.DATABASE_URL = process.env.TEST_DATABASE_URL;
@@ -6,6 +10,8 @@ if (process.env.TEST_DATABASE_URL?.trim()) process.env.DATABASE_URL = process.en
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+    // The container paths have their own run (vitest.containers.config.ts, npm run test:containers).
+    exclude: ["**/node_modules/**", "test/containers/**"],
     // Each test file gets a database of its own (a PGlite instance, or a fresh
     // database on the PostgreSQL server named by DATABASE_URL): files run in
     // parallel, tests inside a file in order.

@@ -15,9 +15,17 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { buildConsole, consoleStale } from "./build-console.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
+// `npm start`, `npm run cli` and `npm run build` on an unsupported Node.js: one line, before any work. At
+// `npm install` (--on-install) src/ may not be there yet (the Dockerfile installs before copying it).
+const nodeSupport = path.join(root, "src", "core", "node-support.js");
+if (!onInstallArg() && existsSync(nodeSupport)) (await import(pathToFileURL(nodeSupport).href)).requireSupportedNode();
+function onInstallArg() {
+  return process.argv.includes("--on-install");
+}
 const STAMP = path.join(root, "dist", ".built");
 const ifStale = process.argv.includes("--if-stale");
 const onInstall = process.argv.includes("--on-install");

@@ -1,4 +1,5 @@
 import { once } from "node:events";
+import { createServer } from "node:http";
 import net from "node:net";
 import { gzipSync } from "node:zlib";
 import request from "supertest";
@@ -8,6 +9,7 @@ import { openDatabase } from "../src/db/database.js";
 import { ERROR_CATALOGUE, type ErrorKind } from "../src/core/errors.js";
 import { defineRoute } from "../src/http/route.js";
 import { apiRoutes } from "../src/resources/index.js";
+import { answerStarting } from "../src/service/http-server.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makeCosmetic } from "./helpers/fixtures.js";
 import { EXPECTED_SECURITY_HEADERS } from "./helpers/security-headers.js";
@@ -258,6 +260,20 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
     } finally {
       await held.close();
       await capped.close();
+    }
+  },
+  // The listener of an instance that has its port but not its app yet (test/startup-errors.test.ts starts a real one).
+  STARTING: async () => {
+    const starting = createServer(answerStarting).listen(0, "127.0.0.1");
+    await once(starting, "listening");
+    try {
+      const port = (starting.address() as net.AddressInfo).port;
+      return {
+        res: await request(`http://127.0.0.1:${port}`).get("/api/player/get-all-players"),
+        message: "Not ready: this instance is starting (opening the database, applying migrations); retry in a moment",
+      };
+    } finally {
+      starting.close();
     }
   },
   SHUTTING_DOWN: async () => {

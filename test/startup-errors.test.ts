@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/core/config.js";
 import { DatabaseConnectError } from "../src/db/connect-errors.js";
 import { createLogger } from "../src/core/logger.js";
+import { PRISMA_MIGRATE_LOCK } from "../src/db/migrate.js";
 import { startService } from "../src/service/server.js";
 import { createServerDatabase, onPostgres, serverUrl } from "./helpers/database.js";
-import { spawnOwned } from "./helpers/process.js";
+import { freePort, outputOf, spawnOwned } from "./helpers/process.js";
 
 /**
  * What a newcomer sees when DATABASE_URL is not right yet: one line naming the
@@ -180,5 +181,115 @@ describe("a bad configuration", () => {
     expect(stderr).toContain("PORT: expected an integer between 0 and 65535");
     expect(stderr).toContain("DATABASE_URL: expected a postgres:// or postgresql:// URL");
     expect(stderr).toMatch(/LOG_LEVEL: /);
+  });
+});
+
+describe("a data folder that cannot be used", () => {
+  /** The embedded database's DATA_DIR, as the server and the CLI meet it: one line naming it and the fix, exit 1. */
+  const both = async (dataDir: string, asUser?: string) => {
+    const env = { DATA_DIR: dataDir, DATABASE_URL: "", METRICS_PORT: "off" };
+    const wrap = (script: string, args: string[] = []) => {
+      const node = [process.execPath, "--import", "tsx", path.join(root, script), ...args];
+      // As root (CI), the permission case runs as `nobody`: root may write anywhere.
+      const [command, ...rest] = asUser ? ["setpriv", `--reuid=${asUser}`, "--regid=nogroup", "--clear-groups", ...node] : node;
+      // tsx keeps its cache in the temporary folder, which `nobody` must be able to write.
+      const tmp = asUser ? { TMPDIR: scratchFor(asUser) } : {};
+      const child = spawnOwned(command!, rest, { cwd: root, env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env, ...tmp }, stdio: "pipe" });
+      return outputOf(child);
+    };
+    return Promise.all([wrap("src/main.ts"), wrap("src/cli/main.ts", ["user", "list"])]);
+  };
+
+  const scratch: string[] = [];
+  const scratchFor = (user: string) => {
+    const dir = mkdtempSync(path.join(tmpdir(), `scratch-${user}-`));
+    chmodSync(dir, 0o1777);
+    scratch.push(dir);
+    return dir;
+  };
+  afterAll(() => scratch.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+  it("when a file is in the way of DATA_DIR, then the server and the CLI print one line naming DATA_DIR, and exit 1", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "data-in-the-way-"));
+    try {
+      writeFileSync(path.join(dir, "file"), "");
+      const dataDir = path.join(dir, "file", "data");
+      for (const run of await both(dataDir)) {
+        expect(run.code).toBe(1);
+        expect(run.stderr).toBe(`The data folder ${dataDir} (DATA_DIR) cannot be a folder: a file is in the way on its path. Move that file, or set DATA_DIR to a folder it may write, or DATABASE_URL to use a PostgreSQL server.\n`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("when DATA_DIR's parent may not be written by the process, then the same one line says permission denied and the uid", async () => {
+    const root_ = process.getuid?.() === 0;
+    const dir = mkdtempSync(path.join(tmpdir(), "data-denied-"));
+    try {
+      chmodSync(dir, 0o555);
+      if (root_) chmodSync(dir, 0o755); // owned by root: nobody may not write it
+      const dataDir = path.join(dir, "data");
+      const runs = await both(dataDir, root_ ? "nobody" : undefined);
+      for (const run of runs) {
+        expect(run.code).toBe(1);
+        expect(run.stderr).toMatch(/^The data folder .* \(DATA_DIR\) cannot be created or written by this process \(uid \d+\): permission denied\. Give it to this user \(chown\), or set DATA_DIR .*\n$/);
+      }
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      chmodSync(dir, 0o755);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe.runIf(onPostgres)("a request that reaches an instance still starting, on PostgreSQL", () => {
+  /**
+   * A second instance started while the first applies the migrations waits for it (the migration lock), with
+   * its port already taken: a load balancer or a client that reaches it then is told to retry, and the
+   * instance serves once the lock is released. Here the test holds the lock, as the first instance would.
+   */
+  it("when it waits for the migration lock, then every request is answered 503 STARTING with Retry-After, and it serves once the lock is free", async () => {
+    const database = await createServerDatabase();
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    let service: Awaited<ReturnType<typeof startService>> | undefined;
+    try {
+      await holder.query(`SELECT pg_advisory_lock(${PRISMA_MIGRATE_LOCK})`);
+      const port = await freePort();
+      const config = loadConfig({ DATABASE_URL: database.url, PORT: String(port), HOST: "127.0.0.1", METRICS_PORT: "off" });
+      const starting = startService(config, createLogger("silent"));
+      let ready = false;
+      void starting.then(() => (ready = true), () => undefined);
+      const base = `http://127.0.0.1:${port}`;
+      // The port is taken before the database is opened: poll until it accepts.
+      let first: Response | undefined;
+      while (!first) first = await fetch(`${base}/readyz`).catch(() => undefined);
+      const answers = [
+        first,
+        await fetch(`${base}/api/player/get-all-players`, { headers: { "X-API-Key": "gsk_whatever" } }),
+        await fetch(`${base}/api/freebuild/update-world`, { method: "PATCH", headers: { "Content-Type": "application/json" }, body: '{"id":1}' }),
+        await fetch(`${base}/livez`, { method: "HEAD" }),
+      ];
+      for (const res of answers) {
+        expect(res.status).toBe(503);
+        expect(res.headers.get("retry-after")).toBe("1");
+        expect(res.headers.get("error-name")).toBe("STARTING");
+        expect(res.headers.get("connection")).toBe("close");
+        if (res.headers.get("content-length") !== "0" && res.body) {
+          const text = await res.text();
+          if (text) expect(JSON.parse(text)).toEqual({ code: 503, message: "Not ready: this instance is starting (opening the database, applying migrations); retry in a moment" });
+        }
+      }
+      expect(ready).toBe(false);
+      await holder.query(`SELECT pg_advisory_unlock(${PRISMA_MIGRATE_LOCK})`);
+      service = await starting;
+      const res = await fetch(`${base}/readyz`);
+      expect(res.status).toBe(200);
+    } finally {
+      await service?.stop();
+      await holder.end();
+      await database.drop();
+    }
   });
 });

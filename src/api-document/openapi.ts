@@ -48,6 +48,8 @@ const ONLY_ON: Partial<Record<ErrorKind, (route: RouteSpec) => boolean>> = {
   SYNC_TOKEN_EXPIRED: (route) => route.list !== undefined,
   EVENT_ID_EXPIRED: (route) => route.eventStream === true,
   TOO_MANY_STREAMS: (route) => route.eventStream === true,
+  // Besides /readyz (no route of the document), only a stream asked for while the instance stops; other routes are served to the end.
+  SHUTTING_DOWN: (route) => route.eventStream === true,
 };
 
 /** A status's meanings on this route; several are each named by their Error-Name. */

@@ -1,59 +1,6 @@
-import dotenv from "dotenv";
-import { ConfigError, loadConfig } from "../core/config.js";
-import { DatabaseConnectError, explainConnectError } from "../db/connect-errors.js";
-import { EmbeddedDatabaseBusyError } from "../db/embedded-lock.js";
-import type { Database } from "../db/database.js";
-import { migrate } from "../db/migrate.js";
-import { openConfiguredDatabase, TIGHTENED_WARNING } from "../db/open.js";
-import { createLogger } from "../core/logger.js";
-import { commandName } from "./args.js";
-import { runCli, USAGE } from "./cli.js";
-import { runThroughServer } from "./control-client.js";
+// The operator's command line: refuses an unsupported Node.js before anything else loads
+// (core/node-support.js), then runs the command (run.ts).
+import { requireSupportedNode } from "../core/node-support.js";
 
-dotenv.config({ quiet: true });
-
-async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0 || ["help", "--help", "-h"].includes(argv[0]!)) {
-    process.stdout.write(`${USAGE}\n`);
-    return argv.length === 0 ? 2 : 0;
-  }
-  const config = loadConfig();
-  const io = {
-    stdout: (text: string) => void process.stdout.write(text),
-    stderr: (text: string) => void process.stderr.write(text),
-  };
-  // stdout carries the command's output (a key, an export): logs go to stderr.
-  const logger = createLogger(config.logLevel === "info" ? "warn" : config.logLevel, process.stderr);
-  let db: Database;
-  try {
-    db = openConfiguredDatabase(config, `cli ${commandName(argv)}`, {
-      onDataDirTightened: (count) => logger.warn({ dataDir: config.dataDir, tightened: count }, TIGHTENED_WARNING),
-    });
-  } catch (error) {
-    // The embedded database is the running server's: it runs the command (control-channel.ts).
-    if (!(error instanceof EmbeddedDatabaseBusyError)) throw error;
-    const code = await runThroughServer(config.dataDir, argv, io);
-    if (code === undefined) throw error;
-    return code;
-  }
-  try {
-    if (argv[0] !== "migrate") await migrate(db, logger);
-    return await runCli(argv, { config, db, logger }, io);
-  } catch (error) {
-    throw explainConnectError(error, config.databaseUrl) ?? error;
-  } finally {
-    await db.close();
-  }
-}
-
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    const oneLine = [ConfigError, EmbeddedDatabaseBusyError, DatabaseConnectError].some((kind) => error instanceof kind);
-    if (oneLine) process.stderr.write(`${(error as Error).message}\n`);
-    else process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+requireSupportedNode();
+await import("./run.js");

@@ -1,6 +1,7 @@
 import path from "node:path";
 import express from "express";
 import { z } from "zod";
+import { OperatorError } from "./operator-error.js";
 
 /** The longest a request may be set to wait for a full-list slot (its Retry-After is this at most). */
 export const MAX_HEAVY_LIST_WAIT_MS = 600_000;
@@ -162,7 +163,7 @@ export type Config = { [K in Exclude<keyof Env, CallerVariable> as CamelCase<K>]
 
 const camelCase = (name: string) => name.toLowerCase().replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
-export class ConfigError extends Error {
+export class ConfigError extends OperatorError {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
     this.name = "ConfigError";

@@ -4,13 +4,11 @@ import { maskKeys } from "./api-keys.js";
 export const BODY_LIMIT_KB = 100;
 
 /**
- * The error catalogue: every failure the API can answer, with its status and
- * its message. Handlers throw these; one middleware (http/error-handler.ts)
- * renders every failure as `{ code, message }`, `code` being the HTTP status,
- * and names its kind in the Error-Name header, for a program to tell apart
- * errors that share a status (a DUPLICATE from a REFERENCE_NOT_FOUND).
- * A kind's name is part of the contract: never renamed, never reused; new
- * kinds may be added (a client treats an unknown name by its status).
+ * The error catalogue: every failure the API can answer, with its status and its message. Handlers throw
+ * these; one middleware (http/error-handler.ts) renders every failure as `{ code, message }`, `code` being
+ * the HTTP status, and names its kind in the Error-Name header, for a program to tell apart errors that
+ * share a status (a DUPLICATE from a REFERENCE_NOT_FOUND). A kind's name is part of the contract: never
+ * renamed, never reused; new kinds may be added (a client treats an unknown name by its status).
  */
 export const ERROR_CATALOGUE = {
   VALIDATION: {
@@ -121,9 +119,8 @@ export const ERROR_CATALOGUE = {
   SYNC_TOKEN_EXPIRED: {
     status: 410,
     meaning:
-      "The list's `since` token (or a page's `cursor`) can no longer be answered: rows of the list were deleted after it was " +
-      "given (an operator's hand), it is not from this database (another deployment's, or this database restored from a " +
-      "backup since), or it was given before tokens were bound to their database (2026-11-25). Answered by the list routes only.",
+      "The list's `since` token (or a page's `cursor`) can no longer be answered: rows of the list were deleted after it was given (an operator's hand), " +
+      "it is not from this database (another deployment's, or this database restored from a backup since), or it was given before tokens were bound to their database (2026-11-25). Answered by the list routes only.",
     action: "Take the full list again (without since or cursor), replace the cache with it, and keep its new Sync-Token.",
   },
   EVENT_ID_EXPIRED: {
@@ -143,6 +140,11 @@ export const ERROR_CATALOGUE = {
     status: 503,
     meaning: "Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default). Whole lists only: a page (with limit) takes no slot.",
     action: "Retry after the seconds given in Retry-After; poll with If-None-Match, as a 304 takes no slot.",
+  },
+  STARTING: {
+    status: 503,
+    meaning: "This instance is starting: it opens the database and applies the migrations.",
+    action: "Retry after the seconds given in Retry-After, or send traffic to another instance; nothing was done.",
   },
   SHUTTING_DOWN: {
     status: 503,
@@ -243,5 +245,6 @@ export const errors = {
     new ApiError("EVENT_ID_EXPIRED", `${parameter}: the stream cannot resume after this event: ${reason}; reload by sync, then open the stream without it`),
   typesForbidden: (types: readonly string[]) =>
     new ApiError("FORBIDDEN", `types: this API user may not subscribe to ${types.join(", ")} (it may call no route that answers those records with every field their events carry)`),
+  starting: () => new ApiError("STARTING", "Not ready: this instance is starting (opening the database, applying migrations); retry in a moment"),
   shuttingDown: () => new ApiError("SHUTTING_DOWN", "Not ready: this instance is shutting down"),
 };

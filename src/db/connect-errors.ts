@@ -1,10 +1,12 @@
+import { OperatorError } from "../core/operator-error.js";
+
 /**
  * The failures a newcomer meets when DATABASE_URL is not right yet, each said
  * in one line that names the fix, instead of a driver's stack trace: the
  * database does not exist, the server cannot be reached, the password or user
  * is refused. Never echoes the password.
  */
-export class DatabaseConnectError extends Error {
+export class DatabaseConnectError extends OperatorError {
   constructor(message: string) {
     super(message);
     this.name = "DatabaseConnectError";

@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
+import { OperatorError } from "../core/operator-error.js";
 
 /**
  * PGlite is a single-process database: two processes opening the same data
@@ -12,7 +13,7 @@ import path from "node:path";
  * (in a container the server is always PID 1, so a restarted server finds
  * its own id in the stale lock).
  */
-export class EmbeddedDatabaseBusyError extends Error {
+export class EmbeddedDatabaseBusyError extends OperatorError {
   constructor(
     readonly dataDir: string,
     readonly holder: { pid: number; command?: string },

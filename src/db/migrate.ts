@@ -20,7 +20,7 @@ import { renewVersions } from "./versions.js";
 export const MIGRATIONS_DIR = fileURLToPath(new URL("../../prisma/migrations", import.meta.url));
 
 /** The advisory lock key `prisma migrate` takes: instances starting together apply migrations once. */
-const PRISMA_MIGRATE_LOCK = 72707369;
+export const PRISMA_MIGRATE_LOCK = 72707369;
 
 const CREATE_BOOKKEEPING = `
 CREATE TABLE IF NOT EXISTS "_prisma_migrations" (

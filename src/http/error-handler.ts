@@ -16,7 +16,7 @@ interface HttpError {
 }
 
 /** The Retry-After of a 503, in seconds. */
-const UNAVAILABLE_RETRY_AFTER_S = 1;
+export const UNAVAILABLE_RETRY_AFTER_S = 1;
 
 /** body-parser's failures, by their `type`, in the catalogue's terms. */
 function fromBodyParser(error: HttpError): ApiError | undefined {

@@ -5,6 +5,7 @@ import { maskKeys } from "../core/api-keys.js";
 import type { Config } from "../core/config.js";
 import { ERROR_NAME_HEADER, errors, type ApiError } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
+import { UNAVAILABLE_RETRY_AFTER_S } from "../http/error-handler.js";
 import { requestIdOf } from "../http/request-context.js";
 import { JSON_HEADERS } from "../http/security-headers.js";
 
@@ -35,6 +36,27 @@ export function createHttpServer(app: RequestListener, config: Config, logger: L
   server.on("connect", answerConnect(app));
   server.setTimeout(config.sendTimeoutMs, (socket: Socket) => onInactive(socket, config.sendTimeoutMs, logger));
   return server;
+}
+
+/**
+ * What a request gets while the instance has its port but not yet its app (the database opening, the
+ * migrations running): 503 STARTING with Retry-After, in the error shape, and the connection closed,
+ * so that a load balancer's next attempt goes to a fresh connection. No body is read: nothing is done.
+ */
+export function answerStarting(req: IncomingMessage, res: ServerResponse): void {
+  const error = errors.starting();
+  const body = JSON.stringify(error.toBody());
+  res.shouldKeepAlive = false;
+  res.writeHead(error.status, [
+    ["X-Request-Id", requestIdOf(req.headers["x-request-id"])],
+    ["Retry-After", String(UNAVAILABLE_RETRY_AFTER_S)],
+    ["Cache-Control", "no-store"],
+    [ERROR_NAME_HEADER, error.kind],
+    ...JSON_HEADERS,
+    ["Content-Type", "application/json; charset=utf-8"],
+    ["Content-Length", String(Buffer.byteLength(body))],
+  ].flat());
+  res.end(body);
 }
 
 interface Answer {

@@ -1,8 +1,9 @@
 import { once } from "node:events";
 import net, { type Server } from "node:net";
+import { OperatorError } from "../core/operator-error.js";
 
 /** A listener that could not open: names the variable that chose its address. */
-export class ListenError extends Error {}
+export class ListenError extends OperatorError {}
 
 /**
  * Listens on host:port. When the address is taken or refused, the error says
@@ -23,10 +24,10 @@ export async function listen(server: Server, port: number, host: string, variabl
 }
 
 /**
- * Binds now, accepts later: a start takes its ports before it writes anything
- * (migrations, the first user and its key), so that one that cannot listen
- * leaves the database as it was. Until `accept()`, a connection is closed as
- * soon as it arrives, as if nothing listened yet.
+ * Binds now, accepts later, for the metrics listeners: a start takes its ports before it writes anything
+ * (migrations, the first user and its key), so that one that cannot listen leaves the database as it was.
+ * Until `accept()`, a connection is closed as soon as it arrives (Node 22 and later close connections over
+ * a maxConnections of 0), as if nothing listened yet. The API's listener answers 503 STARTING instead (server.ts).
  */
 export async function bindFirst(server: Server, port: number, host: string, variable: "PORT" | "METRICS_PORT"): Promise<() => void> {
   const limit = server.maxConnections;

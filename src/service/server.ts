@@ -11,7 +11,7 @@ import { withTimeout, type Database } from "../db/database.js";
 import { prepareSchema } from "../db/migrate.js";
 import { openConfiguredDatabase, TIGHTENED_WARNING } from "../db/open.js";
 import type { Logger } from "../core/logger.js";
-import { createHttpServer } from "./http-server.js";
+import { answerStarting, createHttpServer } from "./http-server.js";
 import { Metrics, serveMetrics } from "./metrics.js";
 import { reportMetricsToPrimary } from "./cluster.js";
 import { closeRedis, createRedis, redisSettled, type Redis } from "../limits/redis.js";
@@ -57,9 +57,11 @@ export interface Service {
  * configuration. Nothing is left open if it fails.
  */
 export async function startService(config: Config, logger: Logger, options: { clusterWorker?: boolean } = {}): Promise<Service> {
-  let app: RequestListener | undefined;
+  // Until the app is ready, every request is answered 503 STARTING: the port is taken first (below), and
+  // a client or a load balancer that reaches it meanwhile is told to come back, never left to crash it.
+  let app: RequestListener = answerStarting;
   let metrics: Metrics | undefined;
-  const server = createHttpServer((req, res) => app!(req, res), config, logger);
+  const server = createHttpServer((req, res) => app(req, res), config, logger);
   trackConnections(server);
   const metricsServer =
     config.metricsPort !== undefined && !options.clusterWorker ? serveMetrics({ text: () => metrics!.text() }) : undefined;
@@ -68,7 +70,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
   try {
     // A cluster's worker writes nothing at start (its primary migrated, after checking the port), and one
     // restarted must not be handed connections before it can serve them: it listens once ready.
-    if (!options.clusterWorker) accept.push(await bindFirst(server, config.port, config.host, "PORT"));
+    if (!options.clusterWorker) await listen(server, config.port, config.host, "PORT");
     if (metricsServer) accept.push(await bindFirst(metricsServer, config.metricsPort!, config.metricsHost, "METRICS_PORT"));
     db = openConfiguredDatabase(config, "server", {
       // An idle connection was dropped (server restart, pg_terminate_backend): the pool replaces it.
@@ -106,12 +108,13 @@ export async function startService(config: Config, logger: Logger, options: { cl
       await redisSettled(redis, 2_000);
     }
     events = new EventHub(db, config, logger);
-    app = createApp({
+    const ready = createApp({
       config, db, logger, keyCache, keyUsage, metrics, lifecycle, redis, events,
       // Served by this process, or by the primary of a cluster: either way only when METRICS_PORT is set.
       requestMetrics: config.metricsPort !== undefined,
     });
 
+    app = ready;
     if (options.clusterWorker) await listen(server, config.port, config.host, "PORT");
     for (const open of accept) open();
     // Delivers the webhook outbox; a failing receiver never touches the API nor /readyz.

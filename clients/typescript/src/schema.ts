@@ -1298,7 +1298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. LISTS_BUSY: Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default). Whole lists only: a page (with limit) takes no slot. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. LISTS_BUSY: Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default). Whole lists only: a page (with limit) takes no slot. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1461,7 +1461,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. LISTS_BUSY: Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default). Whole lists only: a page (with limit) takes no slot. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. LISTS_BUSY: Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default). Whole lists only: a page (with limit) takes no slot. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1600,7 +1600,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1757,7 +1757,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1970,7 +1970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2159,7 +2159,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2322,7 +2322,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. LISTS_BUSY: Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default). Whole lists only: a page (with limit) takes no slot. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. LISTS_BUSY: Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default). Whole lists only: a page (with limit) takes no slot. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2485,7 +2485,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2683,7 +2683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2878,7 +2878,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3066,7 +3066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3229,7 +3229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3374,7 +3374,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3497,7 +3497,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3622,7 +3622,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3835,7 +3835,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4042,7 +4042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4235,7 +4235,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4376,7 +4376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4501,7 +4501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4697,7 +4697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4891,7 +4891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5039,7 +5039,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5246,7 +5246,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. SHUTTING_DOWN: This instance is stopping (answered by GET /readyz, and by GET /api/events to a stream asked for meanwhile). */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
