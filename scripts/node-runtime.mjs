@@ -2,7 +2,7 @@
 //
 // Prints the path of a Node binary of that major version: the running one when
 // it is that version, else the one the npm registry ships as a package
-// (node-<platform>-<arch>), installed once under node_modules/.runtime/node<major>.
+// (node-<platform>-<arch>), installed once under .runtime/node<major> (outside node_modules, which `npm ci` empties).
 // Used by .ci/run and the benchmark, so both run the same binary.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -20,7 +20,7 @@ if (process.versions.node.split(".")[0] === major) {
 } else {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
   const pkg = `node-${process.platform}-${process.arch}`;
-  const prefix = path.join(root, "node_modules", ".runtime", `node${major}`);
+  const prefix = path.join(root, ".runtime", `node${major}`);
   const binary = path.join(prefix, "node_modules", pkg, "bin", "node");
   const installedMajor = () => {
     if (!existsSync(binary)) return undefined;

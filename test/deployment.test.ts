@@ -9,9 +9,9 @@ import { ENV_VARIABLES, loadConfig } from "../src/core/config.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 
 /**
- * No Docker engine runs here, so the container files are checked by reading
- * them for the properties they must have, and by running what can run
- * without an engine (the health check's command).
+ * The container files read for the properties they must have, and what runs without an engine (the
+ * health check's command). test/containers/ builds and runs them for real, with podman
+ * (npm run test:containers).
  */
 const root = path.resolve(import.meta.dirname, "..");
 const read = (file: string) => readFileSync(path.join(root, file), "utf8");

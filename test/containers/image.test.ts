@@ -29,7 +29,7 @@ describe.runIf(podmanAvailable && onPostgres)("the container image, built and ru
     await podmanOk("build", "--format", "docker", "--network", "host", ...LIMITS, "-t", IMAGE, ".");
   }, 1_200_000);
   afterAll(async () => {
-    if (names.length) await podman("rm", "-f", "-t", "0", ...names);
+    if (names.length) await podman("rm", "-f", "-v", "-t", "0", ...names);
   });
 
   it("when built, then it adds less than 200 MB to its base image", async () => {
@@ -79,7 +79,7 @@ describe.runIf(podmanAvailable && onPostgres)("the container image, built and ru
       expect((await podmanOk("inspect", "--format", "{{.State.ExitCode}}", container)).trim()).toBe("0");
       expect(await logs()).toMatch(/"graceful":true,"msg":"stopped"/);
     } finally {
-      await podman("rm", "-f", "-t", "0", container);
+      await podman("rm", "-f", "-v", "-t", "0", container);
       await database.drop();
     }
   });
