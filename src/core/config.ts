@@ -58,7 +58,8 @@ export const envSchema = z.object({
   DATA_DIR: z.string().min(1).default("./data").transform((dir) => path.resolve(dir)),
   DB_POOL_MAX: integer(1, 1000, 10),
   /** The statements run more than once are prepared on each connection; false for PgBouncer's transaction mode before 1.21. */
-  DB_PREPARED_STATEMENTS: z.enum(["true", "false"]).default("true").transform((raw) => raw === "true"),
+  // Unset: prepared unless DATABASE_URL turns out to be a transaction-mode pooler (db/pooler.ts).
+  DB_PREPARED_STATEMENTS: z.enum(["true", "false"]).optional().transform((raw) => (raw === undefined ? undefined : raw === "true")),
   /** Worker processes (node:cluster) sharing the port; 1 = this process serves alone. */
   WEB_CONCURRENCY: integer(1, 256, 1),
   /** Apply pending migrations at start-up; false: refuse to start while any is pending (a release step applies them). */

@@ -36,8 +36,11 @@ export interface Database {
    * ListenUnavailableError once checkPooler found LISTEN not delivered.
    */
   subscribe(channel: string, handlers: SubscribeHandlers): Promise<Subscription>;
-  /** At start: what a transaction-mode pooler keeps from working, one warning each (pooler.ts); [] on PGlite. */
-  checkPooler(): Promise<string[]>;
+  /**
+   * At start: what a transaction-mode pooler keeps from working, one warning each, and what the service does
+   * differently behind one (named prepared statements off), one note each (pooler.ts); nothing on PGlite.
+   */
+  checkPooler(): Promise<{ warnings: string[]; notes: string[] }>;
   /** Answers when the database runs a trivial query within `timeoutMs`; throws otherwise. */
   ping(timeoutMs: number): Promise<void>;
   /** The connection pool right now (PostgreSQL only): for metrics. */
@@ -64,7 +67,10 @@ export interface PostgresLimits {
   onPoolError?: (error: Error) => void;
   /** A read replica for the read-only routes, with the same limits. */
   readUrl?: string;
-  /** Statements run more than once prepared on each connection (default); false for PgBouncer's transaction mode before 1.21. */
+  /**
+   * Statements run more than once prepared on each connection. Unset: yes, unless checkPooler finds a
+   * transaction-mode pooler on the URL; false for PgBouncer's transaction mode before 1.21, true to keep them behind one that has them.
+   */
   preparedStatements?: boolean;
   /** Past the pooler, for the sessions of their own (migrations, LISTEN). */
   directUrl?: string;
@@ -91,12 +97,13 @@ function openPostgres(url: string, limits: PostgresLimits): Database {
   // Connections of their own (migrations, LISTEN) wait no longer than the pool's.
   const sessions = postgresSessions({ connectionString: limits.directUrl ?? url, connectionTimeoutMillis });
   let listen = true;
+  let prepared = limits.preparedStatements ?? true;
   return {
     kind: "postgres",
     prisma,
     reader,
-    readQueries: pgListQueries(replicaPool ?? pool, limits.preparedStatements),
-    writeQueries: pgRawQueries(pool, limits.preparedStatements),
+    readQueries: pgListQueries(replicaPool ?? pool, () => prepared),
+    writeQueries: pgRawQueries(pool, () => prepared),
     connect: sessions.connect,
     async subscribe(channel, handlers) {
       if (!listen) throw new ListenUnavailableError();
@@ -109,9 +116,13 @@ function openPostgres(url: string, limits: PostgresLimits): Database {
         timeoutMs: connectionTimeoutMillis,
         sessionsVariable: limits.directUrl ? "DATABASE_DIRECT_URL" : "DATABASE_URL",
         subscribe: sessions.subscribe,
+        // Whether DATABASE_URL itself is a transaction-mode pooler: the same probe, on it (asked apart only when the sessions go elsewhere).
+        subscribeOnUrl: limits.directUrl ? postgresSessions({ connectionString: url, connectionTimeoutMillis }).subscribe : undefined,
+        preparedStatements: limits.preparedStatements,
       });
       listen = found.listen;
-      return found.warnings;
+      if (found.transactionPooler && limits.preparedStatements === undefined) prepared = false;
+      return { warnings: found.warnings, notes: found.notes };
     },
     async ping(timeoutMs) {
       const pings = [pool, replicaPool].filter((p) => p !== undefined).map((p) => p.query("SELECT 1"));
@@ -209,7 +220,7 @@ function openEmbedded(options: { kind: "embedded"; dataDir: string; command: str
       await withTimeout(pglite.query("SELECT 1"), timeoutMs, "database did not answer");
     },
     poolStats: () => undefined,
-    checkPooler: () => Promise.resolve([]),
+    checkPooler: () => Promise.resolve({ warnings: [], notes: [] }),
     async subscribe(channel, handlers) {
       const unsubscribe = await pglite.listen(channel, (payload) => handlers.message(payload));
       return { close: () => unsubscribe() };

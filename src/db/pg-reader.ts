@@ -83,10 +83,14 @@ const planOutdated = (error: unknown) =>
  * Prisma's (503 when the database is unavailable, the constraint of a unique
  * or foreign-key violation).
  */
-export function pgRawQueries(pool: pg.Pool | pg.PoolClient, prepared = true): ReadClient {
+/** Whether statements are prepared: fixed, or asked at each query (database.ts turns it off behind a transaction-mode pooler). */
+export type Prepared = boolean | (() => boolean);
+
+export function pgRawQueries(pool: pg.Pool | pg.PoolClient, prepared: Prepared = true): ReadClient {
+  const preparing = typeof prepared === "function" ? prepared : () => prepared;
   const $queryRaw = async (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
     const sql = query instanceof Prisma.Sql ? query : new Prisma.Sql(query, values);
-    const name = prepared ? names.of(sql.text) : undefined;
+    const name = preparing() ? names.of(sql.text) : undefined;
     try {
       return (await pool.query({ name, text: sql.text, values: sql.values, types })).rows as unknown[];
     } catch (error) {
@@ -110,7 +114,7 @@ export function pgRawQueries(pool: pg.Pool | pg.PoolClient, prepared = true): Re
  * and for at most `timeoutMs` (the transaction's statement_timeout, the
  * HEAVY_LIST_DEADLINE_MS at which the service cuts the list's client anyway).
  */
-export function pgListQueries(pool: pg.Pool, prepared = true): ReadClient {
+export function pgListQueries(pool: pg.Pool, prepared: Prepared = true): ReadClient {
   const most = Math.max(1, Math.floor((pool.options.max ?? 10) / 2));
   let holding = 0;
   const snapshot = async (timeoutMs: number): Promise<ListSnapshot | undefined> => {
@@ -130,7 +134,7 @@ export function pgListQueries(pool: pg.Pool, prepared = true): ReadClient {
   return { ...pgRawQueries(pool, prepared), snapshot };
 }
 
-function openSnapshot(client: pg.PoolClient, timeoutMs: number, prepared: boolean, released: () => void): ListSnapshot {
+function openSnapshot(client: pg.PoolClient, timeoutMs: number, prepared: Prepared, released: () => void): ListSnapshot {
   let state: "open" | "ending" | "done" = "open";
   const cursors: Cursor[] = [];
   const finish = (error?: Error) => {

@@ -55,7 +55,16 @@ export interface PoolerCheck {
   /** Where the sessions of their own go: DATABASE_DIRECT_URL, or DATABASE_URL. */
   sessionsVariable: "DATABASE_DIRECT_URL" | "DATABASE_URL";
   subscribe: (channel: string, handlers: SubscribeHandlers) => Promise<Subscription>;
+  /** LISTEN on DATABASE_URL itself, when the sessions go to DATABASE_DIRECT_URL: whether the pool's URL is a transaction-mode pooler. */
+  subscribeOnUrl?: (channel: string, handlers: SubscribeHandlers) => Promise<Subscription>;
+  /** DB_PREPARED_STATEMENTS as the operator set it; undefined when unset. */
+  preparedStatements?: boolean;
 }
+
+/** Said at start when DATABASE_URL is a transaction-mode pooler and DB_PREPARED_STATEMENTS is unset (an info line). */
+export const PREPARED_OFF_NOTE =
+  "DATABASE_URL is a transaction-mode pooler (LISTEN through it is not delivered): statements are not prepared " +
+  "(DB_PREPARED_STATEMENTS=true keeps them, for PgBouncer 1.21 and later with max_prepared_statements)";
 
 /**
  * At start, what a transaction-mode pooler in front of PostgreSQL keeps from
@@ -63,8 +72,9 @@ export interface PoolerCheck {
  * connections (refused or dropped by the pooler), and LISTEN not delivered
  * (`listen` false: the callers poll instead).
  */
-export async function poolerWarnings(check: PoolerCheck): Promise<{ warnings: string[]; listen: boolean }> {
+export async function poolerWarnings(check: PoolerCheck): Promise<{ warnings: string[]; notes: string[]; listen: boolean; transactionPooler: boolean }> {
   const warnings: string[] = [];
+  const notes: string[] = [];
   if (check.statementTimeoutMs) {
     const [row] = (
       await check.pool.query<{ ms: number; role: string; database: string }>(
@@ -80,10 +90,22 @@ export async function poolerWarnings(check: PoolerCheck): Promise<{ warnings: st
       );
     }
   }
-  const listen = await listenDelivers(check.subscribe, (channel, payload) => check.pool.query("SELECT pg_notify($1, $2)", [channel, payload]), check.timeoutMs).catch(
+  const notify = (channel: string, payload: string) => check.pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
+  const listen = await listenDelivers(check.subscribe, notify, check.timeoutMs).catch(
     // Not an answer (the connection failed): the subscribers find out themselves, warn, and retry as ever.
     () => true,
   );
+  // A transaction-mode pooler on DATABASE_URL hands each transaction to any server connection: a statement
+  // prepared on one is unknown on the next, or already there under its name (PgBouncer before 1.21).
+  const listenOnUrl = check.subscribeOnUrl ? await listenDelivers(check.subscribeOnUrl, notify, check.timeoutMs).catch(() => true) : listen;
+  const transactionPooler = !listenOnUrl;
+  if (transactionPooler && check.preparedStatements === undefined) notes.push(PREPARED_OFF_NOTE);
+  if (transactionPooler && check.preparedStatements === true) {
+    warnings.push(
+      "DB_PREPARED_STATEMENTS=true, and DATABASE_URL is a transaction-mode pooler: right for PgBouncer 1.21 and later with " +
+        "max_prepared_statements set; before that, requests fail (prepared statement already exists). Unset it to let the service decide",
+    );
+  }
   if (!listen) {
     warnings.push(
       `LISTEN is not delivered through ${check.sessionsVariable} (a transaction-mode pooler?): event streams and webhooks poll ` +
@@ -91,5 +113,5 @@ export async function poolerWarnings(check: PoolerCheck): Promise<{ warnings: st
         (check.sessionsVariable === "DATABASE_URL" ? " Set DATABASE_DIRECT_URL to a direct connection to PostgreSQL" : ""),
     );
   }
-  return { warnings, listen };
+  return { warnings, notes, listen, transactionPooler };
 }

@@ -91,7 +91,9 @@ export async function startService(config: Config, logger: Logger, options: { cl
   let events: EventHub | undefined;
   try {
     // Behind a transaction-mode pooler: what falls back, each said once (docs/OPERATIONS.md, "Behind a pooler").
-    for (const warning of await db.checkPooler()) logger.warn(warning);
+    const pooler = await db.checkPooler();
+    for (const warning of pooler.warnings) logger.warn(warning);
+    for (const note of pooler.notes) logger.info(note);
     await prepareSchema(db, logger, config.migrateOnStart);
     // In cluster mode the primary has done it, once.
     if (!options.clusterWorker) await bootstrapFirstUser(db, config);
