@@ -11,7 +11,7 @@ import { createLogger } from "../src/core/logger.js";
 import { PRISMA_MIGRATE_LOCK } from "../src/db/migrate.js";
 import { startService } from "../src/service/server.js";
 import { createServerDatabase, onPostgres, serverUrl } from "./helpers/database.js";
-import { freePort, outputOf, spawnOwned } from "./helpers/process.js";
+import { cliProcess, freePort, outputOf, spawnOwned } from "./helpers/process.js";
 
 /**
  * What a newcomer sees when DATABASE_URL is not right yet: one line naming the
@@ -239,6 +239,34 @@ describe("a data folder that cannot be used", () => {
     } finally {
       chmodSync(dir, 0o755);
       rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe.runIf(onPostgres)("DATABASE_DIRECT_URL naming another database than DATABASE_URL, on PostgreSQL", () => {
+  /**
+   * Issue 48: a restore drill run with DATABASE_URL=…/community_drill while .env still held production's
+   * DATABASE_DIRECT_URL migrated production, then failed on the drill's empty database with a stack trace.
+   */
+  it("when the CLI or the server starts so, then it stops with one line naming both, and migrates neither database", async () => {
+    const [drill, production] = [await createServerDatabase(), await createServerDatabase()];
+    try {
+      const env = { ...process.env, DATABASE_URL: drill.url, DATABASE_DIRECT_URL: production.url, METRICS_PORT: "off" };
+      const names = [drill.url, production.url].map((u) => new URL(u).pathname.slice(1));
+      const line = new RegExp(
+        `^DATABASE_URL reaches the database "${names[0]}" and DATABASE_DIRECT_URL "${names[1]}": they must name the same database .*Nothing was written.*\n$`,
+      );
+      const cli = await cliProcess(["user", "list"], env);
+      expect(cli.code).toBe(1);
+      expect(cli.stderr).toMatch(line);
+      const server = await startMain({ DATABASE_URL: drill.url, DATABASE_DIRECT_URL: production.url, METRICS_PORT: "off" });
+      expect(server.code).toBe(1);
+      expect(server.stderr).toMatch(line);
+      expect(await tablesIn(drill.url)).toEqual([]);
+      expect(await tablesIn(production.url)).toEqual([]);
+    } finally {
+      await drill.drop();
+      await production.drop();
     }
   }, 60_000);
 });

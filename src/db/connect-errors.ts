@@ -13,6 +13,9 @@ export class DatabaseConnectError extends OperatorError {
   }
 }
 
+/** DATABASE_URL and DATABASE_DIRECT_URL reach two different databases. */
+export class DatabaseMismatchError extends OperatorError {}
+
 const UNREACHABLE: Record<string, string> = {
   ECONNREFUSED: "connection refused",
   ENOTFOUND: "no such host",

@@ -10,7 +10,7 @@ import { acquireDataDirLock } from "./embedded-lock.js";
 import { pgListQueries, pgRawQueries } from "./pg-reader.js";
 import { poolerWarnings, startupTimeoutClient } from "./pooler.js";
 import { timedClient } from "./query-timeout.js";
-import { ListenUnavailableError, postgresSessions, type SqlConnection, type SubscribeHandlers, type Subscription } from "./sessions.js";
+import { ListenUnavailableError, postgresSessions, sameDatabaseFirst, type SqlConnection, type SubscribeHandlers, type Subscription } from "./sessions.js";
 
 export type { SqlConnection, Subscription } from "./sessions.js";
 export { ListenUnavailableError } from "./sessions.js";
@@ -104,7 +104,7 @@ function openPostgres(url: string, limits: PostgresLimits): Database {
     reader,
     readQueries: pgListQueries(replicaPool ?? pool, () => prepared),
     writeQueries: pgRawQueries(pool, () => prepared),
-    connect: sessions.connect,
+    connect: limits.directUrl ? sameDatabaseFirst(sessions.connect, pool) : sessions.connect,
     async subscribe(channel, handlers) {
       if (!listen) throw new ListenUnavailableError();
       return sessions.subscribe(channel, handlers);

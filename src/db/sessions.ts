@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { DatabaseMismatchError } from "./connect-errors.js";
 
 /**
  * A plain SQL connection beside Prisma, for what Prisma does not do:
@@ -104,4 +105,33 @@ export async function listenDelivers(
     clearTimeout(timer);
     await subscription.close();
   }
+}
+
+/**
+ * DATABASE_DIRECT_URL only bypasses the pooler: it must reach the database DATABASE_URL reaches. The first
+ * session (the migrations come first, in the server and in every CLI command) checks it, before anything is
+ * written through it: a drill's DATABASE_URL with production's DATABASE_DIRECT_URL left in .env would
+ * otherwise migrate production and then fail on the drill's empty database.
+ */
+export function sameDatabaseFirst(connect: () => Promise<SqlConnection>, pool: pg.Pool): () => Promise<SqlConnection> {
+  let checked = false;
+  return async () => {
+    const session = await connect();
+    if (checked) return session;
+    try {
+      const [direct] = await session.query<{ name: string }>("SELECT current_database() AS name");
+      const pooled = (await pool.query<{ name: string }>("SELECT current_database() AS name")).rows[0];
+      if (direct?.name !== pooled?.name) {
+        throw new DatabaseMismatchError(
+          `DATABASE_URL reaches the database "${pooled?.name}" and DATABASE_DIRECT_URL "${direct?.name}": they must name the same ` +
+            "database (the direct URL only goes past the pooler). Nothing was written; set both to the one you mean, or unset DATABASE_DIRECT_URL.",
+        );
+      }
+      checked = true;
+      return session;
+    } catch (error) {
+      await session.release().catch(() => undefined);
+      throw error;
+    }
+  };
 }
