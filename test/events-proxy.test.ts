@@ -32,7 +32,7 @@ let nick: string;
 async function startProxy(appPort: number): Promise<void> {
   const port = await freePort();
   const site = readFileSync(path.join(import.meta.dirname, "../deploy/nginx.conf"), "utf8")
-    .replace("server api:3000;", `server 127.0.0.1:${appPort};`)
+    .replace(/server api:3000([^;]*);/, `server 127.0.0.1:${appPort}$1;`)
     .replace("listen 80;", `listen 127.0.0.1:${port};`);
   const temp = (name: string) => `${name}_temp_path ${path.join(dir, name)};`;
   writeFileSync(

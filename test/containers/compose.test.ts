@@ -10,7 +10,9 @@ import { ensureStandIns, podman, podmanAvailable, root, run, until } from "./pod
  * compose.yaml as docs/OPERATIONS.md ("Containers") has an operator bring it up: the block marked to be run
  * by this file, line by line, in a copy of the repository's files (a fresh clone's, with the .env the
  * block writes), with podman-compose (Debian's) where it says `docker compose`, and stand-ins for
- * postgres:15, redis:7 and nginx:1.27-alpine (stand-ins.sh says what they are and are not).
+ * postgres:15, redis:7 and nginx:1.27-alpine (stand-ins.sh says what they are and are not). Then the
+ * rolling restart of "Restart each instance in turn", podman in docker's place, with reads through nginx
+ * all along.
  *
  * What podman-compose 1.0 does not do as Docker Compose does, and this test does in its place:
  * - it starts the services in order but does not wait for `condition: service_healthy`: the api replicas
@@ -28,7 +30,12 @@ if (podmanAvailable && !composeAvailable && process.env.REQUIRE_PODMAN) throw ne
 
 const DOC = "docs/OPERATIONS.md";
 const MARK = /<!-- run by test\/containers\/compose\.test\.ts[^>]*-->\n```sh\n([\s\S]*?)^```$/m;
-const lines = MARK.exec(readFileSync(path.join(root, DOC), "utf8"))?.[1]?.split("\n").filter((l) => l.trim() && !l.trim().startsWith("#")) ?? [];
+const docText = readFileSync(path.join(root, DOC), "utf8");
+const lines = MARK.exec(docText)?.[1]?.split("\n").filter((l) => l.trim() && !l.trim().startsWith("#")) ?? [];
+/** The rolling restart of the api replicas ("Restart each instance in turn"), run whole, under load. */
+const RESTART_MARK = /<!-- run by test\/containers\/compose\.test\.ts under load[^>]*-->\n```sh\n([\s\S]*?)^```$/m;
+const restartScript = RESTART_MARK.exec(docText)?.[1] ?? "";
+let keyA: string | undefined;
 
 let parent: string;
 let project: string;
@@ -100,7 +107,7 @@ describe.runIf(composeAvailable)("compose.yaml brought up as OPERATIONS.md says,
         await until("the load balancer", async () => (await fetch(`${LB}/readyz`).catch(() => undefined))?.status === 200);
       }
     }
-    const keyA = /First start: created the API user 'user-A'[\s\S]*?(gsk_[A-Za-z0-9_-]{43})/.exec(outputs.join("\n"))?.[1];
+    keyA = /First start: created the API user 'user-A'[\s\S]*?(gsk_[A-Za-z0-9_-]{43})/.exec(outputs.join("\n"))?.[1];
     expect(keyA, outputs.join("\n")).toBeDefined();
     const keyB = /^(gsk_[A-Za-z0-9_-]{43})$/m.exec(outputs.at(-1)!)?.[1];
     expect(keyB, outputs.at(-1)).toBeDefined();
@@ -121,5 +128,43 @@ describe.runIf(composeAvailable)("compose.yaml brought up as OPERATIONS.md says,
     expect(after[0]! - before[0]!).toBeGreaterThan(0);
     expect(after[1]! - before[1]!).toBeGreaterThan(0);
     expect(after[0]! - before[0]! + (after[1]! - before[1]!)).toBe(20);
+  });
+
+  it("when the replicas are restarted one at a time as OPERATIONS.md says, then reads through nginx never fail meanwhile", async () => {
+    expect(keyA, "the first test's key").toBeDefined();
+    expect(restartScript).toContain("docker restart");
+    let running = true;
+    // The engine's health-check scheduler, which podman runs from systemd timers these machines lack.
+    const health = (async () => {
+      while (running) {
+        for (const container of replicas) await podman("healthcheck", "run", container);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    })();
+    const statuses = new Map<string, number>();
+    const count = (what: string) => statuses.set(what, (statuses.get(what) ?? 0) + 1);
+    const reader = async () => {
+      while (running) {
+        const res = await fetch(`${LB}/api/player/get-all-players`, { headers: { "X-API-Key": keyA! } }).catch((e: unknown) => String((e as Error).cause ?? e));
+        if (typeof res === "string") count(`connection: ${res}`);
+        else {
+          count(String(res.status));
+          await res.arrayBuffer();
+          // A 503 is retried after its Retry-After, as CALLING.md says: not a failure.
+          if (res.status === 503) await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get("retry-after") ?? 1) * 1000));
+        }
+      }
+    };
+    const readers = Promise.all([reader(), reader()]);
+    const script = restartScript.replaceAll("docker compose", COMPOSE).replace(/\bdocker (ps|restart|inspect)\b/g, "podman --runtime runc $1");
+    const result = await run("bash", ["-e", "-o", "pipefail", "-c", script], { cwd: project, env });
+    running = false;
+    await Promise.all([readers, health]);
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    const seen = Object.fromEntries(statuses);
+    expect(Object.keys(seen).filter((s) => s !== "200" && s !== "503"), JSON.stringify(seen)).toEqual([]);
+    expect(seen["200"]).toBeGreaterThan(10);
+    // Both replicas were restarted, and serve again.
+    for (const container of replicas) expect((await inside(container, "http://127.0.0.1:3000/readyz"))?.status).toBe(200);
   });
 });
