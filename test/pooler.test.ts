@@ -50,22 +50,21 @@ describe.skipIf(!available || !onPostgres)("the service behind PgBouncer in tran
     port = await freePort();
     const server = new URL(serverUrl!);
     writeFileSync(path.join(dir, "users.txt"), `"${decodeURIComponent(server.username || "postgres")}" ""\n`);
+    // deploy/pgbouncer.ini as shipped, but for the addresses and files, which are this test's.
+    const ini = readFileSync(path.join(import.meta.dirname, "../deploy/pgbouncer.ini"), "utf8")
+      .replace(/^community = .*$/m, `* = host=${server.hostname} port=${server.port || 5432}`)
+      .replace(/^listen_addr = .*$/m, "listen_addr = 127.0.0.1")
+      .replace(/^listen_port = .*$/m, `listen_port = ${port}`)
+      .replace(/^auth_type = .*$/m, "auth_type = trust")
+      .replace(/^auth_file = .*$/m, `auth_file = ${path.join(dir, "users.txt")}`);
     writeFileSync(
       path.join(dir, "pgbouncer.ini"),
-      `[databases]
-* = host=${server.hostname} port=${server.port || 5432}
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = ${port}
+      `${ini}
 unix_socket_dir =
-auth_type = trust
-auth_file = ${path.join(dir, "users.txt")}
-pool_mode = transaction
-default_pool_size = 20
-; Each transaction to the server connection idle longest, as a busy pooler would hand them out: a session's
-; lock taken on one and released on another stays held.
-server_round_robin = 1
 logfile = ${path.join(dir, "pgbouncer.log")}
+; Each transaction to the server connection idle longest, as a busy pooler would hand them out: a session's
+; lock taken on one and released on another stays held. Harsher than the default for prepared statements too.
+server_round_robin = 1
 `,
     );
     const asPostgres = process.getuid?.() === 0 ? postgresIds() : undefined;
@@ -210,7 +209,7 @@ logfile = ${path.join(dir, "pgbouncer.log")}
    * 480 answers under 4 clients were 500 `prepared statement "api_0" already exists`. One request at a time
    * passes (each client's first use of a name), so the clients here are many and at once.
    */
-  it("when every setting is at its default, then it prepares nothing, says so once, and 8 clients reading and writing at once get only 2xx", async () => {
+  it("when every variable of the service is at its default, then it prepares nothing, says so once, and 8 clients reading and writing at once get only 2xx", async () => {
     const { pooled, admin } = await freshDatabase();
     const started = await start({ DATABASE_URL: pooled });
     expect(notes(started.logs)).toEqual([PREPARED_OFF_NOTE]);
