@@ -57,3 +57,16 @@ async function* rows(tx: Tx, t: BackupTable): AsyncGenerator<string> {
     last = batch.at(-1)!.line;
   }
 }
+
+/** The rows per table a backup made now would hold (the same skips), from one snapshot: `counts` prints them. */
+export async function tableCounts(db: Database): Promise<Record<string, number>> {
+  return db.prisma.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+    const counts: Record<string, number> = {};
+    for (const t of BACKUP_TABLES) {
+      const [row] = await tx.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${q(t.table)} t${t.skip ? ` WHERE NOT (${t.skip()})` : ""}`);
+      counts[t.table] = row?.n ?? 0;
+    }
+    return counts;
+  });
+}

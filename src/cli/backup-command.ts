@@ -1,4 +1,4 @@
-import { writeBackup } from "../backup/backup.js";
+import { tableCounts, writeBackup } from "../backup/backup.js";
 import { BackupFileError } from "../backup/format.js";
 import { checkBackup, restoreBackup, RestoreRefused, type CheckedBackup } from "../backup/restore.js";
 import type { Database } from "../db/database.js";
@@ -8,7 +8,9 @@ import type { CliFiles } from "./transfer-command.js";
 export const BACKUP_USAGE = `  backup <file>                          everything the service stores (data, API users, webhooks, audit
                                          log, …) from one snapshot, to a gzip'd file; works while it serves
   restore <file>                         all of a backup into an empty database, in one transaction
-  restore --check <file>                 read a backup through and check it, writing nothing`;
+  restore --check <file>                 read a backup through and check it, writing nothing
+  counts                                 this database's rows per table, counted as a backup counts them
+                                         (compare with what restore --check prints)`;
 
 interface Io {
   stdout: (text: string) => void;
@@ -42,6 +44,13 @@ export async function backupCommand(args: string[], db: Database, files: CliFile
   return 0;
 }
 
+/** `counts`: the live database's rows per backed-up table, with the backup's own skips, in restore --check's words. */
+export async function countsCommand(args: string[], db: Database, io: Io): Promise<number> {
+  if (args.length > 0) throw new UsageError("counts takes no argument");
+  io.stdout(`This database holds: ${counted(await tableCounts(db))}.\n`);
+  return 0;
+}
+
 /** `restore [--check] <file>`: checks the file whole, then (without --check) restores it into this empty database. */
 export async function restoreCommand(args: string[], db: Database, files: CliFiles, secretKey: string | undefined, io: Io): Promise<number> {
   const { values, positionals } = parse(args, { check: { type: "boolean" } });
@@ -63,6 +72,14 @@ export async function restoreCommand(args: string[], db: Database, files: CliFil
     throw error;
   }
   for (const warning of checked.warnings) io.stderr(`Warning: ${warning}\n`);
+  const endpoints = checked.counts.webhook_endpoints ?? 0;
+  if (!values.check && endpoints > 0) {
+    io.stderr(
+      `Warning: ${endpoints} webhook endpoint(s) came with the backup: a server started on this database delivers to them ` +
+        "(the deliveries still pending, then every new write), signed as production's are. For a drill, remove them before " +
+        "starting one (webhook list, then webhook remove <id>).\n",
+    );
+  }
   const { createdAt, source, schema } = checked.header;
   const made = `made ${createdAt} from ${source === "embedded" ? "an embedded database" : "PostgreSQL"} at schema ${schema}`;
   io.stdout(

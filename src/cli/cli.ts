@@ -9,7 +9,7 @@ import { ApiError } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
 import { parse, printable, table, terminalJson, UsageError } from "./args.js";
 import { auditCommand } from "./audit-command.js";
-import { BACKUP_USAGE, backupCommand, restoreCommand } from "./backup-command.js";
+import { BACKUP_USAGE, backupCommand, countsCommand, restoreCommand } from "./backup-command.js";
 import { WEBHOOK_USAGE, webhookCommand } from "./webhook-command.js";
 import { loadSample } from "../transfer/sample.js";
 import { ImportError } from "../transfer/transfer.js";
@@ -133,6 +133,8 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
       return backupCommand(rest, deps.db, deps.files ?? localFiles, io);
     case "restore":
       return restoreCommand(rest, deps.db, deps.files ?? localFiles, deps.config.webhooksSecretKey, io);
+    case "counts":
+      return countsCommand(rest, deps.db, io);
     default:
       throw new UsageError(`Unknown command '${command}'`);
   }

@@ -57,8 +57,7 @@ export interface Service {
  * configuration. Nothing is left open if it fails.
  */
 export async function startService(config: Config, logger: Logger, options: { clusterWorker?: boolean } = {}): Promise<Service> {
-  // Until the app is ready, every request is answered 503 STARTING: the port is taken first (below), and
-  // a client or a load balancer that reaches it meanwhile is told to come back, never left to crash it.
+  // Until the app is ready (the port is taken first, below), every request is answered 503 STARTING.
   let app: RequestListener = answerStarting;
   let metrics: Metrics | undefined;
   const server = createHttpServer((req, res) => app(req, res), config, logger);
@@ -91,9 +90,9 @@ export async function startService(config: Config, logger: Logger, options: { cl
   let events: EventHub | undefined;
   try {
     // Behind a transaction-mode pooler: what falls back, each said once (docs/OPERATIONS.md, "Behind a pooler").
-    const pooler = await db.checkPooler();
-    for (const warning of pooler.warnings) logger.warn(warning);
-    for (const note of pooler.notes) logger.info(note);
+    const { warnings, notes } = await db.checkPooler();
+    for (const line of warnings) logger.warn(line);
+    for (const line of notes) logger.info(line);
     await prepareSchema(db, logger, config.migrateOnStart);
     // In cluster mode the primary has done it, once.
     if (!options.clusterWorker) await bootstrapFirstUser(db, config);
@@ -110,13 +109,11 @@ export async function startService(config: Config, logger: Logger, options: { cl
       await redisSettled(redis, 2_000);
     }
     events = new EventHub(db, config, logger);
-    const ready = createApp({
+    app = createApp({
       config, db, logger, keyCache, keyUsage, metrics, lifecycle, redis, events,
       // Served by this process, or by the primary of a cluster: either way only when METRICS_PORT is set.
       requestMetrics: config.metricsPort !== undefined,
     });
-
-    app = ready;
     if (options.clusterWorker) await listen(server, config.port, config.host, "PORT");
     for (const open of accept) open();
     // Delivers the webhook outbox; a failing receiver never touches the API nor /readyz.
