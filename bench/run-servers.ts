@@ -40,11 +40,14 @@ export function kindsOf(production: boolean, servers: string | undefined): Kind[
     .filter((k) => !servers || k === "plain" || k === "express" || servers.split(",").includes(k));
 }
 
-/** The Node binaries asked for (--runtimes); by default 24 and 20, each only when it can be found or installed. */
+/**
+ * The Node binaries asked for (--runtimes); by default 24, the image's line. The service refuses a line
+ * package.json's engines do not name (Node 20): ask only for maintained ones (e.g. --runtimes 24,22,26).
+ */
 export function runtimes(asked: string | undefined): Runtime[] {
   const explicit = asked !== undefined;
   const found: Runtime[] = [];
-  for (const major of (asked ?? "24,20").split(",").map((m) => m.trim())) {
+  for (const major of (asked ?? "24").split(",").map((m) => m.trim())) {
     try {
       const node = execFileSync(process.execPath, ["scripts/node-runtime.mjs", major], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
       found.push({ major, node, version: execFileSync(node, ["--version"], { encoding: "utf8" }).trim() });

@@ -1,11 +1,11 @@
 /**
- * npm run bench [-- --players 10000 --rounds 3 --duration 8 --warmup 5 --runtimes 24,20 --production --only nick,reward --lists --out bench/results.md
+ * npm run bench [-- --players 10000 --rounds 3 --duration 8 --warmup 5 --runtimes 24,22,26 --production --only nick,reward --lists --out bench/results.md
  *                  --load wrk|autocannon --servers service-production,express]
  *
  * Creates a database on the PostgreSQL server of DATABASE_URL (default: the
  * local one) and loads a synthetic community through the operators' import
- * path. Then, on that data, for each Node runtime (--runtimes, default 24 and
- * 20 when available; Node 24 comes from the npm registry through
+ * path. Then, on that data, for each Node runtime (--runtimes, default 24, the
+ * image's; the maintained lines only, 22, 24 and 26, which come from the npm registry through
  * scripts/node-runtime.mjs), it starts the service (dist/main.js, as `npm
  * start` runs it) and three reference servers doing the same SQL with nothing
  * else (bench/baseline: plain node:http, Express 5, Fastify 5), checks that

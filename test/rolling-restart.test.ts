@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/database.js";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
 import { makePlayer } from "./helpers/fixtures.js";
+import { nginxAvailable, startNginx } from "./helpers/nginx.js";
 import { cliProcess, freePort, spawnService, type ServiceProcess } from "./helpers/process.js";
 
 /**
@@ -18,11 +19,7 @@ import { cliProcess, freePort, spawnService, type ServiceProcess } from "./helpe
  * Idempotency-Key, resent with the same key). No answer is a 502 or a 504, no connection is refused, and
  * every write acknowledged is stored, once.
  */
-const NGINX = process.env.NGINX_PATH ?? "/usr/sbin/nginx";
-const available = existsSync(NGINX);
-if (!available && process.env.REQUIRE_NGINX) throw new Error(`No nginx at ${NGINX}, and REQUIRE_NGINX is set (as in CI)`);
-
-describe.runIf(available && onPostgres)("a rolling restart of two instances behind nginx, on PostgreSQL (needs nginx)", () => {
+describe.runIf(nginxAvailable && onPostgres)("a rolling restart of two instances behind nginx, on PostgreSQL (needs nginx)", () => {
   let dir: string;
   let database: { url: string; drop(): Promise<void> };
   let nginx: ChildProcess | undefined;
@@ -63,25 +60,8 @@ describe.runIf(available && onPostgres)("a rolling restart of two instances behi
     ports.push(await freePort(), await freePort());
     await Promise.all([start(0), start(1)]);
 
-    const port = await freePort();
-    const site = readFileSync(path.join(import.meta.dirname, "../deploy/nginx.conf"), "utf8")
-      .replace(/server api:3000([^;]*);/, (_, params: string) => ports.map((p) => `server 127.0.0.1:${p}${params};`).join("\n    "))
-      .replace("listen 80;", `listen 127.0.0.1:${port};`);
-    const temp = (name: string) => `${name}_temp_path ${path.join(dir, name)};`;
-    writeFileSync(
-      path.join(dir, "nginx.conf"),
-      `daemon off; master_process off; pid ${path.join(dir, "nginx.pid")}; error_log ${path.join(dir, "error.log")};
-       events {}
-       http { access_log off; ${["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map(temp).join(" ")}
-         ${site} }`,
-    );
-    nginx = spawn(NGINX, ["-p", dir, "-c", path.join(dir, "nginx.conf")], { stdio: ["ignore", "ignore", "pipe"] });
-    lb = `http://127.0.0.1:${port}`;
-    for (;;) {
-      if (nginx.exitCode !== null) throw new Error(`nginx exited: ${readFileSync(path.join(dir, "error.log"), "utf8")}`);
-      if ((await fetch(`${lb}/readyz`).then((r) => r.status, () => 0)) === 200) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    ({ process: nginx, url: lb } = await startNginx(dir, ports));
+    expect((await fetch(`${lb}/readyz`)).status).toBe(200);
   }, 240_000);
 
   afterAll(async () => {

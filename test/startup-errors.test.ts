@@ -292,7 +292,10 @@ describe.runIf(onPostgres)("a request that reaches an instance still starting, o
       const base = `http://127.0.0.1:${port}`;
       // The port is taken before the database is opened: poll until it accepts.
       let first: Response | undefined;
-      while (!first) first = await fetch(`${base}/readyz`).catch(() => undefined);
+      while (!first) {
+        first = await fetch(`${base}/readyz`).catch(() => undefined);
+        if (!first) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       const answers = [
         first,
         await fetch(`${base}/api/player/get-all-players`, { headers: { "X-API-Key": "gsk_whatever" } }),

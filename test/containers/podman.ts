@@ -23,17 +23,30 @@ export interface Run {
 /** podman's own complaints that are not the container's (no systemd for health-check timers here). */
 const PODMAN_NOISE = /^time="[^"]*" level=(error|warning) msg="(unable to get systemd connection|Removing timer for container)[^\n]*\n?/gm;
 
-/** A command to its end: exit code and output (podman's systemd noise taken out of stderr). */
-export function run(command: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}): Promise<Run> {
+/** Longest a command may take (the stand-ins' first debootstrap and an uncached image build are the longest). */
+const COMMAND_TIMEOUT_MS = 20 * 60_000;
+
+/**
+ * A command to its end: exit code and output (podman's systemd noise taken out of stderr). One still running
+ * after `timeoutMs` is killed, and its run fails with what it printed: CI fails rather than hangs.
+ */
+export function run(command: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd ?? root, env: options.env ?? process.env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${command} ${args.join(" ")} did not end within ${options.timeoutMs ?? COMMAND_TIMEOUT_MS} ms:\n${stdout}\n${stderr}`));
+    }, options.timeoutMs ?? COMMAND_TIMEOUT_MS);
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", reject);
     child.stdin.end(options.input ?? "");
-    child.on("close", (code) => resolve({ code, stdout, stderr: stderr.replace(PODMAN_NOISE, "") }));
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr: stderr.replace(PODMAN_NOISE, "") });
+    });
   });
 }
 
