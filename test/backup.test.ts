@@ -113,7 +113,7 @@ describe("backup and restore", () => {
       expect(restored.code, restored.stderr).toBe(0);
       expect(restored.stdout).toMatch(/^Restored .* \(made .* at schema \d+_\w+\) in [\d.]+ s: 2 api_users, 2 players/);
       // The endpoints it brought deliver from a server started on it: said, with how to keep a drill from it.
-      expect(restored.stderr).toMatch(/^Warning: 1 webhook endpoint\(s\) came with the backup: a server started on this database delivers to them .*webhook remove <id>\)\.\n$/m);
+      expect(restored.stderr).toMatch(/^Warning: 1 webhook endpoint\(s\) came with the backup: a server started on this database delivers to them .*unless it runs with DRILL_MODE=true\. For a drill, restore with DRILL_MODE=true: a server then starts on this database only in drill mode\.\n$/m);
       // `counts` on the restored database says what the restore (and restore --check) said.
       const counts = await cli(target.db, ["counts"]);
       expect(counts.code).toBe(0);

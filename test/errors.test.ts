@@ -6,6 +6,8 @@ import request from "supertest";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/database.js";
+import { clearWriteFreeze, setWriteFreeze } from "../src/db/service-state.js";
+import { FROZEN_RETRY_AFTER_S } from "../src/http/error-handler.js";
 import { ERROR_CATALOGUE, type ErrorKind } from "../src/core/errors.js";
 import { defineRoute } from "../src/http/route.js";
 import { apiRoutes } from "../src/resources/index.js";
@@ -276,6 +278,16 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
       starting.close();
     }
   },
+  WRITES_FROZEN: async () => {
+    const prisma = t.database.db.prisma;
+    await prisma.$transaction((tx) => setWriteFreeze(tx, "moving to a new database", "cli:test"));
+    try {
+      const res = await api().post("/api/website/create-reward-log").set("X-API-Key", key).send({ playerId: 1, rewardId: 1 });
+      return { res, message: /^Writes are paused by the operator since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(moving to a new database\); reads go on and nothing was written: retry later$/ };
+    } finally {
+      await prisma.$transaction((tx) => clearWriteFreeze(tx));
+    }
+  },
   SHUTTING_DOWN: async () => {
     const stopping = await startTestApp({ database: t.database, lifecycle: { stopping: true } });
     try {
@@ -299,7 +311,7 @@ describe("the error catalogue", () => {
     expect(res.headers["x-request-id"]).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
     // Its kind by name, for a program: the only way to tell apart the kinds that share a status (409).
     expect(res.headers["error-name"]).toBe(kind);
-    if (res.status === 503) expect(res.headers["retry-after"]).toBe("1");
+    if (res.status === 503) expect(res.headers["retry-after"]).toBe(kind === "WRITES_FROZEN" ? String(FROZEN_RETRY_AFTER_S) : "1");
   });
 
   it("when a path exists with another method, then 405 names the allowed methods", async () => {

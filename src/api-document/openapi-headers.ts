@@ -2,6 +2,7 @@ import type { oas31 } from "zod-openapi";
 import { MAX_HEAVY_LIST_WAIT_MS } from "../core/config.js";
 import { EXAMPLE_CURSOR, EXAMPLE_SYNC_TOKEN } from "../lists/list-params.js";
 import { WINDOW_MS } from "../limits/rate-limit.js";
+import { FROZEN_RETRY_AFTER_S } from "../http/error-handler.js";
 
 /**
  * The response headers, each described once in components.headers and referenced by every response
@@ -78,7 +79,7 @@ export const RESPONSE_HEADERS = {
     description:
       "Seconds to wait before retrying, a whole number: until the rate limit's one-minute window ends (429), 1 while the " +
       "database is unavailable or the instance stops, HEAVY_LIST_WAIT_MS in seconds when every full-list slot stayed taken (LISTS_BUSY), " +
-      "5 when the API user already holds as many event streams as it may (TOO_MANY_STREAMS).",
+      `5 when the API user already holds as many event streams as it may (TOO_MANY_STREAMS), ${FROZEN_RETRY_AFTER_S} while the operator has paused writes (WRITES_FROZEN).`,
     required: true,
     schema: { type: "integer", format: "int32", minimum: 0, maximum: Math.max(WINDOW_MS, MAX_HEAVY_LIST_WAIT_MS) / 1000, example: 17 },
   },

@@ -50,6 +50,8 @@ const ONLY_ON: Partial<Record<ErrorKind, (route: RouteSpec) => boolean>> = {
   TOO_MANY_STREAMS: (route) => route.eventStream === true,
   // Besides /readyz (no route of the document), only a stream asked for while the instance stops; other routes are served to the end.
   SHUTTING_DOWN: (route) => route.eventStream === true,
+  // Reads go on while writes are frozen.
+  WRITES_FROZEN: (route) => route.method !== "GET",
 };
 
 /** A status's meanings on this route; several are each named by their Error-Name. */

@@ -29,7 +29,10 @@ export type AuditAction =
   /** Webhook endpoints added and removed, deliveries sent again (CLI `webhook …`). */
   | "webhook.add"
   | "webhook.remove"
-  | "webhook.redeliver";
+  | "webhook.redeliver"
+  /** Every write refused until `thaw` (CLI `freeze`, the reason in changes), and let through again. */
+  | "service.freeze"
+  | "service.thaw";
 
 /** Who made the change, and from which request. */
 export interface AuditSource {

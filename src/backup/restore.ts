@@ -1,5 +1,6 @@
 import { advanceIdSequence, largestId } from "../entities/constraints.js";
 import { renewVersions } from "../db/versions.js";
+import { markDrill } from "../db/service-state.js";
 import type { Database } from "../db/database.js";
 import { openSecret, SecretUnavailable } from "../webhooks/secrets.js";
 import { BackupFileError, readBackup, type BackupHeader } from "./format.js";
@@ -74,9 +75,15 @@ async function refuseUnlessEmpty(tx: Tx): Promise<void> {
  * a file refused or a failure midway leaves the database as it was.
  * sync_identity is not written: the database keeps its own key, and every
  * sync token, cursor and event id from before answers 410; the ETag versions
- * move past anything the backed-up database counted (renewVersions).
+ * move past anything the backed-up database counted (renewVersions). `drill`
+ * marks the database a drill's copy.
  */
-export async function restoreBackup(db: Database, open: () => AsyncIterable<Uint8Array>, secretKey: string | undefined): Promise<CheckedBackup> {
+export async function restoreBackup(
+  db: Database,
+  open: () => AsyncIterable<Uint8Array>,
+  secretKey: string | undefined,
+  options: { drill?: boolean } = {},
+): Promise<CheckedBackup> {
   await refuseUnlessEmpty(db.prisma);
   const checked = await checkBackup(open(), secretKey);
   const here = await schemaVersion(db.prisma);
@@ -94,6 +101,8 @@ export async function restoreBackup(db: Database, open: () => AsyncIterable<Uint
         if (key.length === 1 && key[0] === "id") await tx.$queryRaw(advanceIdSequence(table, "id", largestId(table, "id")));
       }
       await renewVersions(tx, true);
+      // DRILL_MODE=true: a server starts on this copy only in drill mode (service/server.ts).
+      if (options.drill) await markDrill(tx, { backupMadeAt: checked.header.createdAt });
     },
     { timeout: TRANSACTION_MS, maxWait: 60_000 },
   );

@@ -38,6 +38,7 @@ export const BACKUP_TABLES: readonly BackupTable[] = [
 export const NOT_BACKED_UP: Record<string, string> = {
   _prisma_migrations: "the target is migrated to the backup's schema first",
   data_versions: "counters of the target's own writes (ETags, sync tokens)",
+  service_state: "the source's operating switches (a write freeze, a drill's mark): the target has its own",
   sync_identity: "the target keeps its own key: tokens, cursors and event ids from before answer 410",
   version_identity: "the target's own: its ETag versions are renewed by the restore",
 };

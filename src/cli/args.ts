@@ -15,7 +15,7 @@ export function parse<const O extends Options>(args: string[], options: O): Pars
   }
 }
 
-const COMMANDS = new Set(["help", "migrate", "user", "webhook", "audit", "import", "export", "seed", "backup", "restore"]);
+const COMMANDS = new Set(["help", "migrate", "user", "webhook", "audit", "import", "export", "seed", "backup", "restore", "counts", "freeze", "thaw"]);
 const SUBCOMMANDS = new Set(["create", "list", "revoke", "rotate", "allow-ip", "add", "remove", "deliveries", "redeliver"]);
 
 /**

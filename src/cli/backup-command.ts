@@ -1,6 +1,7 @@
 import { tableCounts, writeBackup } from "../backup/backup.js";
 import { BackupFileError } from "../backup/format.js";
 import { checkBackup, restoreBackup, RestoreRefused, type CheckedBackup } from "../backup/restore.js";
+import type { Config } from "../core/config.js";
 import type { Database } from "../db/database.js";
 import { parse, printable, UsageError } from "./args.js";
 import type { CliFiles } from "./transfer-command.js";
@@ -52,14 +53,17 @@ export async function countsCommand(args: string[], db: Database, io: Io): Promi
 }
 
 /** `restore [--check] <file>`: checks the file whole, then (without --check) restores it into this empty database. */
-export async function restoreCommand(args: string[], db: Database, files: CliFiles, secretKey: string | undefined, io: Io): Promise<number> {
+export async function restoreCommand(args: string[], db: Database, files: CliFiles, config: Pick<Config, "webhooksSecretKey" | "drillMode">, io: Io): Promise<number> {
   const { values, positionals } = parse(args, { check: { type: "boolean" } });
   if (positionals.length !== 1) throw new UsageError("restore takes one file");
   const file = positionals[0]!;
   const started = performance.now();
+  const secretKey = config.webhooksSecretKey;
   let checked: CheckedBackup;
   try {
-    checked = values.check ? await checkBackup(files.read(file), secretKey) : await restoreBackup(db, () => files.read(file), secretKey);
+    checked = values.check
+      ? await checkBackup(files.read(file), secretKey)
+      : await restoreBackup(db, () => files.read(file), secretKey, { drill: config.drillMode });
   } catch (error) {
     if (error instanceof BackupFileError) {
       io.stderr(`Refused ${printable(file)}, nothing was written: ${printable(error.message)}.\n`);
@@ -73,11 +77,11 @@ export async function restoreCommand(args: string[], db: Database, files: CliFil
   }
   for (const warning of checked.warnings) io.stderr(`Warning: ${warning}\n`);
   const endpoints = checked.counts.webhook_endpoints ?? 0;
-  if (!values.check && endpoints > 0) {
+  if (!values.check && endpoints > 0 && !config.drillMode) {
     io.stderr(
       `Warning: ${endpoints} webhook endpoint(s) came with the backup: a server started on this database delivers to them ` +
-        "(the deliveries still pending, then every new write), signed as production's are. For a drill, remove them before " +
-        "starting one (webhook list, then webhook remove <id>).\n",
+        "(the deliveries still pending, then every new write), signed as production's are, unless it runs with DRILL_MODE=true. " +
+        "For a drill, restore with DRILL_MODE=true: a server then starts on this database only in drill mode.\n",
     );
   }
   const { createdAt, source, schema } = checked.header;
@@ -87,5 +91,8 @@ export async function restoreCommand(args: string[], db: Database, files: CliFil
       ? `${printable(file)} is whole (${made}), read in ${seconds(started)}: ${counted(checked.counts)}.\n`
       : `Restored ${printable(file)} (${made}) in ${seconds(started)}: ${counted(checked.counts)}.\n`,
   );
+  if (!values.check && config.drillMode) {
+    io.stdout("This database is a drill's copy (DRILL_MODE=true): a server starts on it only with DRILL_MODE=true, and then delivers no webhook and shares no counter with production.\n");
+  }
   return 0;
 }

@@ -3,6 +3,7 @@ import { CallerDirectory } from "../auth/callers.js";
 import type { Config } from "../core/config.js";
 import type { Database } from "../db/database.js";
 import { migrate } from "../db/migrate.js";
+import { frozenWrite } from "../db/service-state.js";
 import { AddressAllowList } from "../auth/address-allow-list.js";
 import { formatTimestamp } from "../fields/timestamp.js";
 import { ApiError } from "../core/errors.js";
@@ -11,6 +12,7 @@ import { parse, printable, table, terminalJson, UsageError } from "./args.js";
 import { auditCommand } from "./audit-command.js";
 import { BACKUP_USAGE, backupCommand, countsCommand, restoreCommand } from "./backup-command.js";
 import { WEBHOOK_USAGE, webhookCommand } from "./webhook-command.js";
+import { FREEZE_USAGE, freezeCommand, thawCommand } from "./freeze-command.js";
 import { loadSample } from "../transfer/sample.js";
 import { ImportError } from "../transfer/transfer.js";
 import { exportCommand, importCommand, localFiles, type CliFiles } from "./transfer-command.js";
@@ -34,6 +36,7 @@ Commands:
   import <file.json>                     load data in the API's shapes, upserting by id, all or nothing
   export [file.json]                     write all data in the same format (stdout when no file)
 ${BACKUP_USAGE}
+${FREEZE_USAGE}
   seed                                   load the sample community (sample/community.json) into an
                                          empty database, its temporary items moved to today
   audit [--since WHEN] [--user NAME] [--limit N] [--json]
@@ -87,6 +90,11 @@ export async function runCli(argv: string[], deps: CliDeps, io: CliIo): Promise<
       io.stderr(`${printable(error.message)}\n`);
       return 1;
     }
+    const frozen = frozenWrite(error);
+    if (frozen) {
+      io.stderr(`Refused: writes are frozen since ${frozen.since} (${printable(frozen.reason)}); nothing was written (thaw lets writes through again).\n`);
+      return 1;
+    }
     throw error;
   }
 }
@@ -132,9 +140,13 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
     case "backup":
       return backupCommand(rest, deps.db, deps.files ?? localFiles, io);
     case "restore":
-      return restoreCommand(rest, deps.db, deps.files ?? localFiles, deps.config.webhooksSecretKey, io);
+      return restoreCommand(rest, deps.db, deps.files ?? localFiles, deps.config, io);
     case "counts":
       return countsCommand(rest, deps.db, io);
+    case "freeze":
+      return freezeCommand(rest, deps.db.prisma, deps.actor ?? cliSource(), io);
+    case "thaw":
+      return thawCommand(rest, deps.db.prisma, deps.actor ?? cliSource(), io);
     default:
       throw new UsageError(`Unknown command '${command}'`);
   }

@@ -142,6 +142,11 @@ export const envSchema = z.object({
     .optional()
     .transform((raw) => (raw?.trim() ? raw.trim() : undefined))
     .refine((key) => key === undefined || key.length >= 32, { message: "expected at least 32 characters" }),
+  /**
+   * A restore drill's server (docs/OPERATIONS.md, "A restore drill"): it delivers no webhook, and uses neither
+   * REDIS_URL nor DATABASE_READ_URL (production's), whatever they say; `restore` marks its database a drill's copy.
+   */
+  DRILL_MODE: z.enum(["true", "false"]).default("false").transform((raw) => raw === "true"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Usernames of each caller group, as configured (compared case-insensitively). */
   CALLERS_USER_A: usernameList("user-A,user_A"),
@@ -160,7 +165,12 @@ type CallerVariable = `CALLERS_USER_${CallerGroup}`;
 
 export type Config = { [K in Exclude<keyof Env, CallerVariable> as CamelCase<K>]: Env[K] } & {
   callers: Record<CallerGroup, string[]>;
+  /** With DRILL_MODE=true: the settings it overrode (set, but not used), for the start's warning. */
+  drillOverrides: string[];
 };
+
+/** What DRILL_MODE=true turns off, whatever the environment says (and webhook deliveries): what would reach production from a drill. */
+const DRILL_OFF = { redisUrl: "REDIS_URL", databaseReadUrl: "DATABASE_READ_URL" } as const;
 
 const camelCase = (name: string) => name.toLowerCase().replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
@@ -195,9 +205,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (empty.length > 0) {
     throw new ConfigError(empty.map((g) => `CALLERS_USER_${g}: expected at least one username`));
   }
-  const config: Record<string, unknown> = { callers };
+  const config: Record<string, unknown> = { callers, drillOverrides: [] };
   // Every variable gets its key, undefined when unset (zod leaves an absent optional out).
   for (const name of ENV_VARIABLES) if (!name.startsWith("CALLERS_USER_")) config[camelCase(name)] = e[name as keyof Env];
+  if (e.DRILL_MODE) {
+    // No delivery (the outbox is still pruned), counters in memory, reads on DATABASE_URL.
+    config.drillOverrides = Object.entries(DRILL_OFF).filter(([key]) => config[key]).map(([, name]) => name);
+    Object.assign(config, { redisUrl: undefined, databaseReadUrl: undefined, webhooksConcurrency: 0 });
+  }
   return config as Config;
 }
 

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler } from "express";
 import { conflictMessage, generatedKeyCollision } from "../entities/constraints.js";
 import { isDatabaseUnavailable, isRecordNotFound, uniqueViolation } from "../db/prisma-errors.js";
+import { frozenWrite } from "../db/service-state.js";
 import { ApiError, ERROR_NAME_HEADER, errors } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
 import { malformedJsonMessage } from "./json-position.js";
@@ -17,6 +18,8 @@ interface HttpError {
 
 /** The Retry-After of a 503, in seconds. */
 export const UNAVAILABLE_RETRY_AFTER_S = 1;
+/** The Retry-After of a write refused while writes are frozen: a move's last backup and restore take a while. */
+export const FROZEN_RETRY_AFTER_S = 10;
 
 /** body-parser's failures, by their `type`, in the catalogue's terms. */
 function fromBodyParser(error: HttpError): ApiError | undefined {
@@ -51,6 +54,8 @@ function toApiError(error: unknown, requestId: string): ApiError {
   // A generated id still taken after the retries (http/write.ts) is the service's failure, not a duplicate of the client's.
   if (violation && !generatedKeyCollision(error)) return errors.duplicate(conflictMessage(violation));
   if (isDatabaseUnavailable(error)) return errors.databaseUnavailable();
+  const frozen = frozenWrite(error);
+  if (frozen) return errors.writesFrozen(frozen.since, frozen.reason);
   return errors.internal(requestId, error);
 }
 
@@ -71,6 +76,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     // Nothing was done, and the cause (a database restart, a burst) usually passes within seconds: a
     // client retries after this, backing off further on its own. A 503 that knows better (LISTS_BUSY) set its own.
+    if (apiError.kind === "WRITES_FROZEN") res.setHeader("Retry-After", String(FROZEN_RETRY_AFTER_S));
     if (apiError.status === 503 && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", String(UNAVAILABLE_RETRY_AFTER_S));
     res.setHeader(ERROR_NAME_HEADER, apiError.kind);
     res.status(apiError.status).json(apiError.toBody());

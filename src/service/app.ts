@@ -10,6 +10,7 @@ import { errors } from "../core/errors.js";
 import { EventHub } from "../events/hub.js";
 import { withTimeout } from "../db/database.js";
 import { isDatabaseUnavailable } from "../db/prisma-errors.js";
+import { frozenWrite } from "../db/service-state.js";
 import { consoleRouter } from "../admin/console.js";
 import { docsRouter } from "../api-document/docs.js";
 import { errorHandler } from "../http/error-handler.js";
@@ -29,6 +30,7 @@ import { Metrics } from "./metrics.js";
 /** Where a request keeps its client address once worked out (null: none). */
 const CLIENT_IP = Symbol("clientIp");
 import type { AppDeps, RefusedAddress } from "../http/deps.js";
+import type { Logger } from "../core/logger.js";
 
 
 /** What /readyz reports besides the database: set when the process begins to stop. */
@@ -73,9 +75,12 @@ export interface AppOptions extends Pick<AppDeps, "config" | "db" | "logger">, P
   rateLimitWindowMs?: number;
 }
 
-/** A key used from an address its user may not use it from: one audit entry, in a transaction of its own. */
+/**
+ * A key used from an address its user may not use it from: one audit entry, in a transaction of its own.
+ * While writes are frozen (`cli freeze`) the entry cannot be written: the refusal goes to the log instead.
+ */
 const auditRefusedAddress =
-  (db: Database) =>
+  (db: Database, logger: Logger) =>
   (e: RefusedAddress): Promise<void> =>
     recordAudit(db.prisma, {
       actor: e.username,
@@ -83,6 +88,9 @@ const auditRefusedAddress =
       target: `api_user:${e.username}`,
       requestId: e.requestId,
       clientAddress: e.clientAddress,
+    }).catch((error: unknown) => {
+      if (!frozenWrite(error)) throw error;
+      logger.warn({ username: e.username, clientAddress: e.clientAddress }, "a key was used from an address its user may not use it from (not in the audit log: writes are frozen)");
     });
 
 export function createApp(options: AppOptions): Express {
@@ -101,7 +109,7 @@ export function createApp(options: AppOptions): Express {
     now: options.now ?? (() => new Date()),
     // No single API user may take every slot.
     heavyLists: new Bulkhead(config.heavyListsAtOnce, Math.max(1, config.heavyListsAtOnce - 1)),
-    onRefusedAddress: options.onRefusedAddress ?? auditRefusedAddress(db),
+    onRefusedAddress: options.onRefusedAddress ?? auditRefusedAddress(db, logger),
     // Its owner closes it (server.ts on stopping); it listens only once a stream opens.
     events: options.events ?? new EventHub(db, config, logger),
   };

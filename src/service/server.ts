@@ -10,6 +10,7 @@ import { explainConnectError } from "../db/connect-errors.js";
 import { withTimeout, type Database } from "../db/database.js";
 import { prepareSchema } from "../db/migrate.js";
 import { openConfiguredDatabase, TIGHTENED_WARNING } from "../db/open.js";
+import { refuseDrillCopy } from "./drill.js";
 import type { Logger } from "../core/logger.js";
 import { answerStarting, createHttpServer } from "./http-server.js";
 import { Metrics, serveMetrics } from "./metrics.js";
@@ -23,9 +24,8 @@ import { DeliveryWorker } from "../webhooks/worker.js";
 
 /** How long a connection accepted before the stop has to send its request. */
 const IDLE_GRACE_MS = 500;
-/** Stopping: the listener closes once no connection has arrived for this long… */
+/** Stopping: the listener closes once no connection has arrived for ACCEPT_QUIET_MS, or after ACCEPT_DRAIN_MAX_MS. */
 const ACCEPT_QUIET_MS = 50;
-/** …or after this long at most. */
 const ACCEPT_DRAIN_MAX_MS = 1_000;
 
 const lastConnection = new WeakMap<Server, number>();
@@ -94,6 +94,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     for (const line of warnings) logger.warn(line);
     for (const line of notes) logger.info(line);
     await prepareSchema(db, logger, config.migrateOnStart);
+    await refuseDrillCopy(db, config, logger);
     // In cluster mode the primary has done it, once.
     if (!options.clusterWorker) await bootstrapFirstUser(db, config);
     const keyCache = new KeyCache();

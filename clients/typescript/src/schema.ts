@@ -1142,7 +1142,7 @@ export interface components {
         CacheControl: string;
         /** @description On an event stream: `no`, so that a buffering proxy in front of the service (nginx) passes each event on at once. */
         XAccelBuffering: "no";
-        /** @description Seconds to wait before retrying, a whole number: until the rate limit's one-minute window ends (429), 1 while the database is unavailable or the instance stops, HEAVY_LIST_WAIT_MS in seconds when every full-list slot stayed taken (LISTS_BUSY), 5 when the API user already holds as many event streams as it may (TOO_MANY_STREAMS). */
+        /** @description Seconds to wait before retrying, a whole number: until the rate limit's one-minute window ends (429), 1 while the database is unavailable or the instance stops, HEAVY_LIST_WAIT_MS in seconds when every full-list slot stayed taken (LISTS_BUSY), 5 when the API user already holds as many event streams as it may (TOO_MANY_STREAMS), 10 while the operator has paused writes (WRITES_FROZEN). */
         RetryAfter: number;
     };
     pathItems: never;
@@ -1970,7 +1970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. WRITES_FROZEN: The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2159,7 +2159,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. WRITES_FROZEN: The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2683,7 +2683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. WRITES_FROZEN: The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2878,7 +2878,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. WRITES_FROZEN: The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3066,7 +3066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. WRITES_FROZEN: The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3835,7 +3835,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. WRITES_FROZEN: The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4042,7 +4042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. WRITES_FROZEN: The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4235,7 +4235,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. WRITES_FROZEN: The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4697,7 +4697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. WRITES_FROZEN: The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4891,7 +4891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. WRITES_FROZEN: The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5246,7 +5246,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. WRITES_FROZEN: The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
