@@ -1,5 +1,4 @@
 import { createHash, type Hash } from "node:crypto";
-import { createInterface } from "node:readline";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
@@ -18,6 +17,13 @@ import { createGunzip, createGzip } from "node:zlib";
  */
 export const BACKUP_FORMAT = "community-backup";
 export const BACKUP_VERSION = 1;
+/**
+ * The longest line a backup may hold, decompressed: far above any row the service writes (a request body is
+ * at most 100 KB, a stored answer or an event less), far below what would fill a process's memory.
+ */
+export const MAX_BACKUP_LINE_BYTES = 8 * 1024 * 1024;
+/** The most a backup may decompress to: a gzip'd file that inflates past this is refused, not read on. */
+export const MAX_BACKUP_BYTES = 64 * 1024 ** 3;
 
 export interface BackupHeader {
   format: typeof BACKUP_FORMAT;
@@ -86,6 +92,12 @@ function checkHeader(value: unknown): BackupHeader {
     throw new BackupFileError(`the file is in version ${String(value.version)} of the backup format; this version of the service reads version ${BACKUP_VERSION} only`);
   }
   if (typeof value.schema !== "string" || typeof value.createdAt !== "string") throw new BackupFileError("the file's first line lacks its schema or date: the file was altered");
+  // Printed by restore and kept by a drill's mark: only what the service writes there.
+  const valid =
+    /^(\d{14}_[a-z0-9_]{1,100}|none)$/.test(value.schema) &&
+    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z$/.test(value.createdAt) &&
+    (value.source === "embedded" || value.source === "postgres");
+  if (!valid) throw new BackupFileError(`the file's first line names a schema, date or source this service never writes: ${ALTERED}`);
   return value as unknown as BackupHeader;
 }
 
@@ -106,7 +118,7 @@ export async function* readBackup(source: AsyncIterable<Uint8Array>): AsyncGener
   let at = 0;
   let ended = false;
   try {
-    for await (const text of createInterface({ input: gunzip, crlfDelay: Infinity })) {
+    for await (const text of boundedLines(gunzip)) {
       at++;
       if (ended) throw new BackupFileError(`line ${at} follows the end line: the file was altered`);
       const value = parsed(text, at);
@@ -144,6 +156,37 @@ export async function* readBackup(source: AsyncIterable<Uint8Array>): AsyncGener
   }
   if (at === 0) throw new BackupFileError("the file is empty");
   if (!ended) throw new BackupFileError(`it ends after line ${at}, without its end line: the file is truncated`);
+}
+
+const ALTERED = "the file was altered or is not a backup";
+
+/** The decompressed bytes split at each line break, each line at most MAX_BACKUP_LINE_BYTES, the whole at most MAX_BACKUP_BYTES. */
+async function* boundedLines(input: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let total = 0;
+  let line = 0;
+  const tooLong = () => new BackupFileError(`line ${line + 1} is longer than ${MAX_BACKUP_LINE_BYTES / 1024 / 1024} MiB: ${ALTERED}`);
+  for await (const chunk of input) {
+    total += chunk.length;
+    if (total > MAX_BACKUP_BYTES) throw new BackupFileError(`it decompresses to more than ${MAX_BACKUP_BYTES / 1024 ** 3} GiB: ${ALTERED}`);
+    let start = 0;
+    for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
+      if (pendingBytes + nl - start > MAX_BACKUP_LINE_BYTES) throw tooLong();
+      const piece = chunk.subarray(start, nl);
+      yield (pending.length ? Buffer.concat([...pending, piece]) : piece).toString("utf8");
+      line++;
+      pending = [];
+      pendingBytes = 0;
+      start = nl + 1;
+    }
+    if (start < chunk.length) {
+      pendingBytes += chunk.length - start;
+      if (pendingBytes > MAX_BACKUP_LINE_BYTES) throw tooLong();
+      pending.push(chunk.subarray(start));
+    }
+  }
+  if (pendingBytes > 0) yield Buffer.concat(pending).toString("utf8");
 }
 
 function readFailure(error: NodeJS.ErrnoException): string {

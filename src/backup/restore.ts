@@ -98,7 +98,9 @@ export async function restoreBackup(
       await refuseUnlessEmpty(tx);
       await writeRows(tx, open());
       for (const { table, key } of BACKUP_TABLES) {
-        if (key.length === 1 && key[0] === "id") await tx.$queryRaw(advanceIdSequence(table, "id", largestId(table, "id")));
+        if (key.length !== 1 || key[0] !== "id") continue;
+        await refuseExhaustedSequence(tx, table);
+        await tx.$queryRaw(advanceIdSequence(table, "id", largestId(table, "id")));
       }
       await renewVersions(tx, true);
       // DRILL_MODE=true: a server starts on this copy only in drill mode (service/server.ts).
@@ -107,6 +109,21 @@ export async function restoreBackup(
     { timeout: TRANSACTION_MS, maxWait: 60_000 },
   );
   return checked;
+}
+
+/** As an import does (transfer/import-checks.ts): an id past half of its sequence would leave the API too few, or none. */
+async function refuseExhaustedSequence(tx: Tx, table: string): Promise<void> {
+  const [row] = await tx.$queryRawUnsafe<{ id: string | null; largest: string }[]>(
+    `SELECT (SELECT max(id) FROM ${q(table)})::text AS id, (seqmax / 2)::text AS largest
+       FROM pg_sequence WHERE seqrelid = pg_get_serial_sequence($1, 'id')::regclass`,
+    q(table),
+  );
+  if (row?.id && BigInt(row.id) > BigInt(row.largest)) {
+    throw new RestoreRefused(
+      `The backup's ${table} hold id ${row.id}, past ${row.largest}, the largest a restore may give (half of what the id sequence holds: ` +
+        "the other half stays for records created through the API). The file was altered, or comes from another service.",
+    );
+  }
 }
 
 async function writeRows(tx: Tx, source: AsyncIterable<Uint8Array>): Promise<void> {

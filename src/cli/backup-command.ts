@@ -4,6 +4,7 @@ import { checkBackup, restoreBackup, RestoreRefused, type CheckedBackup } from "
 import type { Config } from "../core/config.js";
 import type { Database } from "../db/database.js";
 import { parse, printable, UsageError } from "./args.js";
+import { fileFailure } from "./owned-files.js";
 import type { CliFiles } from "./transfer-command.js";
 
 export const BACKUP_USAGE = `  backup <file>                          everything the service stores (data, API users, webhooks, audit
@@ -36,9 +37,9 @@ export async function backupCommand(args: string[], db: Database, files: CliFile
     counts = await writeBackup(db, (pieces) => files.write(file, pieces));
   } catch (error) {
     // The file system's refusal (here, or where the CLI runs when the server makes the backup): not the database's.
-    const message = (error as Error).message;
-    if (!/^E[A-Z]+: .*, (open|write) '/.test(message)) throw error;
-    io.stderr(`Cannot write ${printable(file)}: ${printable(message)}\n`);
+    const failure = fileFailure(error);
+    if (failure === undefined) throw error;
+    io.stderr(`Cannot write ${printable(file)}: ${printable(failure)}\n`);
     return 1;
   }
   io.stdout(`Backed up to ${printable(file)} in ${seconds(started)}: ${counted(counts)}.\n`);
@@ -85,7 +86,8 @@ export async function restoreCommand(args: string[], db: Database, files: CliFil
     );
   }
   const { createdAt, source, schema } = checked.header;
-  const made = `made ${createdAt} from ${source === "embedded" ? "an embedded database" : "PostgreSQL"} at schema ${schema}`;
+  // From the file: printed through printable, as every value a file brings.
+  const made = `made ${printable(createdAt)} from ${source === "embedded" ? "an embedded database" : "PostgreSQL"} at schema ${printable(schema)}`;
   io.stdout(
     values.check
       ? `${printable(file)} is whole (${made}), read in ${seconds(started)}: ${counted(checked.counts)}.\n`

@@ -1,9 +1,10 @@
-import { createReadStream, lstatSync, statSync, type Stats } from "node:fs";
-import { open, readFile, type FileHandle } from "node:fs/promises";
+import { lstatSync, statSync, type Stats } from "node:fs";
+import { readFile } from "node:fs/promises";
 import net from "node:net";
 import { parse } from "./args.js";
 import type { CliIo } from "./cli.js";
 import { controlPaths, onMessages, PIECE_BYTES, send, TOO_LONG, type FileAnswer, type ServerMessage } from "./control-protocol.js";
+import { ownerOnlyWriter, readRegularFile, type OwnedWriter } from "./owned-files.js";
 
 /** The control channel in DATA_DIR is not to be trusted: another user could have made it. */
 class UntrustedChannel extends Error {}
@@ -90,12 +91,12 @@ export async function runThroughServer(dataDir: string, argv: string[], io: CliI
   }
   const named = filesNamed(argv);
   const readers = new Map<number, AsyncIterator<Buffer>>();
-  const writers = new Map<number, Promise<FileHandle>>();
+  const writers = new Map<number, Promise<OwnedWriter>>();
   // Files are the caller's: read and written here, relative to this process's working folder; only those the command names.
   const readPiece = async (m: Extract<ServerMessage, { type: "read" }>): Promise<FileAnswer> => {
     if (m.file !== named.read) throw new Error(`the server asked to read ${m.file}, which the command does not name`);
     let reader = readers.get(m.stream);
-    if (!reader) readers.set(m.stream, (reader = createReadStream(m.file, { highWaterMark: PIECE_BYTES })[Symbol.asyncIterator]() as AsyncIterator<Buffer>));
+    if (!reader) readers.set(m.stream, (reader = readRegularFile(m.file, PIECE_BYTES)));
     const piece = await reader.next();
     if (piece.done) readers.delete(m.stream);
     return piece.done ? { id: m.id, end: true } : { id: m.id, data: piece.value.toString("base64") };
@@ -103,12 +104,12 @@ export async function runThroughServer(dataDir: string, argv: string[], io: CliI
   const writePiece = async (m: Extract<ServerMessage, { type: "write" }>): Promise<FileAnswer> => {
     if (m.file !== named.write) throw new Error(`the server asked to write ${m.file}, which the command does not name`);
     let writer = writers.get(m.stream);
-    if (!writer) writers.set(m.stream, (writer = open(m.file, "w", 0o600)));
-    const handle = await writer;
-    await handle.write(Buffer.from(m.data, "base64"));
+    if (!writer) writers.set(m.stream, (writer = ownerOnlyWriter(m.file)));
+    const file = await writer;
+    await file.write(Buffer.from(m.data, "base64"));
     if (m.end) {
       writers.delete(m.stream);
-      await handle.close();
+      await file.finish();
     }
     return { id: m.id };
   };
@@ -145,7 +146,8 @@ export async function runThroughServer(dataDir: string, argv: string[], io: CliI
     );
     socket.on("error", () => undefined);
     socket.on("close", () => {
-      for (const writer of writers.values()) void writer.then((h) => h.close(), () => undefined);
+      // A file the command did not finish is not left behind (nor put in place of the one there).
+      for (const writer of writers.values()) void writer.then((w) => w.abort(), () => undefined);
       for (const reader of readers.values()) void reader.return?.();
       if (code === undefined) io.stderr("The server closed the control channel before the command finished (it may have stopped): run it again.\n");
       resolve(code ?? 1);

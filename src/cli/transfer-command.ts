@@ -1,11 +1,9 @@
-import { createReadStream } from "node:fs";
-import { writeFile } from "node:fs/promises";
-import { Readable } from "node:stream";
 import type { AuditSource } from "../audit/audit.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { exportText } from "../transfer/export.js";
 import { importStream } from "../transfer/transfer.js";
 import { parse, printable, UsageError } from "./args.js";
+import { fileFailure, readRegularFile, writeOwnerOnly } from "./owned-files.js";
 
 interface Io {
   stdout: (text: string) => void;
@@ -22,10 +20,8 @@ export interface CliFiles {
 
 export const localFiles: CliFiles = {
   // Opened once read (a stream opened sooner reports a missing file to no one).
-  async *read(file) {
-    yield* createReadStream(file);
-  },
-  write: (file, pieces) => writeFile(file, Readable.from(pieces), { mode: 0o600 }),
+  read: (file) => readRegularFile(file),
+  write: writeOwnerOnly,
 };
 
 /** The file could not be read (missing, a folder, no permission): not the import's refusal. */
@@ -62,7 +58,14 @@ export async function exportCommand(args: string[], prisma: PrismaClient, files:
   const { positionals } = parse(args, {});
   if (positionals.length > 1) throw new UsageError("export takes at most one file");
   if (positionals[0]) {
-    await files.write(positionals[0], exportText(prisma));
+    try {
+      await files.write(positionals[0], exportText(prisma));
+    } catch (error) {
+      const failure = fileFailure(error);
+      if (failure === undefined) throw error;
+      io.stderr(`Cannot write ${printable(positionals[0])}: ${printable(failure)}\n`);
+      return 1;
+    }
     io.stderr(`Exported to ${printable(positionals[0])}\n`);
   } else for await (const piece of exportText(prisma)) io.stdout(piece);
   return 0;

@@ -5,7 +5,7 @@ import { INT32_MAX } from "../fields/rules.js";
 import { formatTimestamp } from "../fields/timestamp.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { addEndpoint, listDeliveries, listEndpoints, redeliver, removeEndpoint, type DeliverySummary } from "../webhooks/manage.js";
-import { parse, table, terminalJson, UsageError } from "./args.js";
+import { parse, printable, table, terminalJson, UsageError } from "./args.js";
 
 export const WEBHOOK_USAGE = `  webhook add <url> [--events TYPE,…]   send events to this URL (every type unless --events); prints
                                          its id, then its signing secret, shown only once
@@ -105,7 +105,7 @@ export async function webhookCommand(
       if (positionals.length !== 1) throw new UsageError("webhook redeliver takes one delivery id");
       const id = BigInt(whole("delivery id", positionals[0], Number.MAX_SAFE_INTEGER));
       const delivery = await redeliver(prisma, id, by);
-      io.stdout(`Delivery ${delivery.id} (${delivery.type}, ${delivery.webhookId}) will be sent again now.\n`);
+      io.stdout(`Delivery ${delivery.id} (${printable(delivery.type)}, ${printable(delivery.webhookId)}) will be sent again now.\n`);
       return 0;
     }
     default:

@@ -1,0 +1,183 @@
+import { execFileSync } from "node:child_process";
+import { chmodSync, chownSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createHash } from "node:crypto";
+import { gunzipSync, gzipSync } from "node:zlib";
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../src/cli/cli.js";
+import { MAX_BACKUP_LINE_BYTES } from "../src/backup/format.js";
+import { createLogger } from "../src/core/logger.js";
+import { startTestApp, type TestApp } from "./helpers/app.js";
+import { createTestDatabase } from "./helpers/database.js";
+import { makePlayer } from "./helpers/fixtures.js";
+import { cliProcess, spawnService } from "./helpers/process.js";
+
+/**
+ * Security review, round 5 (issue 49): a backup is untrusted input, and the files the CLI writes are its
+ * caller's alone. A file of one gzip'd 600 MiB line is refused in one line, by the CLI and by a running
+ * embedded server, which keeps answering; `backup` and `export` never write through what another user put
+ * at the path (a file of theirs, a symbolic link, a named pipe), and `import` and `restore` never block on a
+ * named pipe.
+ */
+let t: TestApp;
+const dir = mkdtempSync(path.join(tmpdir(), "backup-files-"));
+chmodSync(dir, 0o755);
+const nobody = 65534;
+const asRoot = process.getuid?.() === 0;
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function cli(...argv: string[]) {
+  return cliOn(t.database.db, ...argv);
+}
+
+async function cliOn(db: TestApp["database"]["db"], ...argv: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(argv, { config: t.config, db, logger: createLogger("silent") }, {
+    stdout: (s) => (stdout += s),
+    stderr: (s) => (stderr += s),
+  });
+  return { code, stdout, stderr };
+}
+
+/** A valid header, then one line of `mib` MiB: 600 gzip members of 1 MiB each (a gzip file may hold several), about 1 KB each. */
+function oneLongLine(file: string, mib: number): void {
+  const header = gzipSync(`${JSON.stringify({ format: "community-backup", version: 1, schema: "20261202100000_write_freeze", createdAt: "2026-12-02T00:00:00Z", source: "embedded" })}\n`);
+  const member = gzipSync(Buffer.alloc(1024 * 1024, "a"), { level: 9 });
+  writeFileSync(file, Buffer.concat([header, ...Array.from({ length: mib }, () => member)]));
+}
+
+/** The backup at `file` with `edit` applied to its lines (header first, end line excluded), sealed again as anyone can (SHA-256). */
+function resealed(file: string, edit: (lines: string[]) => string[]): string {
+  const lines = gunzipSync(readFileSync(file)).toString("utf8").split("\n").filter(Boolean);
+  const end = JSON.parse(lines.pop()!) as [string, Record<string, number>, string];
+  const body = edit(lines).map((l) => `${l}\n`).join("");
+  const out = path.join(dir, `edited-${path.basename(file)}-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(out, gzipSync(body + `${JSON.stringify(["end", end[1], createHash("sha256").update(body).digest("hex")])}\n`));
+  return out;
+}
+
+const fifo = (name: string) => {
+  const p = path.join(dir, name);
+  execFileSync("mkfifo", [p]);
+  return p;
+};
+
+describe("a backup file is untrusted input", () => {
+  it(`when a line is longer than ${MAX_BACKUP_LINE_BYTES / 1024 / 1024} MiB (one gzip'd line of 600 MiB), then restore --check and restore refuse it in one line, without reading it all`, async () => {
+    const file = path.join(dir, "long-line.backup");
+    oneLongLine(file, 600);
+    expect(statSync(file).size).toBeLessThan(1024 * 1024);
+    for (const args of [["restore", "--check", file], ["restore", file]]) {
+      const r = await cli(...args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`Refused ${file}, nothing was written: line 2 is longer than 8 MiB: the file was altered or is not a backup.\n`);
+    }
+  });
+
+  it("when restore --check of that file runs beside the embedded server, then the server refuses it and keeps answering", async () => {
+    const dataDir = path.join(dir, "embedded");
+    const file = path.join(dir, "long-line-2.backup");
+    oneLongLine(file, 600);
+    const server = spawnService({ DATA_DIR: dataDir, DATABASE_URL: "", DATABASE_READ_URL: "" });
+    try {
+      const url = `http://127.0.0.1:${await server.port()}`;
+      const checked = await cliProcess(["restore", "--check", file], { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", DATABASE_READ_URL: "" });
+      expect(checked.code, checked.stderr).toBe(1);
+      expect(checked.stderr).toBe(`Refused ${file}, nothing was written: line 2 is longer than 8 MiB: the file was altered or is not a backup.\n`);
+      await request(url).get("/readyz").expect(200);
+      expect(server.child.exitCode).toBeNull();
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+
+  it("when the header names a schema or date with terminal escapes, or a row an id past half of its sequence, then the file is refused, nothing written", async () => {
+    const file = path.join(dir, "real.backup");
+    await makePlayer(t.database.db.prisma);
+    expect((await cli("backup", file)).code).toBe(0);
+    const escaped = resealed(file, ([header, ...rest]) => [JSON.stringify({ ...JSON.parse(header!), schema: "\u001b[2J\u001b]0;owned\u0007" }), ...rest]);
+    const checked = await cli("restore", "--check", escaped);
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toBe(`Refused ${escaped}, nothing was written: the file's first line names a schema, date or source this service never writes: the file was altered or is not a backup.\n`);
+    const exhausted = resealed(file, (lines) => {
+      const at = lines.indexOf(JSON.stringify(["table", "players"])) + 1;
+      const row = JSON.parse(lines[at]!) as { id: number };
+      lines[at] = JSON.stringify({ ...row, id: 2_147_483_000 });
+      return lines;
+    });
+    const empty = await createTestDatabase();
+    try {
+      const restored = await cliOn(empty.db, "restore", exhausted);
+      expect(restored.code).toBe(1);
+      expect(restored.stderr).toBe(
+        "The backup's players hold id 2147483000, past 1073741823, the largest a restore may give (half of what the id sequence holds: " +
+          "the other half stays for records created through the API). The file was altered, or comes from another service. Nothing was written.\n",
+      );
+      expect(await empty.db.prisma.apiUser.count()).toBe(0);
+    } finally {
+      await empty.drop();
+    }
+  });
+});
+
+describe("the files the CLI writes and reads are its caller's", () => {
+  it("when backup or export names a new file or one of the caller's own, then it is written mode 0600, whatever its mode was, and no partial file is left", async () => {
+    const mine = path.join(dir, "mine.backup");
+    writeFileSync(mine, "old");
+    chmodSync(mine, 0o644);
+    expect((await cli("backup", mine)).code).toBe(0);
+    expect(statSync(mine).mode & 0o777).toBe(0o600);
+    expect(readFileSync(mine).subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+    const exported = path.join(dir, "new-export.json");
+    expect((await cli("export", exported)).code).toBe(0);
+    expect(statSync(exported).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir).filter((f) => f.endsWith(".partial"))).toEqual([]);
+  });
+
+  it.runIf(asRoot)("when another user created the file first (mode 0666), then backup and export refuse it, and it stays theirs and as it was", async () => {
+    const theirs = path.join(dir, "theirs.backup");
+    writeFileSync(theirs, "planted");
+    chmodSync(theirs, 0o666);
+    chownSync(theirs, nobody, nobody);
+    for (const command of ["backup", "export"]) {
+      const r = await cli(command, theirs);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`Cannot write ${theirs}: refused: ${theirs} belongs to another user (uid ${nobody}); nothing was written (name a new file, or remove it)\n`);
+    }
+    expect(readFileSync(theirs, "utf8")).toBe("planted");
+    expect(statSync(theirs).uid).toBe(nobody);
+  });
+
+  it("when a symbolic link or a named pipe is at the path, then backup refuses at once, follows nothing and leaves the link's target alone", async () => {
+    const target = path.join(dir, "target.txt");
+    writeFileSync(target, "keep me");
+    const link = path.join(dir, "link.backup");
+    symlinkSync(target, link);
+    const linked = await cli("backup", link);
+    expect(linked).toMatchObject({ code: 1, stderr: `Cannot write ${link}: refused: ${link} is a symbolic link; nothing was written (name a new file, or remove it)\n` });
+    expect(readFileSync(target, "utf8")).toBe("keep me");
+    expect(readlinkSync(link)).toBe(target);
+    const pipe = fifo("pipe.backup");
+    const piped = await cli("backup", pipe);
+    expect(piped).toMatchObject({ code: 1, stderr: `Cannot write ${pipe}: refused: ${pipe} is a named pipe; nothing was written (name a new file, or remove it)\n` });
+    expect(lstatSync(pipe).isFIFO()).toBe(true);
+  });
+
+  it("when import or restore names a named pipe nobody writes to, then it is refused at once, nothing read", async () => {
+    const pipe = fifo("pipe.json");
+    const imported = await cli("import", pipe);
+    expect(imported).toMatchObject({ code: 1, stderr: `Cannot read ${pipe} as JSON: refused: ${pipe} is not a regular file; nothing was read\n` });
+    const restored = await cli("restore", "--check", pipe);
+    expect(restored).toMatchObject({ code: 1, stderr: `Refused ${pipe}, nothing was written: it cannot be read: refused: ${pipe} is not a regular file; nothing was read.\n` });
+  });
+});
