@@ -8,6 +8,8 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli/cli.js";
 import { MAX_BACKUP_LINE_BYTES } from "../src/backup/format.js";
+import { restoreBackup, RestoreRefused } from "../src/backup/restore.js";
+import { localFiles } from "../src/cli/transfer-command.js";
 import { createLogger } from "../src/core/logger.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { createTestDatabase } from "./helpers/database.js";
@@ -124,6 +126,69 @@ describe("a backup file is untrusted input", () => {
           "the other half stays for records created through the API). The file was altered, or comes from another service. Nothing was written.\n",
       );
       expect(await empty.db.prisma.apiUser.count()).toBe(0);
+    } finally {
+      await empty.drop();
+    }
+  });
+});
+
+describe("restore and the rows of a file sealed again", () => {
+  let file: string;
+  beforeAll(async () => {
+    file = path.join(dir, "rows.backup");
+    for (let i = 0; i < 3; i++) await makePlayer(t.database.db.prisma);
+    expect((await cli("backup", file)).code).toBe(0);
+  });
+  const playerRow = (lines: string[], n: number) => lines.indexOf(JSON.stringify(["table", "players"])) + 1 + n;
+  const restoreInto = async (edited: string) => {
+    const empty = await createTestDatabase();
+    try {
+      const r = await cliOn(empty.db, "restore", edited);
+      return { ...r, players: await empty.db.prisma.player.count() };
+    } finally {
+      await empty.drop();
+    }
+  };
+
+  it.each([
+    ["a column no table has, on the third row", (row: Record<string, unknown>) => ({ ...row, isAdmin: true }), /^The backup's players do not have this database's columns \(unknown isAdmin\)\. Nothing was written\.\n$/],
+    ["a NUL character in a text", (row: Record<string, unknown>) => ({ ...row, tag: "a\u0000b" }), /^The database refuses a row of the backup's players \(.*\): the file was altered or is not a backup\. Nothing was written\.\n$/],
+    ["a value of the wrong type", (row: Record<string, unknown>) => ({ ...row, credit: "lots" }), /^The database refuses a row of the backup's players \(.*\): the file was altered or is not a backup\. Nothing was written\.\n$/],
+  ])("when a row holds %s, then restore refuses the file in one line, nothing written", async (_what, edit, message) => {
+    const edited = resealed(file, (lines) => {
+      const at = playerRow(lines, 2);
+      lines[at] = JSON.stringify(edit(JSON.parse(lines[at]!) as Record<string, unknown>));
+      return lines;
+    });
+    const r = await restoreInto(edited);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(message);
+    expect(r.players).toBe(0);
+  });
+
+  it("when the file is swapped between the check and the writing (a table of the service's own schema added), then nothing is written", async () => {
+    const swapped = resealed(file, (lines) => [...lines, JSON.stringify(["table", "_prisma_migrations"]), JSON.stringify({ id: "x", migration_name: "99999999999999_fake" })]);
+    const empty = await createTestDatabase();
+    try {
+      const before = await empty.db.prisma.$queryRawUnsafe<{ n: number }[]>("SELECT count(*)::int AS n FROM _prisma_migrations");
+      let reads = 0;
+      const refused = await restoreBackup(empty.db, () => localFiles.read(reads++ === 0 ? file : swapped), undefined).catch((e: Error) => e);
+      expect(refused).toBeInstanceOf(RestoreRefused);
+      expect((refused as Error).message).toBe("The file holds a table this service does not have: _prisma_migrations.");
+      expect(await empty.db.prisma.$queryRawUnsafe("SELECT count(*)::int AS n FROM _prisma_migrations")).toEqual(before);
+      expect(await empty.db.prisma.player.count()).toBe(0);
+      // Another file of the same tables, but not the one checked: refused at its end.
+      const other = resealed(file, (lines) => {
+        const at = playerRow(lines, 0);
+        lines[at] = JSON.stringify({ ...(JSON.parse(lines[at]!) as object), pseudo: "Swapped" });
+        return lines;
+      });
+      reads = 0;
+      const changed = await restoreBackup(empty.db, () => localFiles.read(reads++ === 0 ? file : other), undefined).catch((e: Error) => e);
+      expect((changed as Error).message).toBe(
+        "The file changed between its check and its restore (its SHA-256 is not the same): restore a file nothing else writes to.",
+      );
+      expect(await empty.db.prisma.player.count()).toBe(0);
     } finally {
       await empty.drop();
     }

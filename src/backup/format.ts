@@ -41,7 +41,7 @@ export type BackupEntry =
   | { kind: "header"; header: BackupHeader }
   | { kind: "table"; table: string }
   | { kind: "row"; table: string; line: string; row: Record<string, unknown> }
-  | { kind: "end"; counts: Record<string, number> };
+  | { kind: "end"; counts: Record<string, number>; seal: string };
 
 /** The file's lines as written (each with its line break), hashed as they go, the trailer last; `counts` filled as they go. */
 export async function* sealedLines(
@@ -140,7 +140,7 @@ export async function* readBackup(source: AsyncIterable<Uint8Array>): AsyncGener
           if (written[name] !== n) throw new BackupFileError(`it counts ${String(written[name])} rows of ${name} but holds ${n}: the file was altered`);
         }
         ended = true;
-        yield { kind: "end", counts: Object.fromEntries(counts) };
+        yield { kind: "end", counts: Object.fromEntries(counts), seal: String(value[2]) };
         continue;
       } else {
         throw new BackupFileError(`line ${at} is neither a row nor a section: the file was altered`);

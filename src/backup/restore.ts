@@ -12,6 +12,8 @@ export class RestoreRefused extends Error {}
 export interface CheckedBackup {
   header: BackupHeader;
   counts: Record<string, number>;
+  /** The SHA-256 the file ends with: a second reading must end with the same. */
+  seal: string;
   /** What the restored service will lack (a webhook secret's key): said, not refused. */
   warnings: string[];
 }
@@ -42,7 +44,7 @@ export async function checkBackup(source: AsyncIterable<Uint8Array>, secretKey: 
           `${n} webhook secret${n === 1 ? "" : "s"}: ${why}. They are restored as they are; set WEBHOOKS_SECRET_KEY to the key of the server the backup ` +
           "came from (on every instance), or those webhooks cannot sign their deliveries.",
       );
-      return { header: header!, counts: entry.counts, warnings };
+      return { header: header!, counts: entry.counts, seal: entry.seal, warnings };
     }
   }
   throw new BackupFileError("the file ends without its end line: the file is truncated");
@@ -96,7 +98,10 @@ export async function restoreBackup(
   await db.prisma.$transaction(
     async (tx) => {
       await refuseUnlessEmpty(tx);
-      await writeRows(tx, open());
+      // Read again as it is written: the same bytes as the check's, or nothing is kept.
+      if ((await writeRows(tx, open())) !== checked.seal) {
+        throw new RestoreRefused("The file changed between its check and its restore (its SHA-256 is not the same): restore a file nothing else writes to.");
+      }
       for (const { table, key } of BACKUP_TABLES) {
         if (key.length !== 1 || key[0] !== "id") continue;
         await refuseExhaustedSequence(tx, table);
@@ -126,32 +131,52 @@ async function refuseExhaustedSequence(tx: Tx, table: string): Promise<void> {
   }
 }
 
-async function writeRows(tx: Tx, source: AsyncIterable<Uint8Array>): Promise<void> {
+/** Writes the rows as they are read (each table and row checked again), and returns the seal the file ended with. */
+async function writeRows(tx: Tx, source: AsyncIterable<Uint8Array>): Promise<string | undefined> {
   let table: string | undefined;
   let columns: string[] = [];
+  let known = new Set<string>();
   let batch: string[] = [];
   let chars = 0;
+  let seal: string | undefined;
   const flush = async () => {
     if (batch.length === 0) return;
     const list = columns.map(q).join(", ");
     const json = `[${batch.join(",")}]`;
     batch = [];
     chars = 0;
-    await tx.$executeRawUnsafe(`INSERT INTO ${q(table!)} (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::${q(table!)}, $1::jsonb)`, json);
+    await tx
+      .$executeRawUnsafe(`INSERT INTO ${q(table!)} (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::${q(table!)}, $1::jsonb)`, json)
+      .catch((error: unknown) => {
+        throw new RestoreRefused(`The database refuses a row of the backup's ${table} (${databaseMessage(error)}): the file was altered or is not a backup.`);
+      });
   };
   for await (const entry of readBackup(source)) {
     if (entry.kind === "table") {
       await flush();
+      if (!KNOWN.has(entry.table)) throw new RestoreRefused(`The file holds a table this service does not have: ${entry.table}.`);
       table = entry.table;
       columns = await copiedColumns(tx, table);
+      known = new Set(columns);
     } else if (entry.kind === "row") {
-      if (batch.length === 0) sameColumns(entry.table, columns, Object.keys(entry.row));
+      const keys = Object.keys(entry.row);
+      if (keys.length !== columns.length || !keys.every((k) => known.has(k))) sameColumns(entry.table, columns, keys);
       batch.push(entry.line);
       chars += entry.line.length;
       if (batch.length >= BATCH || chars >= BATCH_CHARS) await flush();
+    } else if (entry.kind === "end") {
+      seal = entry.seal;
     }
   }
   await flush();
+  return seal;
+}
+
+/** PostgreSQL's own words for a refused statement, on one line (never Prisma's, which name the install's paths). */
+function databaseMessage(error: unknown): string {
+  const cause = (error as { meta?: { driverAdapterError?: { cause?: { originalMessage?: string } } } }).meta?.driverAdapterError?.cause;
+  const text = cause?.originalMessage ?? (error instanceof Error ? error.message : String(error));
+  return text.split("\n").filter(Boolean).at(-1)!.slice(0, 300);
 }
 
 function sameColumns(table: string, here: string[], there: string[]): void {
