@@ -246,3 +246,21 @@ async function waitForStatus(id: string, status: string) {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+describe("an endpoint whose stored URL is not one (a restored or hand-edited row)", () => {
+  it("when an admin lists the endpoints, then it is shown as not valid, never a 500; its deliveries fail at their first attempt, not retried", async () => {
+    const endpoint = await t.database.db.prisma.webhookEndpoint.create({ data: { url: "not a url at all", events: [], secret: "plain:whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" } });
+    const listed = await get("/admin/webhooks").expect(200);
+    expect((listed.body as { endpoints: { id: number; url: string }[] }).endpoints.find((e) => e.id === endpoint.id)?.url).toBe("(not a valid URL)");
+    const player = await makePlayer(t.database.db.prisma);
+    await post("/form/create-form", formBody(player.id)).expect(201);
+    startWorker();
+    const until = Date.now() + 30_000;
+    let delivery = await t.database.db.prisma.webhookDelivery.findFirst({ where: { endpointId: endpoint.id } });
+    while (delivery?.status !== "failed" && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 20));
+      delivery = await t.database.db.prisma.webhookDelivery.findFirst({ where: { endpointId: endpoint.id } });
+    }
+    expect(delivery).toMatchObject({ status: "failed", attempts: 1, lastResponse: "refused: the endpoint's URL is not an http(s) URL" });
+  });
+});

@@ -166,6 +166,27 @@ describe("restore and the rows of a file sealed again", () => {
     expect(r.players).toBe(0);
   });
 
+  it("when a webhook endpoint's URL is not an http(s) URL or its events are not the service's, then --check and restore refuse the file, never echoing the URL", async () => {
+    await t.database.db.prisma.webhookEndpoint.create({ data: { url: "https://hooks.example/x", events: [], secret: "plain:whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" } });
+    const withHook = path.join(dir, "hook.backup");
+    expect((await cli("backup", withHook)).code).toBe(0);
+    await t.database.db.prisma.webhookEndpoint.deleteMany();
+    const edit = (change: Record<string, unknown>) =>
+      resealed(withHook, (lines) => {
+        const at = lines.indexOf(JSON.stringify(["table", "webhook_endpoints"])) + 1;
+        lines[at] = JSON.stringify({ ...(JSON.parse(lines[at]!) as object), ...change });
+        return lines;
+      });
+    const badUrl = edit({ url: "javascript:secret-token" });
+    for (const r of [await cli("restore", "--check", badUrl), await restoreInto(badUrl)]) {
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^Refused .*, nothing was written: webhook endpoint \d+'s url: expected http:\/\/ or https:\/\/, not javascript:\/\/: the file was altered\.\n$/);
+      expect(r.stderr).not.toContain("secret-token");
+    }
+    const badEvents = edit({ events: ["player.created", "<script>"] });
+    expect((await cli("restore", "--check", badEvents)).stderr).toMatch(/webhook endpoint \d+'s events are not a list of this service's event types: the file was altered\.\n$/);
+  });
+
   it("when the file is swapped between the check and the writing (a table of the service's own schema added), then nothing is written", async () => {
     const swapped = resealed(file, (lines) => [...lines, JSON.stringify(["table", "_prisma_migrations"]), JSON.stringify({ id: "x", migration_name: "99999999999999_fake" })]);
     const empty = await createTestDatabase();

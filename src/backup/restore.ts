@@ -3,6 +3,8 @@ import { renewVersions } from "../db/versions.js";
 import { markDrill } from "../db/service-state.js";
 import type { Database } from "../db/database.js";
 import { openSecret, SecretUnavailable } from "../webhooks/secrets.js";
+import { parseEndpointUrl } from "../webhooks/manage.js";
+import { WEBHOOK_EVENTS } from "../audit/events.js";
 import { BackupFileError, readBackup, type BackupHeader } from "./format.js";
 import { BACKUP_TABLES, copiedColumns, q, schemaVersion, type Tx } from "./tables.js";
 
@@ -32,6 +34,7 @@ export async function checkBackup(source: AsyncIterable<Uint8Array>, secretKey: 
     if (entry.kind === "header") header = entry.header;
     else if (entry.kind === "table" && !KNOWN.has(entry.table)) throw new BackupFileError(`it holds a table this service does not have: ${entry.table}`);
     else if (entry.kind === "row" && entry.table === "webhook_endpoints") {
+      checkEndpoint(entry.row);
       try {
         openSecret(String(entry.row.secret), secretKey);
       } catch (error) {
@@ -48,6 +51,20 @@ export async function checkBackup(source: AsyncIterable<Uint8Array>, secretKey: 
     }
   }
   throw new BackupFileError("the file ends without its end line: the file is truncated");
+}
+
+/** An endpoint as `webhook add` would take it: an http(s) URL (never echoed: it may hold a credential), known event types. */
+function checkEndpoint(row: Record<string, unknown>): void {
+  const id = String(row.id);
+  try {
+    parseEndpointUrl(String(row.url));
+  } catch (error) {
+    throw new BackupFileError(`webhook endpoint ${id}'s ${(error as Error).message}: the file was altered`);
+  }
+  const events = row.events;
+  if (!Array.isArray(events) || !events.every((e) => typeof e === "string" && WEBHOOK_EVENTS.includes(e))) {
+    throw new BackupFileError(`webhook endpoint ${id}'s events are not a list of this service's event types: the file was altered`);
+  }
 }
 
 /** The tables of `tx` that hold a row (a database a restore would mix into). */

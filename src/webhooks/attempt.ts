@@ -31,6 +31,8 @@ export interface AttemptResult {
   status: number | null;
   /** The answer's first characters, or what went wrong. */
   excerpt: string;
+  /** No retry can succeed (the endpoint's URL is not one): the delivery fails now. */
+  final?: boolean;
 }
 
 /**
@@ -56,7 +58,11 @@ export function signedHeaders(secret: string, messageId: string, body: string, a
  */
 export function attempt(url: string, secret: string, message: Message, options: { timeoutMs: number; allowPrivate: boolean; userAgent: string }): Promise<AttemptResult> {
   const body = messageBody(message);
-  const target = new URL(url);
+  const target = URL.parse(url);
+  // Only a restored or hand-edited row can hold one (webhook add checks): never sent, never retried.
+  if (!target || (target.protocol !== "http:" && target.protocol !== "https:")) {
+    return Promise.resolve({ ok: false, status: null, excerpt: "refused: the endpoint's URL is not an http(s) URL", final: true });
+  }
   const client = target.protocol === "https:" ? https : http;
   // An address in the URL is connected to without a lookup: checked here.
   const literal = target.hostname.replace(/^\[|\]$/g, "");

@@ -66,7 +66,9 @@ export function parseEndpointUrl(raw: string): URL {
  * reads `name=***`, one without a value `***`. The stored URL is sent whole.
  */
 export function shownUrl(href: string): string {
-  const url = new URL(href);
+  const url = URL.parse(href);
+  // A restored or hand-edited row: said, never echoed (it may hold a credential).
+  if (!url) return "(not a valid URL)";
   if (url.username !== "" || url.password !== "") {
     url.username = "***";
     url.password = "";

@@ -198,7 +198,7 @@ export class DeliveryWorker {
     }
     const retryUntil = d.retrySince.getTime() + this.config.webhooksRetryForMs;
     const wait = backoffMs(d.attempts, this.config);
-    const outcome: Outcome = result.ok ? "delivered" : Date.now() + wait > retryUntil ? "failed" : "retrying";
+    const outcome: Outcome = result.ok ? "delivered" : result.final || Date.now() + wait > retryUntil ? "failed" : "retrying";
     // Only while the lease is ours (attempts unchanged): a delivery taken over after a stall is the other instance's.
     const record = (answer: string) => this.db.prisma.$executeRaw`
       UPDATE webhook_deliveries
@@ -219,14 +219,14 @@ export class DeliveryWorker {
     this.onOutcome(outcome);
     if (!result.ok) {
       // Never the secret, nor the body: which delivery, where (without the URL's query), and what came back.
-      const target = new URL(d.url);
+      const target = URL.parse(d.url);
       this.logger.warn(
         {
           delivery: String(d.id),
           endpoint: d.endpointId,
           webhookId: d.messageId,
           type: d.type,
-          target: `${target.origin}${target.pathname}`,
+          target: target ? `${target.origin}${target.pathname}` : "(not a URL)",
           attempt: d.attempts,
           status: result.status,
           answer: result.excerpt,
