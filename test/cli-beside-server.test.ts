@@ -5,7 +5,7 @@ import path from "node:path";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runThroughServer } from "../src/cli/control-client.js";
-import { controlPaths, MAX_MESSAGE_CHARS } from "../src/cli/control-protocol.js";
+import { controlPaths, FILE_ANSWER_TIMEOUT_MS, MAX_MESSAGE_CHARS } from "../src/cli/control-protocol.js";
 import { onPostgres } from "./helpers/database.js";
 import { cliProcess, spawnOwned, spawnService, type Output, type ServiceProcess } from "./helpers/process.js";
 
@@ -103,6 +103,25 @@ describe.runIf(!onPostgres)("the command line while the server holds the embedde
     expect(answer).toContain('"code":1');
     expect((await cli(["user", "list"])).stdout).not.toContain("intruder");
   });
+
+  it(`when the CLI stops answering about its file during a backup (suspended, a stuck disk), then within ${FILE_ANSWER_TIMEOUT_MS / 1000} s the server gives up, rolls back and serves`, async () => {
+    const paths = controlPaths(dir);
+    const socket = net.connect(paths.socket);
+    let answer = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (d: string) => (answer += d));
+    socket.on("error", () => undefined);
+    const closed = new Promise((resolve) => socket.on("close", resolve));
+    const file = path.join(dir, "never-written.backup");
+    socket.write(`${JSON.stringify({ token: readFileSync(paths.token, "utf8"), argv: ["backup", file] })}\n`);
+    // The server sends the backup's first piece and waits for an answer that never comes, holding its one connection.
+    while (!answer.includes('"type":"write"')) await new Promise((r) => setTimeout(r, 20));
+    const read = players(firstKey).then((res) => res.status);
+    await closed;
+    expect(await read).toBe(200);
+    expect((await cli(["user", "list"])).code).toBe(0);
+    expect(() => lstatSync(file)).toThrow();
+  }, FILE_ANSWER_TIMEOUT_MS + 30_000);
 
   it("when a connection sends a message over the limit, then it is refused with a message and the server goes on serving", async () => {
     const socket = net.connect(controlPaths(dir).socket);

@@ -7,7 +7,7 @@ import type { Logger } from "../core/logger.js";
 import { commandName } from "./args.js";
 import { runCli } from "./cli.js";
 import type { CliFiles } from "./transfer-command.js";
-import { controlPaths, MAX_SOCKET_PATH_BYTES, onMessages, PIECE_BYTES, send, TOO_LONG, type CommandRequest, type FileAnswer } from "./control-protocol.js";
+import { controlPaths, FILE_ANSWER_TIMEOUT_MS, MAX_SOCKET_PATH_BYTES, onMessages, PIECE_BYTES, send, TOO_LONG, type CommandRequest, type FileAnswer } from "./control-protocol.js";
 
 export interface ControlChannel {
   /** Stops accepting commands, waits for those running, and removes the socket and the token. */
@@ -38,7 +38,12 @@ function ownerOnlyFolder(dataDir: string, dir: string): void {
  * path too long, a file system without sockets), the server runs without it:
  * the CLI then says the database is in use, as it did before.
  */
-export async function startControlChannel(config: Config, db: Database, logger: Logger): Promise<ControlChannel> {
+export async function startControlChannel(
+  config: Config,
+  db: Database,
+  logger: Logger,
+  { fileAnswerTimeoutMs = FILE_ANSWER_TIMEOUT_MS }: { fileAnswerTimeoutMs?: number } = {},
+): Promise<ControlChannel> {
   const paths = controlPaths(config.dataDir);
   const none: ControlChannel = { stop: () => Promise.resolve() };
   if (Buffer.byteLength(paths.socket) > MAX_SOCKET_PATH_BYTES) {
@@ -74,7 +79,18 @@ export async function startControlChannel(config: Config, db: Database, logger: 
       new Promise<FileAnswer>((resolve) => {
         if (socket.destroyed) return resolve({ id: 0, error: "the command line went away" });
         const id = nextId++;
-        pending.set(id, { resolve });
+        const timer = setTimeout(() => {
+          pending.delete(id);
+          // Refused as a file is (its words reach the command's own message), and the CLI is cut off.
+          resolve({ id, error: `refused: the command line did not answer about its file within ${fileAnswerTimeoutMs / 1000} s (suspended, or a stuck disk?); nothing was written` });
+          socket.destroy();
+        }, fileAnswerTimeoutMs);
+        pending.set(id, {
+          resolve: (answer) => {
+            clearTimeout(timer);
+            resolve(answer);
+          },
+        });
         send(socket, { ...message, id });
       });
     const answered = (answer: FileAnswer) => {

@@ -30,6 +30,12 @@ export const MAX_SOCKET_PATH_BYTES = 107;
 
 /** The longest message either side sends or accepts, in characters of its JSON line. */
 export const MAX_MESSAGE_CHARS = 1024 * 1024;
+/**
+ * How long the server waits for the CLI's answer about a piece of its file (a CLI suspended with Ctrl-Z, a
+ * stuck disk): past it the command fails and its transaction rolls back, so that the embedded database's one
+ * connection is not held by a file.
+ */
+export const FILE_ANSWER_TIMEOUT_MS = 10_000;
 /** A file travels in pieces of this many bytes (a third more in base64). */
 export const PIECE_BYTES = 192 * 1024;
 /** Output travels in pieces of this many characters (at most six times as many once JSON escapes them). */
