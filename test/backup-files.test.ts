@@ -216,6 +216,56 @@ describe("restore and the rows of a file sealed again", () => {
   });
 });
 
+describe("a backup signed with BACKUP_SIGNING_KEY", () => {
+  const key = "the operator's backup signing key, 32+ chars";
+  const signedCli = async (db: TestApp["database"]["db"], signingKey: string | undefined, ...argv: string[]) => {
+    let stdout = "";
+    let stderr = "";
+    const config = { ...t.config, backupSigningKey: signingKey };
+    const code = await runCli(argv, { config, db, logger: createLogger("silent") }, { stdout: (x) => (stdout += x), stderr: (x) => (stderr += x) });
+    return { code, stdout, stderr };
+  };
+
+  it("when a file is signed with the key, then --check says so and restore takes it; edited and sealed again, unsigned, or signed with another key, it is refused unless --unsigned", async () => {
+    const signed = path.join(dir, "signed.backup");
+    expect((await signedCli(t.database.db, key, "backup", signed)).code).toBe(0);
+    const checked = await signedCli(t.database.db, key, "restore", "--check", signed);
+    expect(checked.code, checked.stderr).toBe(0);
+    expect(checked.stdout).toMatch(/ is whole and signed with this BACKUP_SIGNING_KEY \(made /);
+
+    // An editor without the key: a change of their own, sealed again (SHA-256) as anyone can, without a signature they cannot make.
+    const edited = resealed(signed, (lines) => {
+      const at = lines.indexOf(JSON.stringify(["table", "players"])) + 1;
+      lines[at] = JSON.stringify({ ...(JSON.parse(lines[at]!) as object), staff: true });
+      return lines;
+    });
+    const unsigned = path.join(dir, "unsigned.backup");
+    expect((await signedCli(t.database.db, undefined, "backup", unsigned)).code).toBe(0);
+    const foreign = path.join(dir, "foreign.backup");
+    expect((await signedCli(t.database.db, "another server's key of 32 characters!", "backup", foreign)).code).toBe(0);
+    for (const [file, why] of [
+      [edited, "it is not signed, and BACKUP_SIGNING_KEY is set"],
+      [unsigned, "it is not signed, and BACKUP_SIGNING_KEY is set"],
+      [foreign, "its signature is not made with this BACKUP_SIGNING_KEY (the file was altered and sealed again, or comes from a server with another key)"],
+    ] as const) {
+      const empty = await createTestDatabase();
+      try {
+        for (const args of [["restore", "--check", file], ["restore", file]]) {
+          const r = await signedCli(empty.db, key, ...args);
+          expect(r.code).toBe(1);
+          expect(r.stderr).toBe(`Refused ${file}, nothing was written: ${why}: restore --unsigned takes it anyway, if you know where it comes from.\n`);
+        }
+        expect(await empty.db.prisma.player.count()).toBe(0);
+        const taken = await signedCli(empty.db, key, "restore", "--unsigned", file);
+        expect(taken.code, taken.stderr).toBe(0);
+        expect(taken.stderr).toContain(`Warning: ${why}; taken as you asked (--unsigned)`);
+      } finally {
+        await empty.drop();
+      }
+    }
+  });
+});
+
 describe("the files the CLI writes and reads are its caller's", () => {
   it("when backup or export names a new file or one of the caller's own, then it is written mode 0600, whatever its mode was, and no partial file is left", async () => {
     const mine = path.join(dir, "mine.backup");

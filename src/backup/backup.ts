@@ -11,9 +11,14 @@ const TRANSACTION_MS = 24 * 60 * 60_000;
  * snapshot: a REPEATABLE READ READ ONLY transaction. On PostgreSQL the
  * instances go on serving meanwhile; the embedded database has one connection,
  * which the transaction holds to its end: requests wait for it
- * (docs/OPERATIONS.md says how long). Returns the rows written per table.
+ * (docs/OPERATIONS.md says how long). Signed with `signingKey` (BACKUP_SIGNING_KEY)
+ * when given. Returns the rows written per table.
  */
-export async function writeBackup(db: Database, write: (pieces: AsyncIterable<Uint8Array>) => Promise<void>): Promise<Record<string, number>> {
+export async function writeBackup(
+  db: Database,
+  write: (pieces: AsyncIterable<Uint8Array>) => Promise<void>,
+  signingKey?: string,
+): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   await db.prisma.$transaction(
     async (tx) => {
@@ -25,7 +30,7 @@ export async function writeBackup(db: Database, write: (pieces: AsyncIterable<Ui
         createdAt: new Date().toISOString(),
         source: db.kind,
       };
-      await write(gzipped(sealedLines(header, sections(tx), counts)));
+      await write(gzipped(sealedLines(header, sections(tx), counts, signingKey)));
     },
     { timeout: TRANSACTION_MS, maxWait: 60_000 },
   );

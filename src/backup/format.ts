@@ -1,4 +1,4 @@
-import { createHash, type Hash } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual, type Hash } from "node:crypto";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
@@ -10,7 +10,9 @@ import { createGunzip, createGzip } from "node:zlib";
  *   {"format":"community-backup","version":1,"schema":"<last migration>","createdAt":"…","source":"embedded"}
  *   ["table","players"]                  a section: the rows of one table follow
  *   {"id":1,"pseudo":"Alice",…}          one row a line, as PostgreSQL's to_jsonb writes it
- *   ["end",{"players":1,…},"<sha256>"]   the rows of each table, and the SHA-256 (hex) of every byte before this line
+ *   ["end",{"players":1,…},"<sha256>","hmac-sha256:<hex>"]
+ *                                        the rows of each table, the SHA-256 (hex) of every byte before this line,
+ *                                        and with BACKUP_SIGNING_KEY its signature (signatureOf)
  *
  * A file is accepted only whole: the first line names this format and version
  * and the schema it was made under, the last one counts and seals the rest.
@@ -41,13 +43,14 @@ export type BackupEntry =
   | { kind: "header"; header: BackupHeader }
   | { kind: "table"; table: string }
   | { kind: "row"; table: string; line: string; row: Record<string, unknown> }
-  | { kind: "end"; counts: Record<string, number>; seal: string };
+  | { kind: "end"; counts: Record<string, number>; seal: string; signature: string | undefined };
 
 /** The file's lines as written (each with its line break), hashed as they go, the trailer last; `counts` filled as they go. */
 export async function* sealedLines(
   header: BackupHeader,
   sections: Iterable<{ table: string; lines: AsyncIterable<string> }>,
   counts: Record<string, number> = {},
+  signingKey?: string,
 ): AsyncGenerator<string> {
   const hash = createHash("sha256");
   const line = (text: string) => {
@@ -64,7 +67,23 @@ export async function* sealedLines(
       yield line(row);
     }
   }
-  yield `${JSON.stringify(["end", counts, hash.digest("hex")])}\n`;
+  const seal = hash.digest("hex");
+  yield `${JSON.stringify(["end", counts, seal, ...(signingKey ? [signatureOf(seal, signingKey)] : [])])}\n`;
+}
+
+/**
+ * The end line's fourth value, with BACKUP_SIGNING_KEY: an HMAC-SHA256 of the seal under the key, which
+ * only a holder of the key can make (the seal alone anyone can compute again after an edit).
+ */
+export function signatureOf(seal: string, key: string): string {
+  return `hmac-sha256:${createHmac("sha256", key).update(seal).digest("hex")}`;
+}
+
+/** Whether `signature` is the one `key` makes for `seal`, compared in constant time. */
+export function signedWith(seal: string, signature: string, key: string): boolean {
+  const expected = Buffer.from(signatureOf(seal, key));
+  const given = Buffer.from(signature);
+  return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
 /** The lines gzip'd, in pieces as they come. */
@@ -140,7 +159,7 @@ export async function* readBackup(source: AsyncIterable<Uint8Array>): AsyncGener
           if (written[name] !== n) throw new BackupFileError(`it counts ${String(written[name])} rows of ${name} but holds ${n}: the file was altered`);
         }
         ended = true;
-        yield { kind: "end", counts: Object.fromEntries(counts), seal: String(value[2]) };
+        yield { kind: "end", counts: Object.fromEntries(counts), seal: String(value[2]), signature: typeof value[3] === "string" ? value[3] : undefined };
         continue;
       } else {
         throw new BackupFileError(`line ${at} is neither a row nor a section: the file was altered`);

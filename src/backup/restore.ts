@@ -5,7 +5,7 @@ import type { Database } from "../db/database.js";
 import { openSecret, SecretUnavailable } from "../webhooks/secrets.js";
 import { parseEndpointUrl } from "../webhooks/manage.js";
 import { WEBHOOK_EVENTS } from "../audit/events.js";
-import { BackupFileError, readBackup, type BackupHeader } from "./format.js";
+import { BackupFileError, readBackup, signedWith, type BackupHeader } from "./format.js";
 import { BACKUP_TABLES, copiedColumns, q, schemaVersion, type Tx } from "./tables.js";
 
 /** The target cannot take the backup (not empty, another schema): nothing was written. */
@@ -16,6 +16,8 @@ export interface CheckedBackup {
   counts: Record<string, number>;
   /** The SHA-256 the file ends with: a second reading must end with the same. */
   seal: string;
+  /** Signed with the BACKUP_SIGNING_KEY given. */
+  signed: boolean;
   /** What the restored service will lack (a webhook secret's key): said, not refused. */
   warnings: string[];
 }
@@ -26,8 +28,28 @@ const BATCH_CHARS = 64 * 1024;
 const TRANSACTION_MS = 24 * 60 * 60_000;
 const KNOWN = new Set(BACKUP_TABLES.map((t) => t.table));
 
-/** Reads a backup through, checking every line, its counts and its SHA-256; writes nothing. */
-export async function checkBackup(source: AsyncIterable<Uint8Array>, secretKey: string | undefined): Promise<CheckedBackup> {
+/** Whose backups are trusted: those signed with `signingKey` (BACKUP_SIGNING_KEY), or any when `unsigned` (restore --unsigned). */
+export interface BackupTrust {
+  signingKey?: string;
+  unsigned?: boolean;
+}
+
+/** With BACKUP_SIGNING_KEY: a file signed with it, or the operator's explicit --unsigned (said in a warning). */
+function checkSignature(seal: string, signature: string | undefined, trust: BackupTrust): string | undefined {
+  if (!trust.signingKey) return undefined;
+  const problem =
+    signature === undefined
+      ? "it is not signed, and BACKUP_SIGNING_KEY is set"
+      : !signedWith(seal, signature, trust.signingKey)
+        ? "its signature is not made with this BACKUP_SIGNING_KEY (the file was altered and sealed again, or comes from a server with another key)"
+        : undefined;
+  if (problem === undefined) return undefined;
+  if (!trust.unsigned) throw new BackupFileError(`${problem}: restore --unsigned takes it anyway, if you know where it comes from`);
+  return `${problem}; taken as you asked (--unsigned): its API users and webhook endpoints are installed as it holds them.`;
+}
+
+/** Reads a backup through, checking every line, its counts, its SHA-256 and its signature; writes nothing. */
+export async function checkBackup(source: AsyncIterable<Uint8Array>, secretKey: string | undefined, trust: BackupTrust = {}): Promise<CheckedBackup> {
   let header: BackupHeader | undefined;
   const secrets = new Map<string, number>();
   for await (const entry of readBackup(source)) {
@@ -47,7 +69,10 @@ export async function checkBackup(source: AsyncIterable<Uint8Array>, secretKey: 
           `${n} webhook secret${n === 1 ? "" : "s"}: ${why}. They are restored as they are; set WEBHOOKS_SECRET_KEY to the key of the server the backup ` +
           "came from (on every instance), or those webhooks cannot sign their deliveries.",
       );
-      return { header: header!, counts: entry.counts, seal: entry.seal, warnings };
+      const untrusted = checkSignature(entry.seal, entry.signature, trust);
+      if (untrusted) warnings.push(untrusted);
+      const signed = trust.signingKey !== undefined && untrusted === undefined;
+      return { header: header!, counts: entry.counts, seal: entry.seal, signed, warnings };
     }
   }
   throw new BackupFileError("the file ends without its end line: the file is truncated");
@@ -101,10 +126,10 @@ export async function restoreBackup(
   db: Database,
   open: () => AsyncIterable<Uint8Array>,
   secretKey: string | undefined,
-  options: { drill?: boolean } = {},
+  options: { drill?: boolean } & BackupTrust = {},
 ): Promise<CheckedBackup> {
   await refuseUnlessEmpty(db.prisma);
-  const checked = await checkBackup(open(), secretKey);
+  const checked = await checkBackup(open(), secretKey, options);
   const here = await schemaVersion(db.prisma);
   if (checked.header.schema !== here) {
     throw new RestoreRefused(

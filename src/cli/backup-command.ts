@@ -11,6 +11,7 @@ export const BACKUP_USAGE = `  backup <file>                          everything
                                          log, …) from one snapshot, to a gzip'd file; works while it serves
   restore <file>                         all of a backup into an empty database, in one transaction
   restore --check <file>                 read a backup through and check it, writing nothing
+  restore [--check] --unsigned <file>    take a file BACKUP_SIGNING_KEY did not sign (said in a warning)
   counts                                 this database's rows per table, counted as a backup counts them
                                          (compare with what restore --check prints)`;
 
@@ -27,14 +28,14 @@ const counted = (counts: Record<string, number>) =>
 const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 
 /** `backup <file>`: writeBackup to the caller's file. */
-export async function backupCommand(args: string[], db: Database, files: CliFiles, io: Io): Promise<number> {
+export async function backupCommand(args: string[], db: Database, files: CliFiles, signingKey: string | undefined, io: Io): Promise<number> {
   const { positionals } = parse(args, {});
   if (positionals.length !== 1) throw new UsageError("backup takes one file");
   const file = positionals[0]!;
   const started = performance.now();
   let counts: Record<string, number>;
   try {
-    counts = await writeBackup(db, (pieces) => files.write(file, pieces));
+    counts = await writeBackup(db, (pieces) => files.write(file, pieces), signingKey);
   } catch (error) {
     // The file system's refusal (here, or where the CLI runs when the server makes the backup): not the database's.
     const failure = fileFailure(error);
@@ -54,17 +55,24 @@ export async function countsCommand(args: string[], db: Database, io: Io): Promi
 }
 
 /** `restore [--check] <file>`: checks the file whole, then (without --check) restores it into this empty database. */
-export async function restoreCommand(args: string[], db: Database, files: CliFiles, config: Pick<Config, "webhooksSecretKey" | "drillMode">, io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { check: { type: "boolean" } });
+export async function restoreCommand(
+  args: string[],
+  db: Database,
+  files: CliFiles,
+  config: Pick<Config, "webhooksSecretKey" | "drillMode" | "backupSigningKey">,
+  io: Io,
+): Promise<number> {
+  const { values, positionals } = parse(args, { check: { type: "boolean" }, unsigned: { type: "boolean" } });
   if (positionals.length !== 1) throw new UsageError("restore takes one file");
   const file = positionals[0]!;
   const started = performance.now();
   const secretKey = config.webhooksSecretKey;
   let checked: CheckedBackup;
   try {
+    const trust = { signingKey: config.backupSigningKey, unsigned: values.unsigned === true };
     checked = values.check
-      ? await checkBackup(files.read(file), secretKey)
-      : await restoreBackup(db, () => files.read(file), secretKey, { drill: config.drillMode });
+      ? await checkBackup(files.read(file), secretKey, trust)
+      : await restoreBackup(db, () => files.read(file), secretKey, { drill: config.drillMode, ...trust });
   } catch (error) {
     if (error instanceof BackupFileError) {
       io.stderr(`Refused ${printable(file)}, nothing was written: ${printable(error.message)}.\n`);
@@ -90,7 +98,7 @@ export async function restoreCommand(args: string[], db: Database, files: CliFil
   const made = `made ${printable(createdAt)} from ${source === "embedded" ? "an embedded database" : "PostgreSQL"} at schema ${printable(schema)}`;
   io.stdout(
     values.check
-      ? `${printable(file)} is whole (${made}), read in ${seconds(started)}: ${counted(checked.counts)}.\n`
+      ? `${printable(file)} is whole${checked.signed ? " and signed with this BACKUP_SIGNING_KEY" : ""} (${made}), read in ${seconds(started)}: ${counted(checked.counts)}.\n`
       : `Restored ${printable(file)} (${made}) in ${seconds(started)}: ${counted(checked.counts)}.\n`,
   );
   if (!values.check && config.drillMode) {

@@ -138,7 +138,7 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
     case "export":
       return exportCommand(rest, deps.db.prisma, deps.files ?? localFiles, io);
     case "backup":
-      return backupCommand(rest, deps.db, deps.files ?? localFiles, io);
+      return backupCommand(rest, deps.db, deps.files ?? localFiles, deps.config.backupSigningKey, io);
     case "restore":
       return restoreCommand(rest, deps.db, deps.files ?? localFiles, deps.config, io);
     case "counts":

@@ -147,7 +147,16 @@ export const envSchema = z.object({
    * REDIS_URL nor DATABASE_READ_URL (production's), whatever they say; `restore` marks its database a drill's copy.
    */
   DRILL_MODE: z.enum(["true", "false"]).default("false").transform((raw) => raw === "true"),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /**
+   * Signs every backup (HMAC-SHA256, at least 32 characters; the same on every instance), and makes restore
+   * refuse a file it did not sign (unless --unsigned); unset: backups are sealed (SHA-256) but not signed.
+   */
+  BACKUP_SIGNING_KEY: z
+    .string()
+    .optional()
+    .transform((raw) => (raw?.trim() ? raw.trim() : undefined))
+    .refine((key) => key === undefined || key.length >= 32, { message: "expected at least 32 characters" }),
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Usernames of each caller group, as configured (compared case-insensitively). */
   CALLERS_USER_A: usernameList("user-A,user_A"),
   CALLERS_USER_B: usernameList("user-B"),
