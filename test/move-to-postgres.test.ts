@@ -83,7 +83,9 @@ describe("a backup beside the embedded server, and the move to PostgreSQL", () =
     const checked = await onEmbedded(["restore", "--check", file]);
     expect(checked.code, checked.stderr).toBe(0);
     expect(checked.stdout).toContain(`is whole (made `);
-    expect(checked.stdout.split(": ")[1]).toBe(backedUp);
+    expect(checked.stdout.split("\n")[0]!.split(": ")[1]).toBe(backedUp.trimEnd());
+    // What the restore would install that grants access or sends data out, as the operator should review it.
+    expect(checked.stdout).toMatch(/\nA restore would install 2 API user\(s\): user-A \(group A\), user-B \(group B\); 1 webhook endpoint\(s\): \d+ → http:\/\/127\.0\.0\.1:\d+\/hook \(every event\)\.\n$/);
     // The server still serves, and it refuses a restore into its own database, which holds data.
     const refused = await onEmbedded(["restore", file]);
     expect(refused.code).toBe(1);

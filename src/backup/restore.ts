@@ -3,7 +3,7 @@ import { renewVersions } from "../db/versions.js";
 import { markDrill } from "../db/service-state.js";
 import type { Database } from "../db/database.js";
 import { openSecret, SecretUnavailable } from "../webhooks/secrets.js";
-import { parseEndpointUrl } from "../webhooks/manage.js";
+import { parseEndpointUrl, shownUrl } from "../webhooks/manage.js";
 import { WEBHOOK_EVENTS } from "../audit/events.js";
 import { BackupFileError, readBackup, signedWith, type BackupHeader } from "./format.js";
 import { BACKUP_TABLES, copiedColumns, q, schemaVersion, type Tx } from "./tables.js";
@@ -18,6 +18,8 @@ export interface CheckedBackup {
   seal: string;
   /** Signed with the BACKUP_SIGNING_KEY given. */
   signed: boolean;
+  /** What a restore would install that grants access or sends data out: the API users, the webhook endpoints (URLs as listings show them). */
+  installs: { users: { username: string; role: string; revoked: boolean }[]; endpoints: { id: number; url: string; events: string[] }[] };
   /** What the restored service will lack (a webhook secret's key): said, not refused. */
   warnings: string[];
 }
@@ -52,11 +54,16 @@ function checkSignature(seal: string, signature: string | undefined, trust: Back
 export async function checkBackup(source: AsyncIterable<Uint8Array>, secretKey: string | undefined, trust: BackupTrust = {}): Promise<CheckedBackup> {
   let header: BackupHeader | undefined;
   const secrets = new Map<string, number>();
+  const installs: CheckedBackup["installs"] = { users: [], endpoints: [] };
   for await (const entry of readBackup(source)) {
     if (entry.kind === "header") header = entry.header;
     else if (entry.kind === "table" && !KNOWN.has(entry.table)) throw new BackupFileError(`it holds a table this service does not have: ${entry.table}`);
-    else if (entry.kind === "row" && entry.table === "webhook_endpoints") {
+    else if (entry.kind === "row" && entry.table === "api_users") {
+      const { username, role, revokedAt } = entry.row;
+      installs.users.push({ username: String(username), role: String(role), revoked: revokedAt !== null && revokedAt !== undefined });
+    } else if (entry.kind === "row" && entry.table === "webhook_endpoints") {
       checkEndpoint(entry.row);
+      installs.endpoints.push({ id: Number(entry.row.id), url: shownUrl(String(entry.row.url)), events: entry.row.events as string[] });
       try {
         openSecret(String(entry.row.secret), secretKey);
       } catch (error) {
@@ -72,7 +79,7 @@ export async function checkBackup(source: AsyncIterable<Uint8Array>, secretKey: 
       const untrusted = checkSignature(entry.seal, entry.signature, trust);
       if (untrusted) warnings.push(untrusted);
       const signed = trust.signingKey !== undefined && untrusted === undefined;
-      return { header: header!, counts: entry.counts, seal: entry.seal, signed, warnings };
+      return { header: header!, counts: entry.counts, seal: entry.seal, signed, installs, warnings };
     }
   }
   throw new BackupFileError("the file ends without its end line: the file is truncated");

@@ -1,6 +1,7 @@
 import { tableCounts, writeBackup } from "../backup/backup.js";
 import { BackupFileError } from "../backup/format.js";
 import { checkBackup, restoreBackup, RestoreRefused, type CheckedBackup } from "../backup/restore.js";
+import { CallerDirectory } from "../auth/callers.js";
 import type { Config } from "../core/config.js";
 import type { Database } from "../db/database.js";
 import { parse, printable, UsageError } from "./args.js";
@@ -54,12 +55,31 @@ export async function countsCommand(args: string[], db: Database, io: Io): Promi
   return 0;
 }
 
+/** At most this many names of each kind: the count says the rest. */
+const SHOWN = 20;
+const some = <T>(all: T[], line: (x: T) => string) =>
+  `${all.slice(0, SHOWN).map(line).join(", ")}${all.length > SHOWN ? `, and ${all.length - SHOWN} more` : ""}`;
+
+/** What `--check` shows a restore would install: who could call the API, where data would be sent; every value printable. */
+function installsText(installs: CheckedBackup["installs"], callers: CallerDirectory): string {
+  const user = (u: CheckedBackup["installs"]["users"][number]) => {
+    const groups = [...callers.groupsOf(u.username)];
+    return `${printable(u.username)} (${groups.length ? `group ${groups.join(", ")}` : "no group"}${u.revoked ? ", revoked" : ""})`;
+  };
+  const endpoint = (e: CheckedBackup["installs"]["endpoints"][number]) =>
+    `${e.id} → ${printable(e.url)} (${e.events.length ? printable(e.events.join(", ")) : "every event"})`;
+  return (
+    `A restore would install ${installs.users.length} API user(s)${installs.users.length ? `: ${some(installs.users, user)}` : ""}; ` +
+    `${installs.endpoints.length} webhook endpoint(s)${installs.endpoints.length ? `: ${some(installs.endpoints, endpoint)}` : ""}.\n`
+  );
+}
+
 /** `restore [--check] <file>`: checks the file whole, then (without --check) restores it into this empty database. */
 export async function restoreCommand(
   args: string[],
   db: Database,
   files: CliFiles,
-  config: Pick<Config, "webhooksSecretKey" | "drillMode" | "backupSigningKey">,
+  config: Pick<Config, "webhooksSecretKey" | "drillMode" | "backupSigningKey" | "callers">,
   io: Io,
 ): Promise<number> {
   const { values, positionals } = parse(args, { check: { type: "boolean" }, unsigned: { type: "boolean" } });
@@ -101,6 +121,7 @@ export async function restoreCommand(
       ? `${printable(file)} is whole${checked.signed ? " and signed with this BACKUP_SIGNING_KEY" : ""} (${made}), read in ${seconds(started)}: ${counted(checked.counts)}.\n`
       : `Restored ${printable(file)} (${made}) in ${seconds(started)}: ${counted(checked.counts)}.\n`,
   );
+  if (values.check) io.stdout(installsText(checked.installs, new CallerDirectory(config.callers)));
   if (!values.check && config.drillMode) {
     io.stdout("This database is a drill's copy (DRILL_MODE=true): a server starts on it only with DRILL_MODE=true, and then delivers no webhook and shares no counter with production.\n");
   }
