@@ -42,6 +42,8 @@ export function run(command: string, args: readonly string[], options: { env?: N
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", reject);
+    // A command that exits without reading its input (most do) closes the pipe first: EPIPE is no failure of its run.
+    child.stdin.on("error", () => undefined);
     child.stdin.end(options.input ?? "");
     child.on("close", (code) => {
       clearTimeout(timer);
