@@ -150,16 +150,33 @@ describe("restore and the rows of a file sealed again", () => {
     }
   };
 
-  it.each([
-    ["a column no table has, on the third row", (row: Record<string, unknown>) => ({ ...row, isAdmin: true }), /^The backup's players do not have this database's columns \(unknown isAdmin\)\. Nothing was written\.\n$/],
-    ["a NUL character in a text", (row: Record<string, unknown>) => ({ ...row, tag: "a\u0000b" }), /^The database refuses a row of the backup's players \(.*\): the file was altered or is not a backup\. Nothing was written\.\n$/],
-    ["a value of the wrong type", (row: Record<string, unknown>) => ({ ...row, credit: "lots" }), /^The database refuses a row of the backup's players \(.*\): the file was altered or is not a backup\. Nothing was written\.\n$/],
-  ])("when a row holds %s, then restore refuses the file in one line, nothing written", async (_what, edit, message) => {
+  it("when a row holds a column no table has, on the third row, then restore refuses the file in one line, nothing written", async () => {
     const edited = resealed(file, (lines) => {
       const at = playerRow(lines, 2);
-      lines[at] = JSON.stringify(edit(JSON.parse(lines[at]!) as Record<string, unknown>));
+      lines[at] = JSON.stringify({ ...(JSON.parse(lines[at]!) as object), isAdmin: true });
       return lines;
     });
+    const r = await restoreInto(edited);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^The backup's players do not have this database's columns \(unknown isAdmin\)\. Nothing was written\.\n$/);
+    expect(r.players).toBe(0);
+  });
+
+  it.each([
+    ["a 5,000-character pseudo", { pseudo: "p".repeat(5000) }, "pseudo"],
+    ["a NUL character in a text", { tag: "a\u0000b" }, "tag"],
+    ["a value of the wrong type", { credit: "lots" }, "credit"],
+    ["an impossible date", { firstConnection: "2026-02-30T00:00:00+00:00" }, "firstConnection"],
+  ])("when a row holds %s, then --check and restore refuse the file alike, naming the row and field, nothing written", async (_what, change, field) => {
+    const edited = resealed(file, (lines) => {
+      const at = playerRow(lines, 2);
+      lines[at] = JSON.stringify({ ...(JSON.parse(lines[at]!) as object), ...change });
+      return lines;
+    });
+    const message = new RegExp(`^Refused .*, nothing was written: the row of players whose id is \\d+ is not one the API would store \\(${field}: .*\\): the file was altered\\.\\n$`);
+    const checked = await cli("restore", "--check", edited);
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toMatch(message);
     const r = await restoreInto(edited);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(message);

@@ -3,9 +3,11 @@ import { renewVersions } from "../db/versions.js";
 import { markDrill } from "../db/service-state.js";
 import type { Database } from "../db/database.js";
 import { openSecret, SecretUnavailable } from "../webhooks/secrets.js";
-import { parseEndpointUrl, shownUrl } from "../webhooks/manage.js";
-import { WEBHOOK_EVENTS } from "../audit/events.js";
-import { BackupFileError, readBackup, signedWith, type BackupHeader } from "./format.js";
+import { shownUrl } from "../webhooks/manage.js";
+import { checkEndpoint, checkRecord, checkSignature, ENTITY_OF, type BackupTrust } from "./checks.js";
+
+export type { BackupTrust } from "./checks.js";
+import { BackupFileError, readBackup, type BackupHeader } from "./format.js";
 import { BACKUP_TABLES, copiedColumns, q, schemaVersion, type Tx } from "./tables.js";
 
 /** The target cannot take the backup (not empty, another schema): nothing was written. */
@@ -30,26 +32,6 @@ const BATCH_CHARS = 64 * 1024;
 const TRANSACTION_MS = 24 * 60 * 60_000;
 const KNOWN = new Set(BACKUP_TABLES.map((t) => t.table));
 
-/** Whose backups are trusted: those signed with `signingKey` (BACKUP_SIGNING_KEY), or any when `unsigned` (restore --unsigned). */
-export interface BackupTrust {
-  signingKey?: string;
-  unsigned?: boolean;
-}
-
-/** With BACKUP_SIGNING_KEY: a file signed with it, or the operator's explicit --unsigned (said in a warning). */
-function checkSignature(seal: string, signature: string | undefined, trust: BackupTrust): string | undefined {
-  if (!trust.signingKey) return undefined;
-  const problem =
-    signature === undefined
-      ? "it is not signed, and BACKUP_SIGNING_KEY is set"
-      : !signedWith(seal, signature, trust.signingKey)
-        ? "its signature is not made with this BACKUP_SIGNING_KEY (the file was altered and sealed again, or comes from a server with another key)"
-        : undefined;
-  if (problem === undefined) return undefined;
-  if (!trust.unsigned) throw new BackupFileError(`${problem}: restore --unsigned takes it anyway, if you know where it comes from`);
-  return `${problem}; taken as you asked (--unsigned): its API users and webhook endpoints are installed as it holds them.`;
-}
-
 /** Reads a backup through, checking every line, its counts, its SHA-256 and its signature; writes nothing. */
 export async function checkBackup(source: AsyncIterable<Uint8Array>, secretKey: string | undefined, trust: BackupTrust = {}): Promise<CheckedBackup> {
   let header: BackupHeader | undefined;
@@ -58,6 +40,7 @@ export async function checkBackup(source: AsyncIterable<Uint8Array>, secretKey: 
   for await (const entry of readBackup(source)) {
     if (entry.kind === "header") header = entry.header;
     else if (entry.kind === "table" && !KNOWN.has(entry.table)) throw new BackupFileError(`it holds a table this service does not have: ${entry.table}`);
+    else if (entry.kind === "row" && ENTITY_OF.has(entry.table)) checkRecord(entry.table, entry.row);
     else if (entry.kind === "row" && entry.table === "api_users") {
       const { username, role, revokedAt } = entry.row;
       installs.users.push({ username: String(username), role: String(role), revoked: revokedAt !== null && revokedAt !== undefined });
@@ -83,20 +66,6 @@ export async function checkBackup(source: AsyncIterable<Uint8Array>, secretKey: 
     }
   }
   throw new BackupFileError("the file ends without its end line: the file is truncated");
-}
-
-/** An endpoint as `webhook add` would take it: an http(s) URL (never echoed: it may hold a credential), known event types. */
-function checkEndpoint(row: Record<string, unknown>): void {
-  const id = String(row.id);
-  try {
-    parseEndpointUrl(String(row.url));
-  } catch (error) {
-    throw new BackupFileError(`webhook endpoint ${id}'s ${(error as Error).message}: the file was altered`);
-  }
-  const events = row.events;
-  if (!Array.isArray(events) || !events.every((e) => typeof e === "string" && WEBHOOK_EVENTS.includes(e))) {
-    throw new BackupFileError(`webhook endpoint ${id}'s events are not a list of this service's event types: the file was altered`);
-  }
 }
 
 /** The tables of `tx` that hold a row (a database a restore would mix into). */
