@@ -150,16 +150,31 @@ describe("restore and the rows of a file sealed again", () => {
     }
   };
 
-  it("when a row holds a column no table has, on the third row, then restore refuses the file in one line, nothing written", async () => {
+  it("when a row holds a column no table has, on the third row, then --check and restore refuse the file alike, nothing written", async () => {
     const edited = resealed(file, (lines) => {
       const at = playerRow(lines, 2);
       lines[at] = JSON.stringify({ ...(JSON.parse(lines[at]!) as object), isAdmin: true });
       return lines;
     });
+    // --check, on a database at the file's schema, sees it as the restore does.
+    const message = /^Refused .*, nothing was written: the backup's players do not have this database's columns \(unknown isAdmin\): the file was altered or made by another version\.\n$/;
+    const checked = await cli("restore", "--check", edited);
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toMatch(message);
     const r = await restoreInto(edited);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^The backup's players do not have this database's columns \(unknown isAdmin\)\. Nothing was written\.\n$/);
+    expect(r.stderr).toMatch(message);
     expect(r.players).toBe(0);
+  });
+
+  it("when the file was made at another schema, then --check says that this version refuses to restore it, and restore refuses it", async () => {
+    const older = resealed(file, ([header, ...rest]) => [JSON.stringify({ ...JSON.parse(header!), schema: "20200101000000_older" }), ...rest]);
+    const checked = await cli("restore", "--check", older);
+    expect(checked.code, checked.stderr).toBe(0);
+    expect(checked.stderr).toMatch(/^Warning: it was made at schema 20200101000000_older; this database is at \d{14}_\w+: this version refuses to restore it \(restore it with the version that made it, then upgrade\)\.\n$/);
+    const r = await restoreInto(older);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^The backup was made at schema 20200101000000_older; this database is at /);
   });
 
   it.each([

@@ -59,3 +59,17 @@ export function checkEndpoint(row: Record<string, unknown>): void {
   }
 }
 
+
+/** What is wrong with a row's columns against the target's (`here`), or undefined: the same words for --check and restore. */
+export function columnProblem(table: string, here: readonly string[], there: readonly string[]): string | undefined {
+  const missing = here.filter((c) => !there.includes(c));
+  const extra = there.filter((c) => !here.includes(c));
+  if (!missing.length && !extra.length) return undefined;
+  return `The backup's ${table} do not have this database's columns (${[...missing.map((c) => `missing ${c}`), ...extra.map((c) => `unknown ${c}`)].join(", ")}).`;
+}
+
+/** The database a file is checked against (restore --check): its schema, and each table's columns as a restore copies them. */
+export interface CheckTarget {
+  schema: string;
+  columns(table: string): Promise<string[]>;
+}

@@ -4,7 +4,7 @@ import { markDrill } from "../db/service-state.js";
 import type { Database } from "../db/database.js";
 import { openSecret, SecretUnavailable } from "../webhooks/secrets.js";
 import { shownUrl } from "../webhooks/manage.js";
-import { checkEndpoint, checkRecord, checkSignature, ENTITY_OF, type BackupTrust } from "./checks.js";
+import { checkEndpoint, checkRecord, checkSignature, columnProblem, ENTITY_OF, type BackupTrust, type CheckTarget } from "./checks.js";
 
 export type { BackupTrust } from "./checks.js";
 import { BackupFileError, readBackup, type BackupHeader } from "./format.js";
@@ -33,14 +33,29 @@ const TRANSACTION_MS = 24 * 60 * 60_000;
 const KNOWN = new Set(BACKUP_TABLES.map((t) => t.table));
 
 /** Reads a backup through, checking every line, its counts, its SHA-256 and its signature; writes nothing. */
-export async function checkBackup(source: AsyncIterable<Uint8Array>, secretKey: string | undefined, trust: BackupTrust = {}): Promise<CheckedBackup> {
+export async function checkBackup(
+  source: AsyncIterable<Uint8Array>,
+  secretKey: string | undefined,
+  trust: BackupTrust = {},
+  target?: CheckTarget,
+): Promise<CheckedBackup> {
   let header: BackupHeader | undefined;
   const secrets = new Map<string, number>();
   const installs: CheckedBackup["installs"] = { users: [], endpoints: [] };
+  // Against the target's columns when it is at the file's schema (at another, restore refuses the file whole).
+  let columns: string[] | undefined;
+  let known = new Set<string>();
   for await (const entry of readBackup(source)) {
+    if (entry.kind === "row" && columns && (Object.keys(entry.row).length !== known.size || !Object.keys(entry.row).every((k) => known.has(k)))) {
+      const problem = columnProblem(entry.table, columns, Object.keys(entry.row))!;
+      throw new BackupFileError(`${problem.replace(/^The/, "the").replace(/\.$/, "")}: the file was altered or made by another version`);
+    }
     if (entry.kind === "header") header = entry.header;
     else if (entry.kind === "table" && !KNOWN.has(entry.table)) throw new BackupFileError(`it holds a table this service does not have: ${entry.table}`);
-    else if (entry.kind === "row" && ENTITY_OF.has(entry.table)) checkRecord(entry.table, entry.row);
+    else if (entry.kind === "table") {
+      columns = target && header?.schema === target.schema ? await target.columns(entry.table) : undefined;
+      known = new Set(columns);
+    } else if (entry.kind === "row" && ENTITY_OF.has(entry.table)) checkRecord(entry.table, entry.row);
     else if (entry.kind === "row" && entry.table === "api_users") {
       const { username, role, revokedAt } = entry.row;
       installs.users.push({ username: String(username), role: String(role), revoked: revokedAt !== null && revokedAt !== undefined });
@@ -61,6 +76,9 @@ export async function checkBackup(source: AsyncIterable<Uint8Array>, secretKey: 
       );
       const untrusted = checkSignature(entry.seal, entry.signature, trust);
       if (untrusted) warnings.push(untrusted);
+      if (target && header && header.schema !== target.schema) {
+        warnings.push(`it was made at schema ${header.schema}; this database is at ${target.schema}: this version refuses to restore it (restore it with the version that made it, then upgrade).`);
+      }
       const signed = trust.signingKey !== undefined && untrusted === undefined;
       return { header: header!, counts: entry.counts, seal: entry.seal, signed, installs, warnings };
     }
@@ -105,8 +123,8 @@ export async function restoreBackup(
   options: { drill?: boolean } & BackupTrust = {},
 ): Promise<CheckedBackup> {
   await refuseUnlessEmpty(db.prisma);
-  const checked = await checkBackup(open(), secretKey, options);
   const here = await schemaVersion(db.prisma);
+  const checked = await checkBackup(open(), secretKey, options, { schema: here, columns: (table) => copiedColumns(db.prisma, table) });
   if (checked.header.schema !== here) {
     throw new RestoreRefused(
       `The backup was made at schema ${checked.header.schema}; this database is at ${here}. ` +
@@ -198,11 +216,6 @@ function databaseMessage(error: unknown): string {
 }
 
 function sameColumns(table: string, here: string[], there: string[]): void {
-  const missing = here.filter((c) => !there.includes(c));
-  const extra = there.filter((c) => !here.includes(c));
-  if (missing.length || extra.length) {
-    throw new RestoreRefused(
-      `The backup's ${table} do not have this database's columns (${[...missing.map((c) => `missing ${c}`), ...extra.map((c) => `unknown ${c}`)].join(", ")}).`,
-    );
-  }
+  const problem = columnProblem(table, here, there);
+  if (problem) throw new RestoreRefused(problem);
 }
