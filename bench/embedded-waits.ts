@@ -1,7 +1,7 @@
 // How long requests wait on the embedded database while the CLI imports or backs up through the running
 // server (its control channel), as an operator meets it:
 //   npx tsx bench/embedded-waits.ts [--players 10000,20000]
-// For each size: a new data folder, a server on it (src/main.ts, npm start's flags), a community of that many
+// For each size: a new data folder, a server on it in production settings (src/main.ts, npm start's flags), a community of that many
 // players (bench/community.ts) written to a file, `cli -- import` of it, then `cli -- backup`. Meanwhile a
 // small read (GET /api/parkour/get-all-maps) is sent every 100 ms: its longest answer time is what a request
 // waits. Prints one Markdown table row per size, and the machine's load.
@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { parseArgs } from "node:util";
 import { community } from "./community.js";
 import { loadAverage } from "./proc.js";
-import { startService } from "./service.js";
+import { dropRedisKeys, productionSettings, startService } from "./service.js";
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "..");
@@ -27,7 +27,9 @@ async function measure(players: number, dir: string): Promise<string> {
   const cli = async (...args: string[]) => (await run(process.execPath, ["--import", "tsx", path.join(root, "src/cli/main.ts"), ...args], { cwd: root, env, maxBuffer: 1 << 24 })).stdout;
   const file = path.join(dir, `community-${players}.json`);
   writeFileSync(file, JSON.stringify(community(players)));
-  const { child, url } = await startService("", { DATA_DIR: dataDir }, "ignore");
+  // Production settings (request log at info, metrics, rate limits counted in Redis), as operators run it.
+  const prefix = `bench-waits-${players}-${process.pid}:`;
+  const { child, url } = await startService("", { ...productionSettings(prefix), DATA_DIR: dataDir }, "ignore");
   try {
     const key = (await cli("user", "create", "user-B")).trim();
     const timed = async (work: () => Promise<unknown>) => {
@@ -55,6 +57,7 @@ async function measure(players: number, dir: string): Promise<string> {
   } finally {
     child.kill("SIGTERM");
     await new Promise((r) => child.once("exit", r));
+    await dropRedisKeys(prefix);
   }
 }
 

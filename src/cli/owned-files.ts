@@ -6,7 +6,7 @@ import path from "node:path";
 /**
  * The files the CLI reads and writes for the operator (exports, backups, imports, restores), which hold
  * every key hash, token, address and webhook secret: written as the caller's alone, whatever was at the
- * path before, and read without blocking on what is not a plain file (docs/SECURITY.md, "Files").
+ * path before, and read without blocking on what is not a plain file (docs/SECURITY.md, "Backups, exports and the files the CLI uses").
  */
 
 /** A path the CLI will not use: what is there, and that nothing was read or written. */

@@ -29,6 +29,14 @@ const integer = (min: number, max: number, fallback: number) =>
     .transform((raw) => Number(raw.trim()))
     .refine((n) => n >= min && n <= max, { message: `expected an integer between ${min} and ${max}` });
 
+/** A key of at least 32 characters, or unset (blank counts as unset). */
+const secretKey = () =>
+  z
+    .string()
+    .optional()
+    .transform((raw) => (raw?.trim() ? raw.trim() : undefined))
+    .refine((key) => key === undefined || key.length >= 32, { message: "expected at least 32 characters" });
+
 /** A URL of one of the schemes `scheme` matches, or unset (blank counts as unset). */
 const optionalUrl = (scheme: RegExp, message: string) =>
   z
@@ -137,11 +145,7 @@ export const envSchema = z.object({
   /** Bytes of events an event stream may have waiting for a slow client; beyond, the stream is closed (the client resumes). */
   EVENTS_BUFFER_BYTES: integer(16_384, 64 * 1_048_576, 1_048_576),
   /** Encrypts webhook secrets at rest (AES-256-GCM; at least 32 characters); unset stores them as they are. */
-  WEBHOOKS_SECRET_KEY: z
-    .string()
-    .optional()
-    .transform((raw) => (raw?.trim() ? raw.trim() : undefined))
-    .refine((key) => key === undefined || key.length >= 32, { message: "expected at least 32 characters" }),
+  WEBHOOKS_SECRET_KEY: secretKey(),
   /**
    * A restore drill's server (docs/OPERATIONS.md, "A restore drill"): it delivers no webhook, and uses neither
    * REDIS_URL nor DATABASE_READ_URL (production's), whatever they say; `restore` marks its database a drill's copy.
@@ -151,12 +155,8 @@ export const envSchema = z.object({
    * Signs every backup (HMAC-SHA256, at least 32 characters; the same on every instance), and makes restore
    * refuse a file it did not sign (unless --unsigned); unset: backups are sealed (SHA-256) but not signed.
    */
-  BACKUP_SIGNING_KEY: z
-    .string()
-    .optional()
-    .transform((raw) => (raw?.trim() ? raw.trim() : undefined))
-    .refine((key) => key === undefined || key.length >= 32, { message: "expected at least 32 characters" }),
-    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  BACKUP_SIGNING_KEY: secretKey(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Usernames of each caller group, as configured (compared case-insensitively). */
   CALLERS_USER_A: usernameList("user-A,user_A"),
   CALLERS_USER_B: usernameList("user-B"),

@@ -47,8 +47,8 @@ export async function markDrill(client: Client, marker: DrillMarker): Promise<vo
 }
 
 /**
- * In `freeze`'s transaction: waits for every write in flight (the exclusive lock), then sets the freeze.
- * Undefined when writes were frozen already (`current` says since when): nothing is changed then.
+ * In `freeze`'s transaction: waits for every write in flight (the exclusive lock), then sets the freeze
+ * (`set`). When writes were frozen already, `current` says since when, and nothing is changed.
  */
 export async function setWriteFreeze(client: Client, reason: string, by: string): Promise<{ set?: WriteFreeze; current?: WriteFreeze }> {
   await client.$queryRaw`SELECT pg_advisory_xact_lock(${WRITE_FREEZE_LOCK}::bigint)::text`;
