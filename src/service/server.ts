@@ -22,8 +22,6 @@ import { KeyUsage } from "../users/key-usage.js";
 import { webhookMetrics } from "../webhooks/metrics.js";
 import { DeliveryWorker } from "../webhooks/worker.js";
 
-/** How long a connection accepted before the stop has to send its request. */
-const IDLE_GRACE_MS = 500;
 /** Stopping: the listener closes once no connection has arrived for ACCEPT_QUIET_MS, or after ACCEPT_DRAIN_MAX_MS. */
 const ACCEPT_QUIET_MS = 50;
 const ACCEPT_DRAIN_MAX_MS = 1_000;
@@ -198,11 +196,11 @@ async function stopGracefully(parts: {
     await new Promise((resolve) => setImmediate(resolve));
   } while (Date.now() - lastConnectionAt(server) < ACCEPT_QUIET_MS && Date.now() < drainUntil);
 
-  // No new connections. http.Server#close would also drop every connection
-  // without a request in progress at once, including one accepted a moment ago
-  // whose request is still on its way: its client would see a reset. So the
-  // listener alone closes now; connections still idle after a grace period
-  // are closed then (and every answer from now on says Connection: close).
+  // No new connections. http.Server#close would also drop every idle connection at once, racing a
+  // request its client (a balancer's pool) sends on it at that moment: a reset, or a 502 for a POST.
+  // So the listener alone closes now, every answer from now on says Connection: close, and an idle
+  // connection is left to its client until KEEP_ALIVE_TIMEOUT_MS, as Node's keep-alive timer does
+  // (deploy/nginx.conf lets go of its own first); whatever is still idle at half the deadline is closed.
   const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
   let sweeper: NodeJS.Timeout | undefined;
   const grace = setTimeout(
@@ -210,7 +208,7 @@ async function stopGracefully(parts: {
       server.closeIdleConnections();
       sweeper = setInterval(() => server.closeIdleConnections(), 100);
     },
-    Math.min(IDLE_GRACE_MS, config.shutdownTimeoutMs / 2),
+    Math.min(config.keepAliveTimeoutMs, config.shutdownTimeoutMs / 2),
   );
   let timer: NodeJS.Timeout | undefined;
   const inTime = await Promise.race([
