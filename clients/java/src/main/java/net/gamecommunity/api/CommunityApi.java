@@ -16,15 +16,13 @@ import java.util.concurrent.Executor;
  * {@link ApiException}. The methods that return no future ({@link #subscribe}, the pollers' and syncs'
  * {@code start}) throw on a {@code null} argument, as their javadoc says.
  *
- * <p>An interface, so that a plugin's tests can hand the plugin a fake client: implement it (the
- * overloads that add a new Idempotency-Key, {@link #findPlayerByNick} and {@link #getCosmetic} have
- * default implementations over the others), or make one with {@link java.lang.reflect.Proxy} or a mocking
- * library. Pollers, syncs and subscriptions are made by a real client only (point one at a local HTTP
- * server in such tests).
+ * <p>An interface, so that a plugin's tests can hand the plugin a fake client: implement it (the overloads that add
+ * a new Idempotency-Key, {@link #findPlayerByNick} and {@link #getCosmetic} have default implementations over the
+ * others), or make one with {@link java.lang.reflect.Proxy} or a mocking library. Pollers, syncs and subscriptions
+ * are made by a real client only (point one at a local HTTP server in such tests).
  *
- * <p>The calls on the API's resources are declared, by resource, in the interfaces it extends:
- * {@link PlayerCalls}, {@link CosmeticCalls}, {@link CreateCalls} (the writes that create) and
- * {@link GameCalls}; this interface adds what concerns the client as a whole (events, views, closing).
+ * <p>Its calls on the API's resources are declared by resource in {@link PlayerCalls}, {@link CosmeticCalls},
+ * {@link CreateCalls} and {@link GameCalls}; here, what concerns the client as a whole (events, views, closing).
  *
  * <pre>{@code
  * CommunityApi api = CommunityApi.builder("https://api.example.org/api", apiKey).build();
@@ -106,9 +104,9 @@ public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, Cre
    * with {@link ApiException.Kind#CLOSED}, or {@link ApiException.Kind#OUTCOME_UNKNOWN} for a write the
    * service may have recorded; a call whose answer came is completed with it. Pollers, syncs and
    * subscriptions stop; the client's own threads end before this returns (a callback still running on one is
-   * interrupted, and waited for 5 s at most). Calls made afterwards fail
-   * with CLOSED. Views of this client ({@link #withDeadline}, {@link #blocking()}) close with it. (The JDK's HttpClient has one selector thread of its own: stopped
-   * here on Java 21 and later; on Java 17 it ends once the client is no longer referenced.)
+   * interrupted, and waited for 5 s at most). Calls made afterwards fail with CLOSED. Views of this client
+   * ({@link #withDeadline}, {@link #blocking()}) close with it. (The JDK's HttpClient has one selector thread of its
+   * own: stopped here on Java 21 and later; on Java 17 it ends once the client is no longer referenced.)
    */
   void close();
 
@@ -136,6 +134,8 @@ public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, Cre
     private Duration deadline;
     private boolean strictDecoding;
     private String product;
+    private ClientLog log;
+    private String threadPrefix = "community-api";
 
     private Builder(String baseUrl, String apiKey) {
       String url = Objects.requireNonNull(baseUrl, "baseUrl").replaceAll("/+$", "");
@@ -153,7 +153,7 @@ public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, Cre
      * @return this builder
      */
     public Builder connectTimeout(Duration timeout) {
-      this.connectTimeout = positive(timeout, "connectTimeout");
+      this.connectTimeout = Transport.positive(timeout, "connectTimeout");
       return this;
     }
 
@@ -162,7 +162,7 @@ public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, Cre
      * @return this builder
      */
     public Builder requestTimeout(Duration timeout) {
-      this.requestTimeout = positive(timeout, "requestTimeout");
+      this.requestTimeout = Transport.positive(timeout, "requestTimeout");
       return this;
     }
 
@@ -217,7 +217,7 @@ public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, Cre
      * @return this builder
      */
     public Builder deadline(Duration deadline) {
-      this.deadline = positive(deadline, "deadline");
+      this.deadline = Transport.positive(deadline, "deadline");
       return this;
     }
 
@@ -243,17 +243,32 @@ public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, Cre
       return this;
     }
 
+    /**
+     * @param log where the client says what an operator must know ({@link ClientLog#standard()} by default)
+     * @return this builder
+     */
+    public Builder log(ClientLog log) {
+      this.log = Objects.requireNonNull(log, "log");
+      return this;
+    }
+
+    /**
+     * @param prefix the start of the client's thread names, for a thread dump ({@code community-api}), 1-40 of {@code A-Za-z0-9-_.}
+     * @return this builder
+     */
+    public Builder threadNamePrefix(String prefix) {
+      if (!Objects.requireNonNull(prefix, "prefix").matches("[A-Za-z0-9._-]{1,40}")) throw new IllegalArgumentException("threadNamePrefix: expected 1 to 40 of A-Z a-z 0-9 - _ .");
+      this.threadPrefix = prefix;
+      return this;
+    }
+
     /** @return a new client; close it when done */
     public CommunityApi build() {
       String client = "game-community-api-java/" + HttpCommunityApi.VERSION + " (Java " + Runtime.version().feature() + ")";
       String userAgent = product == null ? client : product + " " + client;
-      Transport transport = new Transport(baseUrl, apiKey, userAgent, connectTimeout, requestTimeout, retryPolicy, executor, strictDecoding);
+      Transport transport = new Transport(baseUrl, apiKey, userAgent, connectTimeout, requestTimeout, retryPolicy, executor, strictDecoding,
+          log != null ? log : ClientLog.standard(), threadPrefix);
       return new HttpCommunityApi(transport, deadline, callbackExecutor);
-    }
-
-    static Duration positive(Duration d, String name) {
-      if (Objects.requireNonNull(d, name).isNegative() || d.isZero()) throw new IllegalArgumentException(name + ": expected more than 0");
-      return d;
     }
   }
 

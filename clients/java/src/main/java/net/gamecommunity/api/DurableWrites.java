@@ -122,8 +122,8 @@ public final class DurableWrites implements AutoCloseable {
   public static DurableWrites open(CommunityApi api, Path directory, Consumer<Outcome> listener, Duration maxWait, Duration giveUpAfter)
       throws IOException {
     DurableWrites writes = new DurableWrites(HttpCommunityApi.of(api), Objects.requireNonNull(directory, "directory"),
-        Objects.requireNonNull(listener, "listener"), CommunityApi.Builder.positive(maxWait, "maxWait"),
-        CommunityApi.Builder.positive(giveUpAfter, "giveUpAfter"));
+        Objects.requireNonNull(listener, "listener"), Transport.positive(maxWait, "maxWait"),
+        Transport.positive(giveUpAfter, "giveUpAfter"));
     writes.load();
     writes.sendNext();
     return writes;
@@ -277,11 +277,8 @@ public final class DurableWrites implements AutoCloseable {
   private void report(Outcome outcome, Runnable then) {
     synchronized (this) {
       told = told.thenRunAsync(() -> {
-        try {
-          listener.accept(outcome);
-        } catch (RuntimeException listenerBug) {
-          // The listener's own failure must not stop the queue.
-        }
+        // The listener's own failure is logged, and does not stop the queue.
+        api.transport.callback("the outcome listener of DurableWrites (for " + outcome + ")", () -> listener.accept(outcome));
         then.run();
       }, BoundFuture.orInline(api.callbackExecutor()));
     }

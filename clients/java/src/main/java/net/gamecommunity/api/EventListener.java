@@ -17,29 +17,31 @@ public interface EventListener {
   void onEvent(Event event);
 
   /**
-   * {@link #onEvent} threw: the event counts as handled, and the next one comes. By default, logged as a
-   * warning (java.util.logging, logger {@code net.gamecommunity.api}, which a Paper server shows in its log).
+   * {@link #onEvent} threw: the event counts as handled, and the next one comes. By default, throws
+   * {@code failure} back, and the client logs it as a warning with the event ({@link ClientLog}); so does
+   * anything this method throws.
    *
    * @param event the event whose handling failed
    * @param failure what {@link #onEvent} threw
    */
   default void onListenerFailed(Event event, RuntimeException failure) {
-    java.util.logging.Logger.getLogger("net.gamecommunity.api")
-        .log(java.util.logging.Level.WARNING, "the listener of the community API's events failed on " + event, failure);
+    throw failure;
   }
 
   /**
    * The subscription stopped for good: a refusal no reconnection changes ({@link ApiException} of status 401,
    * 403 for a type this API user may not see, 410 when the resume point is past the retention: reload your
    * data, then subscribe without it). The subscription is already closed when this is called. Not called
-   * when you close it. By default, nothing.
+   * when you close it. The client has logged it as a warning already, with what to do ({@link ClientLog});
+   * by default, nothing more.
    *
    * @param reason the refusal
    */
   default void onStopped(ApiException reason) {}
 
   /**
-   * The connection ended and another is made after {@code delayMillis}. By default, nothing.
+   * The connection ended and another is made after {@code delayMillis}. The client logs it at
+   * {@link ClientLog.Level#DEBUG}; by default, nothing more.
    *
    * @param reason why the connection ended
    * @param delayMillis the wait before the next connection, in milliseconds (Retry-After when the service gave one)

@@ -150,6 +150,7 @@ public final class EventSubscription implements AutoCloseable {
           : (long) (ThreadLocalRandom.current().nextDouble() * Math.min(MAX_DELAY_MS, retryMillis << Math.min(failures - 1, 10)));
     }
     Throwable told = reason;
+    transport.log.log(ClientLog.Level.DEBUG, "the community API's event stream is reconnecting in " + delay + " ms: " + reason, null);
     deliver(() -> listener.onReconnecting(told, delay));
     try {
       transport.scheduler.schedule(this::connect, delay, TimeUnit.MILLISECONDS);
@@ -161,7 +162,22 @@ public final class EventSubscription implements AutoCloseable {
   /** Closed first, so that the listener, told next, sees {@link #isClosed()} true. */
   private void stop(ApiException reason) {
     close();
+    transport.log.log(ClientLog.Level.WARNING, "the community API's event stream " + uri.getRawPath()
+        + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery()) + " stopped for good: " + reason.getMessage() + ". " + whatToDo(reason.status()), null);
     deliver(() -> listener.onStopped(reason));
+  }
+
+  /** What an operator does about a refusal that stopped a subscription. */
+  static String whatToDo(int status) {
+    return switch (status) {
+      case 401 -> "The API key was revoked, or rotated and its grace ran out, or it expired: give the plugin the new key"
+          + " (an admin prints one with `cli user rotate`), then restart it";
+      case 403 -> "This API user may not see some of these event types, or its address is not allowed:"
+          + " subscribe to the types its group may see, or ask an admin to allow them";
+      case 410 -> "The saved event id is older than the service keeps events, or from another database (a restore):"
+          + " reload what the plugin keeps (by sync), then subscribe again without a saved id";
+      default -> "The service refused the request itself (a client and a service of different versions?): update the client";
+    };
   }
 
   private void checkIdle(int connection) {
@@ -192,13 +208,7 @@ public final class EventSubscription implements AutoCloseable {
 
   private CompletableFuture<Void> deliver(Runnable call) {
     synchronized (lock) {
-      delivered = delivered.thenRunAsync(() -> {
-        try {
-          call.run();
-        } catch (RuntimeException listenerFailed) {
-          // onStopped or onReconnecting threw: nothing to report it to.
-        }
-      }, executor).exceptionally(rejected -> null);
+      delivered = delivered.thenRunAsync(() -> transport.callback("the event listener", call), executor).exceptionally(rejected -> null);
       return delivered;
     }
   }
@@ -210,7 +220,8 @@ public final class EventSubscription implements AutoCloseable {
       try {
         listener.onEvent(event);
       } catch (RuntimeException failed) {
-        listener.onListenerFailed(event, failed);
+        // By default onListenerFailed throws it back, and the failure is logged with its event.
+        transport.callback("the event listener (onEvent, for " + event + ")", () -> listener.onListenerFailed(event, failed));
       }
     }
     if (position != null) lastEventId = position;

@@ -173,7 +173,7 @@ final class HttpCommunityApi implements CommunityApi {
 
   @Override
   public CommunityApi withDeadline(Duration deadline) {
-    return new HttpCommunityApi(transport, Builder.positive(deadline, "deadline"), callbacks);
+    return new HttpCommunityApi(transport, Transport.positive(deadline, "deadline"), callbacks);
   }
 
   @Override

@@ -69,8 +69,8 @@ public final class ListPoller<T> {
     poll().whenComplete((changed, failure) -> {
       if (s.isClosed()) return;
       try {
-        if (failure != null) onError.accept(ApiException.unwrap(failure));
-        else changed.ifPresent(onChange);
+        if (failure != null) api.transport.callback("the onError listener of ListPoller.start", () -> onError.accept(ApiException.unwrap(failure)));
+        else changed.ifPresent(list -> api.transport.callback("the onChange listener of ListPoller.start", () -> onChange.accept(list)));
       } finally {
         api.schedule(() -> pollAndReschedule(s, every, onChange, onError), api.nextDelay(every, failure), s);
       }

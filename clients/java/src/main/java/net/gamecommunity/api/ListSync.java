@@ -145,8 +145,8 @@ public final class ListSync<K, T> {
     sync().whenComplete((result, failure) -> {
       if (s.isClosed()) return;
       try {
-        if (failure != null) onError.accept(ApiException.unwrap(failure));
-        else onSync.accept(result);
+        if (failure != null) api.transport.callback("the onError listener of ListSync.start", () -> onError.accept(ApiException.unwrap(failure)));
+        else api.transport.callback("the onSync listener of ListSync.start", () -> onSync.accept(result));
       } finally {
         api.schedule(() -> syncAndReschedule(s, every, onSync, onError), api.nextDelay(every, failure), s);
       }

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -34,8 +35,9 @@ final class Transport {
   final boolean strictDecoding;
   final Executor executor;
   private final ExecutorService ownedExecutor;
-  private final ClientThreads poolThreads = new ClientThreads("community-api");
-  private final ClientThreads timerThreads = new ClientThreads("community-api-timer");
+  private final ClientThreads poolThreads;
+  private final ClientThreads timerThreads;
+  final ClientLog log;
   final ScheduledExecutorService scheduler;
   final HttpClient http;
   final RateBudget rateBudget = new RateBudget();
@@ -44,8 +46,11 @@ final class Transport {
   private volatile boolean closed;
 
   Transport(String baseUrl, String apiKey, String userAgent, Duration connectTimeout, Duration requestTimeout,
-      RetryPolicy retryPolicy, Executor executor, boolean strictDecoding) {
+      RetryPolicy retryPolicy, Executor executor, boolean strictDecoding, ClientLog log, String threadPrefix) {
     this.baseUrl = baseUrl;
+    this.log = log;
+    this.poolThreads = new ClientThreads(threadPrefix);
+    this.timerThreads = new ClientThreads(threadPrefix + "-timer");
     this.apiKey = apiKey;
     this.userAgent = userAgent;
     this.retryPolicy = retryPolicy;
@@ -64,6 +69,25 @@ final class Transport {
 
   boolean isClosed() {
     return closed;
+  }
+
+  /** {@code d}, when it is more than 0; else IllegalArgumentException naming it. */
+  static Duration positive(Duration d, String name) {
+    if (Objects.requireNonNull(d, name).isNegative() || d.isZero()) throw new IllegalArgumentException(name + ": expected more than 0");
+    return d;
+  }
+
+  /**
+   * Runs a plugin's callback; what it throws is logged as a warning (and does not stop the loop that called it).
+   *
+   * @param what the callback, as the warning names it ("the listener of ListPoller.start (onChange)")
+   */
+  void callback(String what, Runnable callback) {
+    try {
+      callback.run();
+    } catch (RuntimeException failed) {
+      log.log(ClientLog.Level.WARNING, what + " threw " + failed + "; the client goes on (a bug of the plugin to fix)", failed);
+    }
   }
 
   // ---- one request

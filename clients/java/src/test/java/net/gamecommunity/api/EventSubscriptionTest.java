@@ -159,7 +159,7 @@ class EventSubscriptionTest {
 
   @Test
   void whenTheListenerThrowsAndDoesNotHandleIt_thenTheFailureIsLoggedAsAWarning() throws Exception {
-    java.util.logging.Logger logger = java.util.logging.Logger.getLogger("net.gamecommunity.api");
+    java.util.logging.Logger logger = java.util.logging.Logger.getLogger(ClientLog.LOGGER_NAME);
     List<java.util.logging.LogRecord> logged = new CopyOnWriteArrayList<>();
     java.util.logging.Handler handler = new java.util.logging.Handler() {
       @Override
