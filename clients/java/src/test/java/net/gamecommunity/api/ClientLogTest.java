@@ -36,6 +36,11 @@ class ClientLogTest {
     }
   }
 
+  /** A client of {@code server} that retries nothing and logs to {@code log}. */
+  private static CommunityApi client(ScriptedServer server, ClientLog log) {
+    return CommunityApi.builder(server.baseUrl(), "gsk_test").retryPolicy(RetryPolicy.NONE).log(log).build();
+  }
+
   private static void waitFor(String what, BooleanSupplier test, Object seen) throws InterruptedException {
     long until = System.currentTimeMillis() + 10_000;
     while (!test.getAsBoolean()) {
@@ -47,8 +52,7 @@ class ClientLogTest {
   @Test
   void whenAKeyIsRevoked_thenTheLambdaSubscriptionsEndIsAWarningSayingWhatToDo() throws Exception {
     Lines log = new Lines();
-    try (ScriptedServer server = new ScriptedServer();
-        CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").log(log).build()) {
+    try (ScriptedServer server = new ScriptedServer(); CommunityApi api = client(server, log)) {
       server.script.add(ScriptedServer.Reply.of(401, "{\"code\":401,\"message\":\"Invalid API key\"}", Map.of()));
       EventSubscription subscription = api.subscribe(List.of("reward_log.created"), event -> {});
       waitFor("the warning", () -> !log.warnings().isEmpty(), log.lines);
@@ -64,8 +68,7 @@ class ClientLogTest {
   void whenTheListenerThrows_thenTheFailureIsLoggedWithItsEvent_andTheNextEventComes() throws Exception {
     Lines log = new Lines();
     List<String> seen = new CopyOnWriteArrayList<>();
-    try (ScriptedServer server = new ScriptedServer();
-        CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").log(log).build()) {
+    try (ScriptedServer server = new ScriptedServer(); CommunityApi api = client(server, log)) {
       String frame = "id: " + ID_1 + "\ndata: {\"type\":\"reward_log.created\",\"timestamp\":\"2026-11-25T10:00:00.000Z\",\"data\":{\"id\":7}}\n\n";
       server.script.add(ScriptedServer.Reply.of(200, frame + frame.replace("\"id\":7", "\"id\":8"), Map.of()));
       api.subscribe(List.of(), event -> {
@@ -83,8 +86,7 @@ class ClientLogTest {
   @Test
   void whenAPollersOnChangeThrows_thenItIsLogged_andPollingGoesOn() throws Exception {
     Lines log = new Lines();
-    try (ScriptedServer server = new ScriptedServer();
-        CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").retryPolicy(RetryPolicy.NONE).log(log).build()) {
+    try (ScriptedServer server = new ScriptedServer(); CommunityApi api = client(server, log)) {
       server.script.add(ScriptedServer.Reply.of(200, "[" + SKY + "]", Map.of("ETag", "\"maps-1\"")));
       server.script.add(ScriptedServer.Reply.of(200, "[]", Map.of("ETag", "\"maps-2\"")));
       List<Integer> sizes = new CopyOnWriteArrayList<>();
@@ -104,8 +106,7 @@ class ClientLogTest {
   @Test
   void whenASyncsOnSyncThrows_thenItIsLogged() throws Exception {
     Lines log = new Lines();
-    try (ScriptedServer server = new ScriptedServer();
-        CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").retryPolicy(RetryPolicy.NONE).log(log).build()) {
+    try (ScriptedServer server = new ScriptedServer(); CommunityApi api = client(server, log)) {
       server.script.add(ScriptedServer.Reply.of(200, "[" + SKY + "]", Map.of("Sync-Token", "t1")));
       try (ListPoller.Subscription loop = api.mapsSync().start(Duration.ofSeconds(30), result -> {
         throw new IllegalStateException("cache full");
@@ -124,8 +125,7 @@ class ClientLogTest {
     Lines log = new Lines();
     String reward = "{\"id\":9,\"playerId\":1,\"rewardId\":42,\"rewardedAt\":\"2026-11-22T09:15:30Z\"}";
     List<Boolean> outcomes = new CopyOnWriteArrayList<>();
-    try (ScriptedServer server = new ScriptedServer();
-        CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").retryPolicy(RetryPolicy.NONE).log(log).build()) {
+    try (ScriptedServer server = new ScriptedServer(); CommunityApi api = client(server, log)) {
       server.route("POST", ScriptedServer.Reply.of(201, reward, Map.of()));
       try (DurableWrites writes = DurableWrites.open(api, directory, outcome -> {
         outcomes.add(outcome.succeeded());
