@@ -13,7 +13,7 @@ import { localFiles } from "../src/cli/transfer-command.js";
 import { createLogger } from "../src/core/logger.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { createTestDatabase } from "./helpers/database.js";
-import { makePlayer } from "./helpers/fixtures.js";
+import { makePlayer, makeWorld } from "./helpers/fixtures.js";
 import { cliProcess, spawnService } from "./helpers/process.js";
 
 /**
@@ -136,7 +136,10 @@ describe("restore and the rows of a file sealed again", () => {
   let file: string;
   beforeAll(async () => {
     file = path.join(dir, "rows.backup");
-    for (let i = 0; i < 3; i++) await makePlayer(t.database.db.prisma);
+    const prisma = t.database.db.prisma;
+    for (let i = 0; i < 3; i++) await makePlayer(prisma);
+    const { ownerId } = await makeWorld(prisma);
+    for (const hour of [12, 13]) await prisma.rewardLog.create({ data: { playerId: ownerId, rewardId: 7, rewardedAt: new Date(`2025-06-01T${hour}:00:00Z`) } });
     expect((await cli("backup", file)).code).toBe(0);
   });
   const playerRow = (lines: string[], n: number) => lines.indexOf(JSON.stringify(["table", "players"])) + 1 + n;
@@ -182,6 +185,41 @@ describe("restore and the rows of a file sealed again", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(message);
     expect(r.players).toBe(0);
+  });
+
+  const rowOf = (lines: string[], table: string, n: number) => lines.indexOf(JSON.stringify(["table", table])) + 1 + n;
+  const editRow = (lines: string[], table: string, n: number, change: (row: Record<string, unknown>) => Record<string, unknown>) => {
+    const at = rowOf(lines, table, n);
+    lines[at] = JSON.stringify(change(JSON.parse(lines[at]!) as Record<string, unknown>));
+    return lines;
+  };
+  const whole = /is whole/;
+  it.each([
+    ["a player's id twice", (l: string[]) => { l.splice(rowOf(l, "players", 3), 0, JSON.stringify({ ...(JSON.parse(l[rowOf(l, "players", 2)]!) as object), pseudo: "Another" })); return l; },
+      /^Refused .*, nothing was written: two rows of players hold the same id \(players_pkey\): the file was altered\.\n$/],
+    ["another player's pseudo but for its case", (l: string[]) => editRow(l, "players", 1, (r) => ({ ...r, pseudo: String(JSON.parse(l[rowOf(l, "players", 0)]!).pseudo).toUpperCase() })),
+      /^Refused .*, nothing was written: two rows of players hold the same pseudo \(players_pseudo_key\): the file was altered\.\n$/],
+    ["a reward of the same player, reward and moment, the moment written at another offset", (l: string[]) => editRow(l, "reward_logs", 1, (r) => ({ ...r, rewardedAt: "2025-06-01T14:00:00+02:00" })),
+      /^Refused .*, nothing was written: two rows of reward_logs hold the same playerId, rewardId, rewardedAt \(reward_logs_player_reward_time_key\): the file was altered\.\n$/],
+    ["a world whose owner the file does not hold", (l: string[]) => editRow(l, "worlds", 0, (r) => ({ ...r, ownerId: 999999 })),
+      /^Refused .*, nothing was written: the row of worlds whose id is \d+ names players id 999999, which the file does not hold before it \(worlds_owner_id_fkey\): the file was altered\.\n$/],
+    ["two pseudos that differ only by an accented letter's case (PostgreSQL decides: its lower())", (l: string[]) => {
+      editRow(l, "players", 0, (r) => ({ ...r, pseudo: "Élodie" }));
+      return editRow(l, "players", 1, (r) => ({ ...r, pseudo: "élodie" }));
+    }, undefined],
+  ])("when the file holds %s, then --check says what restore then does, and restore refuses it in one line, nothing written", async (_what, edit, message) => {
+    const edited = resealed(file, edit);
+    const checked = await cli("restore", "--check", edited);
+    const r = await restoreInto(edited);
+    expect({ code: checked.code, refused: checked.stderr }).toEqual({ code: r.code, refused: r.stderr });
+    if (message) expect(r.stderr).toMatch(message);
+    else {
+      // Whether É and é are one pseudo is the database's locale: --check follows it either way.
+      const folds = (await t.database.db.prisma.$queryRawUnsafe<{ folds: boolean }[]>("SELECT lower('É') = 'é' AS folds"))[0]?.folds === true;
+      expect(checked.stdout).toMatch(folds ? /^$/ : whole);
+      if (folds) expect(r.stderr).toMatch(/two rows of players hold the same pseudo/);
+    }
+    expect(r.players).toBe(r.code === 0 ? 4 : 0);
   });
 
   it("when a webhook endpoint's URL is not an http(s) URL or its events are not the service's, then --check and restore refuse the file, never echoing the URL", async () => {

@@ -8,6 +8,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeBackup } from "../src/backup/backup.js";
 import { gzipped, readBackup, sealedLines, type BackupHeader } from "../src/backup/format.js";
+import { restoreBackup } from "../src/backup/restore.js";
 import { BACKUP_TABLES, NOT_BACKED_UP, q, schemaTables } from "../src/backup/tables.js";
 import { AddressAllowList } from "../src/auth/address-allow-list.js";
 import { KeyCache } from "../src/auth/key-cache.js";
@@ -222,10 +223,10 @@ describe("backup and restore", () => {
     });
   }
 
-  it("when a whole file fails midway (a row the database refuses), then the target is left as it was", async () => {
+  it("when the writing pass meets a row the database refuses (a file swapped after its check), then the target is left as it was", async () => {
     const target = await createTestDatabase();
     try {
-      // A sealed file whose second player repeats the first one's id: whole, but not restorable.
+      // A sealed file whose second player repeats the first one's id: --check refuses it as restore would.
       let header: BackupHeader | undefined;
       const tables = new Map<string, string[]>();
       for await (const e of readBackup(Readable.from([bytes()]))) {
@@ -240,10 +241,13 @@ describe("backup and restore", () => {
       for await (const piece of gzipped(sealedLines(header!, sections))) pieces.push(piece);
       const bad = path.join(dir, "midway.backup");
       writeFileSync(bad, Buffer.concat(pieces));
-      expect((await cli(target.db, ["restore", "--check", bad])).code).toBe(0);
-      const refused = await cli(target.db, ["restore", bad]);
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(/^The database refuses a row of the backup's players \(.*players_pkey.*\): the file was altered or is not a backup\. Nothing was written\.\n$/);
+      const checked = await cli(target.db, ["restore", "--check", bad]);
+      expect(checked.code).toBe(1);
+      expect(checked.stderr).toMatch(/two rows of players hold the same id \(players_pkey\)/);
+      // The whole file checked, that one read as it is written: the database refuses it midway, and keeps nothing.
+      let reads = 0;
+      const refused = await restoreBackup(target.db, () => localFiles.read(reads++ === 0 ? file : bad), undefined).catch((e: Error) => e);
+      expect((refused as Error).message).toMatch(/^The database refuses a row of the backup's players \(.*players_pkey.*\): the file was altered or is not a backup\.$/);
       expect(await emptyTables(target.db)).toEqual([]);
     } finally {
       await target.drop();

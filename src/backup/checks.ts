@@ -4,6 +4,7 @@ import type { Entity } from "../fields/entity.js";
 import { issueMessages, PARSE_OPTIONS } from "../http/validation.js";
 import { parseEndpointUrl } from "../webhooks/manage.js";
 import { BackupFileError, signedWith } from "./format.js";
+import type { SchemaConstraints } from "./keys.js";
 
 // What restore and restore --check check of a backup beyond its form (format.ts): its signature and its rows.
 
@@ -68,8 +69,9 @@ export function columnProblem(table: string, here: readonly string[], there: rea
   return `The backup's ${table} do not have this database's columns (${[...missing.map((c) => `missing ${c}`), ...extra.map((c) => `unknown ${c}`)].join(", ")}).`;
 }
 
-/** The database a file is checked against (restore --check): its schema, and each table's columns as a restore copies them. */
+/** The database a file is checked against (restore --check): its schema, each table's columns as a restore copies them, its constraints. */
 export interface CheckTarget {
   schema: string;
   columns(table: string): Promise<string[]>;
+  constraints(): Promise<SchemaConstraints>;
 }

@@ -8,7 +8,8 @@ import { checkEndpoint, checkRecord, checkSignature, columnProblem, ENTITY_OF, t
 
 export type { BackupTrust } from "./checks.js";
 import { BackupFileError, readBackup, type BackupHeader } from "./format.js";
-import { BACKUP_TABLES, copiedColumns, q, schemaVersion, type Tx } from "./tables.js";
+import { KeyCheck } from "./keys.js";
+import { BACKUP_TABLES, copiedColumns, q, schemaConstraints, schemaVersion, type Tx } from "./tables.js";
 
 /** The target cannot take the backup (not empty, another schema): nothing was written. */
 export class RestoreRefused extends Error {}
@@ -31,6 +32,7 @@ const BATCH = 1000;
 const BATCH_CHARS = 64 * 1024;
 const TRANSACTION_MS = 24 * 60 * 60_000;
 const KNOWN = new Set(BACKUP_TABLES.map((t) => t.table));
+const KEY_OF = new Map(BACKUP_TABLES.map((t) => [t.table, t.key]));
 
 /** Reads a backup through, checking every line, its counts, its SHA-256 and its signature; writes nothing. */
 export async function checkBackup(
@@ -45,6 +47,7 @@ export async function checkBackup(
   // Against the target's columns when it is at the file's schema (at another, restore refuses the file whole).
   let columns: string[] | undefined;
   let known = new Set<string>();
+  let keys: KeyCheck | undefined;
   for await (const entry of readBackup(source)) {
     if (entry.kind === "row" && columns && (Object.keys(entry.row).length !== known.size || !Object.keys(entry.row).every((k) => known.has(k)))) {
       const problem = columnProblem(entry.table, columns, Object.keys(entry.row))!;
@@ -53,8 +56,11 @@ export async function checkBackup(
     if (entry.kind === "header") header = entry.header;
     else if (entry.kind === "table" && !KNOWN.has(entry.table)) throw new BackupFileError(`it holds a table this service does not have: ${entry.table}`);
     else if (entry.kind === "table") {
-      columns = target && header?.schema === target.schema ? await target.columns(entry.table) : undefined;
+      const atSchema = target && header?.schema === target.schema;
+      columns = atSchema ? await target.columns(entry.table) : undefined;
       known = new Set(columns);
+      if (atSchema) keys ??= new KeyCheck(await target.constraints());
+      keys?.table(entry.table, KEY_OF.get(entry.table)!);
     } else if (entry.kind === "row" && ENTITY_OF.has(entry.table)) checkRecord(entry.table, entry.row);
     else if (entry.kind === "row" && entry.table === "api_users") {
       const { username, role, revokedAt } = entry.row;
@@ -69,6 +75,7 @@ export async function checkBackup(
         secrets.set(error.message, (secrets.get(error.message) ?? 0) + 1);
       }
     } else if (entry.kind === "end") {
+      keys?.end();
       const warnings = [...secrets].map(
         ([why, n]) =>
           `${n} webhook secret${n === 1 ? "" : "s"}: ${why}. They are restored as they are; set WEBHOOKS_SECRET_KEY to the key of the server the backup ` +
@@ -82,8 +89,14 @@ export async function checkBackup(
       const signed = trust.signingKey !== undefined && untrusted === undefined;
       return { header: header!, counts: entry.counts, seal: entry.seal, signed, installs, warnings };
     }
+    if (entry.kind === "row") keys?.row(entry.row);
   }
   throw new BackupFileError("the file ends without its end line: the file is truncated");
+}
+
+/** This database, as a file is checked against it. */
+export function checkTarget(tx: Tx, schema: string): CheckTarget {
+  return { schema, columns: (table) => copiedColumns(tx, table), constraints: () => schemaConstraints(tx) };
 }
 
 /** The tables of `tx` that hold a row (a database a restore would mix into). */
@@ -124,7 +137,7 @@ export async function restoreBackup(
 ): Promise<CheckedBackup> {
   await refuseUnlessEmpty(db.prisma);
   const here = await schemaVersion(db.prisma);
-  const checked = await checkBackup(open(), secretKey, options, { schema: here, columns: (table) => copiedColumns(db.prisma, table) });
+  const checked = await checkBackup(open(), secretKey, options, checkTarget(db.prisma, here));
   if (checked.header.schema !== here) {
     throw new RestoreRefused(
       `The backup was made at schema ${checked.header.schema}; this database is at ${here}. ` +

@@ -1,5 +1,6 @@
 import { IDEMPOTENCY_TTL_MS } from "../http/idempotency.js";
 import { q, type Tx } from "../transfer/import-checks.js";
+import type { SchemaConstraints, TableConstraints } from "./keys.js";
 
 export { q, type Tx };
 
@@ -74,4 +75,36 @@ export async function schemaVersion(tx: Tx): Promise<string> {
     "SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name DESC LIMIT 1",
   );
   return rows[0]?.name ?? "none";
+}
+
+/** The unique indexes (on columns, not expressions) and foreign keys of the backed-up tables, from the catalog. */
+export async function schemaConstraints(tx: Tx): Promise<SchemaConstraints> {
+  const tables = BACKUP_TABLES.map((t) => t.table);
+  const unique = await tx.$queryRawUnsafe<{ table: string; name: string; columns: string[]; types: string[] }[]>(
+    `SELECT c.relname::text AS table, i.indexrelid::regclass::text AS name,
+            array_agg(a.attname::text ORDER BY k.ord) AS columns, array_agg(ty.typname::text ORDER BY k.ord) AS types
+       FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+      CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY k(attnum, ord)
+       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+       JOIN pg_type ty ON ty.oid = a.atttypid
+      WHERE c.relnamespace = current_schema()::regnamespace AND c.relname = ANY($1::text[])
+        AND i.indisunique AND i.indexprs IS NULL AND i.indpred IS NULL
+      GROUP BY c.relname, i.indexrelid ORDER BY 2`,
+    tables,
+  );
+  const foreign = await tx.$queryRawUnsafe<{ table: string; name: string; columns: string[]; parent: string; parentColumns: string[] }[]>(
+    `SELECT c.relname::text AS table, k.conname::text AS name, p.relname::text AS parent,
+            ARRAY(SELECT a.attname::text FROM unnest(k.conkey) WITH ORDINALITY n(attnum, ord)
+                    JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = n.attnum ORDER BY n.ord) AS columns,
+            ARRAY(SELECT a.attname::text FROM unnest(k.confkey) WITH ORDINALITY n(attnum, ord)
+                    JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = n.attnum ORDER BY n.ord) AS "parentColumns"
+       FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_class p ON p.oid = k.confrelid
+      WHERE k.contype = 'f' AND c.relnamespace = current_schema()::regnamespace AND c.relname = ANY($1::text[]) ORDER BY 2`,
+    tables,
+  );
+  const byTable = new Map<string, TableConstraints>(tables.map((t) => [t, { unique: [], foreign: [] }]));
+  for (const { table, ...u } of unique) byTable.get(table)!.unique.push(u);
+  for (const { table, ...f } of foreign) byTable.get(table)!.foreign.push(f);
+  const [folds] = await tx.$queryRawUnsafe<{ folds: boolean }[]>("SELECT lower('É') = 'é' AS folds");
+  return { tables: byTable, foldsCase: folds?.folds === true };
 }

@@ -1,7 +1,7 @@
 import { tableCounts, writeBackup } from "../backup/backup.js";
 import { BackupFileError } from "../backup/format.js";
-import { checkBackup, restoreBackup, RestoreRefused, type CheckedBackup } from "../backup/restore.js";
-import { copiedColumns, schemaVersion } from "../backup/tables.js";
+import { checkBackup, checkTarget, restoreBackup, RestoreRefused, type CheckedBackup } from "../backup/restore.js";
+import { schemaVersion } from "../backup/tables.js";
 import { CallerDirectory } from "../auth/callers.js";
 import type { Config } from "../core/config.js";
 import type { Database } from "../db/database.js";
@@ -92,10 +92,7 @@ export async function restoreCommand(
   try {
     const trust = { signingKey: config.backupSigningKey, unsigned: values.unsigned === true };
     checked = values.check
-      ? await checkBackup(files.read(file), secretKey, trust, {
-          schema: await schemaVersion(db.prisma),
-          columns: (table) => copiedColumns(db.prisma, table),
-        })
+      ? await checkBackup(files.read(file), secretKey, trust, checkTarget(db.prisma, await schemaVersion(db.prisma)))
       : await restoreBackup(db, () => files.read(file), secretKey, { drill: config.drillMode, ...trust });
   } catch (error) {
     if (error instanceof BackupFileError) {
