@@ -77,8 +77,28 @@ public final class DurableWrites implements AutoCloseable {
     }
   }
 
-  /** One pending write: what is saved of it, and its future. */
-  private record Entry(WriteJournal.Saved write, CompletableFuture<Object> result) {}
+  /**
+   * One pending write: what is saved of it, and its future. A class, not a record: the queue finds it by
+   * identity, and a record's equals would be bound by the JDK's ObjectMethods, whose shared method handles
+   * keep the last record class they were adapted to, and so its class loader, past a /reload (Java 17).
+   */
+  private static final class Entry {
+    private final WriteJournal.Saved write;
+    private final CompletableFuture<Object> result;
+
+    Entry(WriteJournal.Saved write, CompletableFuture<Object> result) {
+      this.write = write;
+      this.result = result;
+    }
+
+    WriteJournal.Saved write() {
+      return write;
+    }
+
+    CompletableFuture<Object> result() {
+      return result;
+    }
+  }
 
   private DurableWrites(HttpCommunityApi api, Path directory, Consumer<Outcome> listener, Duration maxWait, Duration giveUpAfter) {
     this.api = api;
