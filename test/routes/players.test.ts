@@ -130,6 +130,19 @@ describe("GET /player/get-player-by-nick", () => {
     expect(byNickname.id).not.toBe(byPseudo.id);
   });
 
+  it("when match=pseudo (a game server's join path) and nick is only another player's nickname, then 404; their pseudo, then that player", async () => {
+    const name = unique("Stevie");
+    const owner = await makePlayer(prisma(), { nickname: name });
+    const newcomer = await get("get-player-by-nick", { nick: name.toLowerCase(), match: "pseudo" });
+    expect(newcomer.status).toBe(404);
+    expect(newcomer.body).toEqual({ code: 404, message: "Player not found" });
+    // Without it, the route as the spec gives it: the nickname's owner.
+    expect((await get("get-player-by-nick", { nick: name })).body.id).toBe(owner.id);
+    expect((await get("get-player-by-nick", { nick: name, match: "any" })).body.id).toBe(owner.id);
+    const byPseudo = await get("get-player-by-nick", { nick: owner.pseudo.toUpperCase(), match: "pseudo" });
+    expect(byPseudo.body).toMatchObject({ id: owner.id, pseudo: owner.pseudo });
+  });
+
   it("when nick holds _ or %, then they are plain characters, not wildcards", async () => {
     const p = await makePlayer(prisma(), { pseudo: unique("Under") });
     const res = await get("get-player-by-nick", { nick: `${p.pseudo.slice(0, -1)}_` });
@@ -148,6 +161,7 @@ describe("GET /player/get-player-by-nick", () => {
     [{ nick: "" }, "nick: expected a non-empty string"],
     [{ nick: "x".repeat(65) }, "nick: expected at most 64 characters"],
     [{ nick: ["a", "b"] }, "nick: expected a single value, received array"],
+    [{ nick: "Steve", match: "nickname" }, "match: expected any or pseudo"],
   ])("when the query is %j, then 400 '%s'", async (query, message) => {
     const res = await get("get-player-by-nick", query);
     expect(res.body).toEqual({ code: 400, message });

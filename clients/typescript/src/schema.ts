@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * One player by name
-         * @description The player whose pseudo, or else nickname, equals nick regardless of case (PlayerSummary): when one player's pseudo and another's nickname both match, the pseudo wins. _ and % are plain characters.
+         * @description The player whose pseudo, or else nickname, equals nick regardless of case (PlayerSummary): when one player's pseudo and another's nickname both match, the pseudo wins. With match=pseudo, the pseudo only: a game server's join path knows the Minecraft name, never the display nickname. _ and % are plain characters.
          *
          *     **Callers:** user-A, user-B, user-C, user-D (the website) (caller groups A, B, C, D).
          */
@@ -1482,6 +1482,8 @@ export interface operations {
             query: {
                 /** @description The name to look up */
                 nick: string;
+                /** @description What nick is compared with: any (the default), the pseudo or else the nickname; pseudo, the pseudo only */
+                match?: "any" | "pseudo";
             };
             header?: never;
             path?: never;

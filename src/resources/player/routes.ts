@@ -45,13 +45,20 @@ export const playerRoutes = [
     path: "/player/get-player-by-nick",
     summary: "One player by name",
     description:
-      "The player whose pseudo, or else nickname, equals nick regardless of case (PlayerSummary): when one player's pseudo and another's nickname both match, the pseudo wins. _ and % are plain characters.",
+      "The player whose pseudo, or else nickname, equals nick regardless of case (PlayerSummary): when one player's pseudo and another's nickname both match, the pseudo wins. " +
+      "With match=pseudo, the pseudo only: a game server's join path knows the Minecraft name, never the display nickname. _ and % are plain characters.",
     callers: ["A", "B", "C", "D"],
-    query: z.strictObject({ nick: queryText(64).meta({ description: "The name to look up", example: "Stevie" }) }),
+    query: z.strictObject({
+      nick: queryText(64).meta({ description: "The name to look up", example: "Stevie" }),
+      match: z
+        .enum(["any", "pseudo"], { error: "expected any or pseudo" })
+        .optional()
+        .meta({ description: "What nick is compared with: any (the default), the pseudo or else the nickname; pseudo, the pseudo only", example: "pseudo" }),
+    }),
     response: playerSummary.response,
     errors: { 404: "No player has this name: `Player not found`." },
     async handler({ query }, { db }) {
-      const found = await playerByNick(db, query.nick);
+      const found = await playerByNick(db, query.nick, query.match === "pseudo");
       if (!found) throw errors.notFound("Player");
       return found;
     },

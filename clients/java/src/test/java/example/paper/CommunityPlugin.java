@@ -43,7 +43,7 @@ public final class CommunityPlugin extends JavaPlugin implements Listener {
   public void onJoin(PlayerJoinEvent event) {
     Player player = event.getPlayer();
     // A player without a community account is an empty Optional; a slow service is given 2 s, retries included.
-    api.withDeadline(Duration.ofSeconds(2)).findPlayerByNick(player.getName())
+    api.withDeadline(Duration.ofSeconds(2)).findPlayerByPseudo(player.getName())
         .thenAccept(found -> found.ifPresent(profile -> Bukkit.getScheduler().runTask(this,
             () -> player.sendMessage("You have " + profile.credit() + " credits"))))
         .exceptionally(failure -> {

@@ -30,7 +30,7 @@ class FakeClientTest {
   void whenAPluginsTestFakesTheClient_thenTheDefaultMethodsAnswerThroughTheFakedOnes() {
     List<String> keys = new CopyOnWriteArrayList<>();
     InvocationHandler answers = (proxy, method, args) -> switch (method.getName()) {
-      case "getPlayerByNick" -> "Steve".equals(args[0]) ? CompletableFuture.completedFuture(STEVE)
+      case "getPlayerByPseudo" -> "Steve".equals(args[0]) ? CompletableFuture.completedFuture(STEVE)
           : CompletableFuture.failedFuture(ApiException.of(ApiException.Kind.NOT_FOUND, 404, "no player has that nick"));
       case "createRewardLog" -> {
         if (args.length == 1) yield InvocationHandler.invokeDefault(proxy, method, args);
@@ -43,9 +43,9 @@ class FakeClientTest {
     CommunityApi fake = (CommunityApi) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {CommunityApi.class}, answers);
     CommunityApi.Blocking blocking = new CommunityApi.Blocking(fake);
 
-    assertEquals(Optional.of(STEVE), blocking.findPlayerByNick("Steve"));
-    assertEquals(Optional.empty(), blocking.findPlayerByNick("Herobrine"));
-    ApiException e = assertThrows(ApiException.class, () -> blocking.getPlayerByNick("Herobrine"));
+    assertEquals(Optional.of(STEVE), blocking.findPlayerByPseudo("Steve"));
+    assertEquals(Optional.empty(), blocking.findPlayerByPseudo("Herobrine"));
+    ApiException e = assertThrows(ApiException.class, () -> blocking.getPlayerByPseudo("Herobrine"));
     assertEquals(ApiException.Kind.NOT_FOUND, e.kind());
     Created<RewardLog> created = blocking.createRewardLog(NewRewardLog.now(1, 42));
     assertEquals(42, created.value().rewardId());

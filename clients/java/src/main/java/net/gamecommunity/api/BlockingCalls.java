@@ -63,6 +63,28 @@ abstract class BlockingCalls {
   }
 
   /**
+   * As {@link CommunityApi#getPlayerByPseudo}, waiting for the answer.
+   *
+   * @param pseudo a pseudo
+   * @return the player whose pseudo is {@code pseudo}
+   * @throws ApiException when the call fails
+   */
+  public PlayerSummary getPlayerByPseudo(String pseudo) {
+    return waitFor(api.getPlayerByPseudo(pseudo));
+  }
+
+  /**
+   * As {@link CommunityApi#findPlayerByPseudo}, waiting for the answer.
+   *
+   * @param pseudo a pseudo
+   * @return the player, or empty if none has that pseudo
+   * @throws ApiException when the call fails otherwise
+   */
+  public Optional<PlayerSummary> findPlayerByPseudo(String pseudo) {
+    return waitFor(api.findPlayerByPseudo(pseudo));
+  }
+
+  /**
    * As {@link CommunityApi#getCosmetic}, waiting for the answer.
    *
    * @param id the cosmetic's id

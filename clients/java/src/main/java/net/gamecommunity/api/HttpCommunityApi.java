@@ -54,6 +54,11 @@ final class HttpCommunityApi implements CommunityApi {
   }
 
   @Override
+  public CompletableFuture<PlayerSummary> getPlayerByPseudo(String pseudo) {
+    return call(() -> body(send(Route.PLAYER_BY_NICK, Map.of("nick", required(pseudo, "pseudo"), "match", "pseudo"), null, Map.of(), true)));
+  }
+
+  @Override
   public CompletableFuture<Tagged<Cosmetic>> getCosmeticTagged(int id) {
     return this.<Cosmetic>send(Route.GET_COSMETIC, Map.of("id", Integer.toString(id)), null, Map.of(), true)
         .thenApply(a -> new Tagged<>(a.body(), a.etag()));

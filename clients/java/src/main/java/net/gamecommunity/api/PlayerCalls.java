@@ -6,7 +6,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * {@link CommunityApi}'s calls on players: the lists (in full by grade, or without the sensitive fields), the
- * lookup by pseudo or nickname, and the pollers and caches that keep those lists fresh.
+ * lookups by pseudo or nickname, and the pollers and caches that keep those lists fresh.
  *
  * <p>A part of {@link CommunityApi}, which extends it (and is the only type that may): hold and fake a
  * {@code CommunityApi}, not this interface.
@@ -32,18 +32,38 @@ public sealed interface PlayerCalls permits CommunityApi {
   CompletableFuture<PlayerSummary> getPlayerByNick(String nick);
 
   /**
-   * The same lookup, for the join path where "no such player" is an answer, not a failure: a player
-   * without a community account is an empty Optional; only real failures fail the future.
-   *
-   * <pre>{@code
-   * api.findPlayerByNick(player.getName()).thenAccept(found -> found.ifPresentOrElse(this::greet, () -> invite(player)));
-   * }</pre>
+   * The same lookup, where "no such player" is an answer, not a failure: an empty Optional; only real
+   * failures fail the future. For a joining player, whose Minecraft name is a pseudo, use {@link #findPlayerByPseudo}.
    *
    * @param nick a pseudo or a nickname
    * @return the player, or empty if none has that pseudo or nickname
    */
   default CompletableFuture<Optional<PlayerSummary>> findPlayerByNick(String nick) {
     return optional(getPlayerByNick(nick));
+  }
+
+  /**
+   * The player whose pseudo (their Minecraft name) is {@code pseudo}, regardless of case, never matching a
+   * nickname: the join path's lookup, where a newcomer whose name is someone else's nickname must not be handed
+   * that player's profile and credits.
+   *
+   * @param pseudo a pseudo
+   * @return the player; failed with {@link ApiException.Kind#NOT_FOUND} if none (see {@link #findPlayerByPseudo})
+   */
+  CompletableFuture<PlayerSummary> getPlayerByPseudo(String pseudo);
+
+  /**
+   * {@link #getPlayerByPseudo}, where "no such player" is an empty Optional: the join path's lookup.
+   *
+   * <pre>{@code
+   * api.findPlayerByPseudo(player.getName()).thenAccept(found -> found.ifPresentOrElse(this::greet, () -> invite(player)));
+   * }</pre>
+   *
+   * @param pseudo a pseudo
+   * @return the player, or empty if none has that pseudo
+   */
+  default CompletableFuture<Optional<PlayerSummary>> findPlayerByPseudo(String pseudo) {
+    return optional(getPlayerByPseudo(pseudo));
   }
 
   /**

@@ -280,6 +280,10 @@ class LiveApiTest {
     failure(ApiException.Kind.NOT_FOUND, () -> CommunityApi.Blocking.await(d.getPlayerByNick(unique("nobody"))));
     assertEquals(Optional.empty(), d.blocking().findPlayerByNick(unique("nobody")));
     assertEquals("Steve", d.blocking().findPlayerByNick("steve").orElseThrow().pseudo());
+    // The join path: "stevie" is Steve's nickname, nobody's pseudo.
+    assertEquals("Steve", d.blocking().findPlayerByNick("stevie").orElseThrow().pseudo());
+    assertEquals(Optional.empty(), d.blocking().findPlayerByPseudo("stevie"));
+    assertEquals("Steve", d.blocking().getPlayerByPseudo("STEVE").pseudo());
     failure(ApiException.Kind.NOT_FOUND, () -> a.blocking().updateWorld(WorldUpdate.of(999_999).state("x").build()));
   }
 
