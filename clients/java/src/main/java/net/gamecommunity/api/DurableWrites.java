@@ -78,25 +78,16 @@ public final class DurableWrites implements AutoCloseable {
   }
 
   /**
-   * One pending write: what is saved of it, and its future. A class, not a record: the queue finds it by
-   * identity, and a record's equals would be bound by the JDK's ObjectMethods, whose shared method handles
-   * keep the last record class they were adapted to, and so its class loader, past a /reload (Java 17).
+   * One pending write and its future: a class the queue finds by identity, not a record, whose equals the JDK's
+   * ObjectMethods binds with shared handles that keep the last record class, and its loader, past a /reload.
    */
   private static final class Entry {
-    private final WriteJournal.Saved write;
-    private final CompletableFuture<Object> result;
+    final WriteJournal.Saved write;
+    final CompletableFuture<Object> result;
 
     Entry(WriteJournal.Saved write, CompletableFuture<Object> result) {
       this.write = write;
       this.result = result;
-    }
-
-    WriteJournal.Saved write() {
-      return write;
-    }
-
-    CompletableFuture<Object> result() {
-      return result;
     }
   }
 
@@ -189,7 +180,7 @@ public final class DurableWrites implements AutoCloseable {
       timer.close();
       left = new ArrayList<>(queue);
     }
-    for (Entry e : left) e.result().completeExceptionally(Failures.closed(null));
+    for (Entry e : left) e.result.completeExceptionally(Failures.closed(null));
   }
 
   private CompletableFuture<Object> enqueue(Route route, Record request) {
@@ -212,7 +203,7 @@ public final class DurableWrites implements AutoCloseable {
       queue.add(entry);
     }
     sendNext();
-    return entry.result();
+    return entry.result;
   }
 
   /** Queues the writes an earlier run left; reports those that could not be read back. */
@@ -232,7 +223,7 @@ public final class DurableWrites implements AutoCloseable {
       head = queue.peek();
       sending = true;
     }
-    WriteJournal.Saved write = head.write();
+    WriteJournal.Saved write = head.write;
     if (Instant.now().isAfter(write.queuedAt().plus(giveUpAfter))) {
       finish(head, null, new ApiException(ApiException.Kind.NETWORK, 0, "not answered within " + giveUpAfter + " of being queued: dropped,"
           + " since the service keeps an Idempotency-Key 24 hours only", null, null, null, null));
@@ -275,17 +266,17 @@ public final class DurableWrites implements AutoCloseable {
   }
 
   private void finish(Entry entry, Object value, ApiException failure) {
-    journal.remove(entry.write());
+    journal.remove(entry.write);
     synchronized (this) {
       queue.remove(entry);
       sending = false;
       failures = 0;
     }
     // The listener first: whoever waits on the future finds the outcome reported.
-    report(new Outcome(entry.write().key(), entry.write().route() == Route.CREATE_FORM ? Operation.CREATE_FORM : Operation.CREATE_REWARD_LOG,
+    report(new Outcome(entry.write.key(), entry.write.route() == Route.CREATE_FORM ? Operation.CREATE_FORM : Operation.CREATE_REWARD_LOG,
         value instanceof RewardLog log ? log : null, value instanceof FormAnswer answer ? answer : null, failure), () -> {
-          if (failure == null) entry.result().complete(value);
-          else entry.result().completeExceptionally(failure);
+          if (failure == null) entry.result.complete(value);
+          else entry.result.completeExceptionally(failure);
         });
     sendNext();
   }
