@@ -139,9 +139,13 @@ describe("restore and the rows of a file sealed again", () => {
     const prisma = t.database.db.prisma;
     for (let i = 0; i < 3; i++) await makePlayer(prisma);
     const { ownerId } = await makeWorld(prisma);
-    for (const hour of [12, 13]) await prisma.rewardLog.create({ data: { playerId: ownerId, rewardId: 7, rewardedAt: new Date(`2025-06-01T${hour}:00:00Z`) } });
+    // Two rewards whose requests sent their moments (one grant per moment), two a double kill left to default.
+    for (const hour of [12, 13]) await prisma.rewardLog.create({ data: { playerId: ownerId, rewardId: 7, rewardedAt: new Date(`2025-06-01T${hour}:00:00Z`), rewardedAtSent: true } });
+    for (let i = 0; i < 2; i++) await prisma.rewardLog.create({ data: { playerId: ownerId, rewardId: 8, rewardedAt: new Date("2025-06-01T14:00:00Z") } });
     expect((await cli("backup", file)).code).toBe(0);
+    playersInFile = await prisma.player.count();
   });
+  let playersInFile = 0;
   const playerRow = (lines: string[], n: number) => lines.indexOf(JSON.stringify(["table", "players"])) + 1 + n;
   const restoreInto = async (edited: string) => {
     const empty = await createTestDatabase();
@@ -201,25 +205,27 @@ describe("restore and the rows of a file sealed again", () => {
       /^Refused .*, nothing was written: two rows of players hold the same pseudo \(players_pseudo_key\): the file was altered\.\n$/],
     ["a reward of the same player, reward and moment, the moment written at another offset", (l: string[]) => editRow(l, "reward_logs", 1, (r) => ({ ...r, rewardedAt: "2025-06-01T14:00:00+02:00" })),
       /^Refused .*, nothing was written: two rows of reward_logs hold the same playerId, rewardId, rewardedAt \(reward_logs_player_reward_time_key\): the file was altered\.\n$/],
+    ["a reward sent with its moment at the moment of two sent without (a double kill's)", (l: string[]) => editRow(l, "reward_logs", 1, (r) => ({ ...r, rewardId: 8, rewardedAt: "2025-06-01T14:00:00+00:00" })), "whole"],
     ["a world whose owner the file does not hold", (l: string[]) => editRow(l, "worlds", 0, (r) => ({ ...r, ownerId: 999999 })),
       /^Refused .*, nothing was written: the row of worlds whose id is \d+ names players id 999999, which the file does not hold before it \(worlds_owner_id_fkey\): the file was altered\.\n$/],
     ["two pseudos that differ only by an accented letter's case (PostgreSQL decides: its lower())", (l: string[]) => {
       editRow(l, "players", 0, (r) => ({ ...r, pseudo: "Élodie" }));
       return editRow(l, "players", 1, (r) => ({ ...r, pseudo: "élodie" }));
-    }, undefined],
-  ])("when the file holds %s, then --check says what restore then does, and restore refuses it in one line, nothing written", async (_what, edit, message) => {
+    }, "as the database's locale says"],
+  ] as const)("when the file holds %s, then --check says what restore then does, and restore refuses it in one line, nothing written", async (_what, edit, message) => {
     const edited = resealed(file, edit);
     const checked = await cli("restore", "--check", edited);
     const r = await restoreInto(edited);
     expect({ code: checked.code, refused: checked.stderr }).toEqual({ code: r.code, refused: r.stderr });
-    if (message) expect(r.stderr).toMatch(message);
+    if (message instanceof RegExp) expect(r.stderr).toMatch(message);
+    else if (message === "whole") expect({ checked: checked.stdout, restored: r.code }).toEqual({ checked: expect.stringMatching(whole), restored: 0 });
     else {
       // Whether É and é are one pseudo is the database's locale: --check follows it either way.
       const folds = (await t.database.db.prisma.$queryRawUnsafe<{ folds: boolean }[]>("SELECT lower('É') = 'é' AS folds"))[0]?.folds === true;
       expect(checked.stdout).toMatch(folds ? /^$/ : whole);
       if (folds) expect(r.stderr).toMatch(/two rows of players hold the same pseudo/);
     }
-    expect(r.players).toBe(r.code === 0 ? 4 : 0);
+    expect(r.players).toBe(r.code === 0 ? playersInFile : 0);
   });
 
   it("when a webhook endpoint's URL is not an http(s) URL or its events are not the service's, then --check and restore refuse the file, never echoing the URL", async () => {

@@ -74,17 +74,19 @@ describe("entities: SQL and TypeScript write the same answer", () => {
           `SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1 AND column_name NOT IN ('version', $2)`,
           [table, WRITTEN_BY],
         );
-        expect(columns.map((c) => c.name).sort()).toEqual(Object.keys(entity.fields).sort());
-        const indexes = await conn.query<{ name: string; columns: string }>(
-          `SELECT i.relname AS name, string_agg(a.attname, ',' ORDER BY k.ord) AS columns
+        // And the column of a partial unique index the entity declares (a reward's sent moment).
+        const partial = entity.unique.flatMap((u) => (u.where ? [u.where] : []));
+        expect(columns.map((c) => c.name).sort()).toEqual([...Object.keys(entity.fields), ...partial].sort());
+        const indexes = await conn.query<{ name: string; columns: string; where: string | null }>(
+          `SELECT i.relname AS name, string_agg(a.attname, ',' ORDER BY k.ord) AS columns, pg_get_expr(ix.indpred, ix.indrelid) AS where
              FROM pg_index ix JOIN pg_class i ON i.oid = ix.indexrelid JOIN pg_class c ON c.oid = ix.indrelid
              CROSS JOIN LATERAL unnest(ix.indkey) WITH ORDINALITY k(attnum, ord)
              JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum
             WHERE c.relname = $1 AND ix.indisunique AND NOT ix.indisprimary
-            GROUP BY i.relname ORDER BY i.relname`,
+            GROUP BY i.relname, ix.indpred, ix.indrelid ORDER BY i.relname`,
           [table],
         );
-        const declared = entity.unique.map((u) => ({ name: u.constraint, columns: u.columns.join(",") }));
+        const declared = entity.unique.map((u) => ({ name: u.constraint, columns: u.columns.join(","), where: u.where === undefined ? null : `"${u.where}"` }));
         expect(indexes).toEqual(declared.sort((a, b) => a.name.localeCompare(b.name)));
       } finally {
         await conn.release();

@@ -5,7 +5,8 @@ import { BackupFileError } from "./format.js";
 
 /** The unique indexes (the primary key among them) and foreign keys of a table, as the target's catalog holds them. */
 export interface TableConstraints {
-  unique: { name: string; columns: string[]; types: string[] }[];
+  /** `where`: a partial index's boolean column, only the rows where it is true unique. */
+  unique: { name: string; columns: string[]; types: string[]; where?: string }[];
   foreign: { name: string; columns: string[]; parent: string; parentColumns: string[] }[];
 }
 
@@ -93,12 +94,13 @@ export class KeyCheck {
   row(row: Record<string, unknown>): void {
     const { table, key, constraints, hashes } = this.current!;
     for (const u of constraints.unique) {
+      if (u.where && row[u.where] !== true) continue;
       const text = this.tuple(row, u.columns, u.types);
       if (text !== undefined) hashes.get(u.name)!.add(hash64(text));
     }
     for (const f of constraints.foreign) {
       const parent = this.tables.get(f.parent);
-      const held = parent?.constraints.unique.find((u) => u.columns.join() === f.parentColumns.join());
+      const held = parent?.constraints.unique.find((u) => !u.where && u.columns.join() === f.parentColumns.join());
       const text = this.tuple(row, f.columns, held?.types ?? []);
       if (text === undefined) continue;
       const hashesOfParent = held && parent!.hashes.get(held.name);

@@ -1,7 +1,10 @@
 import { defineEntity, field } from "../fields/entity.js";
 
-/** A reward is recorded once per player, reward and moment: a retried request does not record it twice. */
-const oncePerMoment = { constraint: "reward_logs_player_reward_time_key", subject: "Reward log", taken: "is already recorded" };
+/**
+ * A reward whose request sent its moment is recorded once per player, reward and moment: a retried request does not
+ * record it twice. Without one, never a duplicate (a double kill is two logs; a retry is known by its Idempotency-Key).
+ */
+const oncePerMoment = { constraint: "reward_logs_player_reward_time_key", subject: "Reward log", taken: "is already recorded", where: "rewardedAtSent" };
 
 export const rewardLog = defineEntity({
   table: "reward_logs",

@@ -53,6 +53,8 @@ export interface UniqueConstraint {
   subject: string;
   /** How the 409 says the value is taken. */
   taken?: string;
+  /** A partial index's boolean column: only the rows where it is true are unique (none an import writes). */
+  where?: string;
 }
 
 function quote(name: string): string {
@@ -97,7 +99,7 @@ function uniqueConstraints(table: string, fields: Fields): UniqueConstraint[] {
     if (known) known.columns.push(name);
     else {
       const subject = unique.subject ?? name[0]!.toUpperCase() + name.slice(1);
-      byName.set(constraint, { constraint, table, columns: [name], caseInsensitive: f.spec.caseInsensitive === true, subject, taken: unique.taken });
+      byName.set(constraint, { constraint, table, columns: [name], caseInsensitive: f.spec.caseInsensitive === true, subject, taken: unique.taken, where: unique.where });
     }
   }
   return [...byName.values()];

@@ -45,12 +45,14 @@ export interface FieldSpec<In extends z.ZodType, Out extends z.ZodType, Value> {
  * A unique constraint: the fields that give `.unique()` the same one form it
  * together; its name is the migration's (`<table>_<field>_key` unless given),
  * its subject is how a 409 names the refused value (the field's name unless
- * given), `taken` how it says the value is taken ("is already used").
+ * given), `taken` how it says the value is taken ("is already used"), `where`
+ * the boolean column of a partial index (only its rows true are unique).
  */
 export interface UniqueSpec {
   constraint?: string;
   subject?: string;
   taken?: string;
+  where?: string;
 }
 
 export class Field<In extends z.ZodType, Out extends z.ZodType, Value, Sensitive extends boolean = false, Create extends z.ZodType = In> {

@@ -36,7 +36,8 @@ export async function checkWithinFile(tx: Tx, r: TransferResource, problems: Pro
     [key],
     (f) => `${key}[${f.idx}].${pk}: ${String(f.id)} repeats ${key}[${String(f.first)}]`,
   );
-  for (const u of r.entity.unique) {
+  // A partial index (its column false for every row an import writes) holds none of the file's rows.
+  for (const u of r.entity.unique.filter((c) => !c.where)) {
     const values = u.columns.map((c, i) => `x.${q(c)} AS v${i}`).join(", ");
     const partition = u.columns.map((c) => (u.caseInsensitive ? `lower(x.${q(c)}::text)` : `x.${q(c)}`)).join(", ");
     const present = u.columns.map((c) => `x.${q(c)} IS NOT NULL`).join(" AND ");
@@ -78,7 +79,7 @@ export async function checkAgainstDatabase(tx: Tx, r: TransferResource, problems
     );
   }
   // A holder that the import itself changes is no conflict: the final state counts.
-  for (const u of entity.unique) {
+  for (const u of entity.unique.filter((c) => !c.where)) {
     const on = u.columns.map((c) => `t.${q(c)} = x.${q(c)}`).join(" AND ");
     const values = u.columns.map((c, i) => `x.${q(c)} AS v${i}`).join(", ");
     await find(

@@ -68,7 +68,7 @@ describe("POST /website/create-reward-log", () => {
     expect(res.body).toEqual({ id: expect.any(Number), playerId: player.id, rewardId: 42, rewardedAt: "2026-03-04T05:06:07Z" });
     expect(Object.keys(res.body)).toEqual(["id", "playerId", "rewardId", "rewardedAt"]);
     const stored = await prisma().rewardLog.findUniqueOrThrow({ where: { id: res.body.id } });
-    expect(stored).toEqual({ id: res.body.id, playerId: player.id, rewardId: 42, rewardedAt: new Date("2026-03-04T05:06:07Z") });
+    expect(stored).toEqual({ id: res.body.id, playerId: player.id, rewardId: 42, rewardedAt: new Date("2026-03-04T05:06:07Z"), rewardedAtSent: true });
   });
 
   it("when rewardedAt is left out, then it is now", async () => {
@@ -92,6 +92,27 @@ describe("POST /website/create-reward-log", () => {
       message: `Reward log (playerId ${player.id}, rewardId 7, rewardedAt 2026-01-01T00:00:00Z) is already recorded (unique constraint reward_logs_player_reward_time_key)`,
     });
     expect(await prisma().rewardLog.count({ where: { playerId: player.id } })).toBe(1);
+  });
+
+  it("when one reward is given twice in the same second without rewardedAt (a double kill), then two logs; a retry with its Idempotency-Key, none more", async () => {
+    const player = await makePlayer(prisma());
+    const body = { playerId: player.id, rewardId: 11 };
+    // Two at once, until both land in one second (the second may turn between them).
+    let pair: request.Response[] = [];
+    for (let attempt = 0; attempt < 5; attempt++) {
+      pair = await Promise.all([send("post", "/website/create-reward-log", body), send("post", "/website/create-reward-log", body)]);
+      if (pair[0]!.body.rewardedAt === pair[1]!.body.rewardedAt) break;
+    }
+    expect(pair.map((r) => r.status)).toEqual([201, 201]);
+    expect(pair[0]!.body.rewardedAt).toBe(pair[1]!.body.rewardedAt);
+    expect(pair[0]!.body.id).not.toBe(pair[1]!.body.id);
+    const before = await prisma().rewardLog.count({ where: { playerId: player.id } });
+    const keyed = () => send("post", "/website/create-reward-log", body).set("Idempotency-Key", `double-kill-${player.id}`);
+    const first = await keyed();
+    const retried = await keyed();
+    expect([first.status, retried.status]).toEqual([201, 201]);
+    expect(retried.body).toEqual(first.body);
+    expect(await prisma().rewardLog.count({ where: { playerId: player.id } })).toBe(before + 1);
   });
 
   it("when a client retries many times at once, then exactly one 201 and one stored log", async () => {

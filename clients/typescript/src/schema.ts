@@ -187,7 +187,7 @@ export interface paths {
         put?: never;
         /**
          * Record a reward given to a player
-         * @description The reward's id is opaque (rewards are defined outside this service). The moment accepts ISO 8601 with Z or an offset, defaults to now, and is written in UTC whole seconds. Formerly POST /website/create-reward (before 2.1.0).
+         * @description The reward's id is opaque (rewards are defined outside this service). The moment accepts ISO 8601 with Z or an offset, defaults to now, and is written in UTC whole seconds. A request that sends rewardedAt records the reward once per player, reward and moment (a retry sends the same moment); without it, never a duplicate: two rewards in the same second (a double kill) are two logs, and a retry is recognised by its Idempotency-Key. Formerly POST /website/create-reward (before 2.1.0).
          *
          *     **Callers:** user-A, user-B, user-D (the website) (caller groups A, B, D). **Version:** 2.0.0.
          */
@@ -2594,7 +2594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The player does not exist (the message names it), or the same player, reward and moment are already recorded: a retried request does not record a reward twice. */
+            /** @description The player does not exist (the message names it), or the request sent rewardedAt and the same player, reward and moment are already recorded by a request that sent it: a retried request does not record a reward twice. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

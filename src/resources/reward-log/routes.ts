@@ -15,23 +15,27 @@ export const rewardLogRoutes = [
     summary: "Record a reward given to a player",
     description:
       "The reward's id is opaque (rewards are defined outside this service). The moment accepts ISO 8601 with Z or an " +
-      "offset, defaults to now, and is written in UTC whole seconds. Formerly POST /website/create-reward (before 2.1.0).",
+      "offset, defaults to now, and is written in UTC whole seconds. A request that sends rewardedAt records the reward once per " +
+      "player, reward and moment (a retry sends the same moment); without it, never a duplicate: two rewards in the same second " +
+      "(a double kill) are two logs, and a retry is recognised by its Idempotency-Key. Formerly POST /website/create-reward (before 2.1.0).",
     version: "2.0.0",
     callers: ["A", "B", "D"],
     body: createRewardLogBody,
     response: rewardLog.full.response,
     errors: {
       409:
-        "The player does not exist (the message names it), or the same player, reward and moment are already recorded: " +
-        "a retried request does not record a reward twice.",
+        "The player does not exist (the message names it), or the request sent rewardedAt and the same player, reward and moment " +
+        "are already recorded by a request that sent it: a retried request does not record a reward twice.",
     },
     successStatus: 201,
     async oneStatement({ body }, { now, auditedWrite }) {
       const values = rewardLog.withDefaults(body, now());
+      // Only a moment the client sent makes it one grant per (player, reward, moment): the partial unique index.
+      const rewardedAtSent = body.rewardedAt !== undefined;
       try {
         // The log and its audit entry, in one statement; the entry holds the log as answered.
         const [row] = await auditedWrite<RewardLog>(
-          Prisma.sql`INSERT INTO reward_logs ${insertColumns(values)} RETURNING *`,
+          Prisma.sql`INSERT INTO reward_logs ${insertColumns({ ...values, rewardedAtSent })} RETURNING *`,
           {
             action: "reward_log.create",
             target: Prisma.sql`'reward_log:' || w.id`,

@@ -36,7 +36,8 @@ public sealed interface CreateCalls permits CommunityApi {
    *
    * @param log the reward
    * @return what was recorded; failed with {@link ApiException.Kind#CONFLICT}: {@code DUPLICATE} when
-   *     the same reward is recorded for that player at that second, {@code REFERENCE_NOT_FOUND} when the player does not exist
+   *     the log names its moment and the same reward is recorded for that player at that second (without a moment,
+   *     never), {@code REFERENCE_NOT_FOUND} when the player does not exist
    */
   default CompletableFuture<Created<RewardLog>> createRewardLog(NewRewardLog log) {
     return createRewardLog(log, UUID.randomUUID().toString());

@@ -3,8 +3,10 @@ package net.gamecommunity.api;
 import java.time.Instant;
 
 /**
- * The body of create-reward-log. The same (player, reward, second) is recorded once: a second one is a
- * {@link ApiException.Kind#CONFLICT} ({@code DUPLICATE}); a player that does not exist is one too
+ * The body of create-reward-log. With a moment, the same (player, reward, second) is recorded once: a second
+ * one is a {@link ApiException.Kind#CONFLICT} ({@code DUPLICATE}). Without one ({@link #now}), never a
+ * duplicate: two rewards in the same second (a double kill) are two logs, and the client's Idempotency-Key
+ * keeps a retry from recording a third. A player that does not exist is a {@code CONFLICT} too
  * ({@code REFERENCE_NOT_FOUND}).
  *
  * @param playerId the id of the rewarded player

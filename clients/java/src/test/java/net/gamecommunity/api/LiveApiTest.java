@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -162,6 +163,21 @@ class LiveApiTest {
     Instant at = Instant.parse("2026-11-22T09:15:30.250Z");
     RewardLog log = a.blocking().createRewardLog(NewRewardLog.at(1, rewardId, at)).value();
     assertEquals(new RewardLog(log.id(), 1, rewardId, Instant.parse("2026-11-22T09:15:30Z")), log);
+  }
+
+  @Test
+  void whenOneRewardIsGivenTwiceInASecondWithoutAMoment_thenBothAreRecorded_asADoubleKillIs() {
+    int rewardId = ThreadLocalRandom.current().nextInt(1_000_000, Integer.MAX_VALUE);
+    // Two at once, until both land in one second (the second may turn between them).
+    for (int attempt = 0; ; attempt++) {
+      CompletableFuture<Created<RewardLog>> one = a.createRewardLog(NewRewardLog.now(1, rewardId));
+      CompletableFuture<Created<RewardLog>> two = a.createRewardLog(NewRewardLog.now(1, rewardId));
+      RewardLog first = CommunityApi.Blocking.await(one).value();
+      RewardLog second = CommunityApi.Blocking.await(two).value();
+      assertNotEquals(first.id(), second.id());
+      if (first.rewardedAt().equals(second.rewardedAt())) break;
+      assertTrue(attempt < 5, "no two requests in one second in 5 tries");
+    }
   }
 
   @Test
