@@ -34,11 +34,24 @@ final class BoundFuture<T> extends CompletableFuture<T> {
     };
   }
 
-  /** Completes a new future with {@code failure} on {@code on} (for failures found before any request is sent). */
-  static <T> CompletableFuture<T> failLater(ApiException failure, Executor on) {
+  /** A future failed with {@code failure}, bound to {@code on} (for failures found before any request is sent): its callbacks run there. */
+  static <T> CompletableFuture<T> failed(ApiException failure, Executor on) {
     CompletableFuture<T> future = new BoundFuture<>(on);
-    orInline(on).execute(() -> future.completeExceptionally(failure));
+    future.completeExceptionally(failure);
     return future;
+  }
+
+  /**
+   * {@code internal} (completed on the client's threads), as a future bound to {@code on}: completed on the
+   * thread that completes {@code internal}, so that the plugin's own callback is the one task given to {@code on}.
+   */
+  static <T> CompletableFuture<T> bind(CompletableFuture<T> internal, Executor on) {
+    CompletableFuture<T> bound = new BoundFuture<>(on);
+    internal.whenComplete((value, failure) -> {
+      if (failure == null) bound.complete(value);
+      else bound.completeExceptionally(failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ? failure.getCause() : failure);
+    });
+    return bound;
   }
 
   private BoundFuture(Executor wrapped, boolean alreadyWrapped) {

@@ -149,7 +149,7 @@ public final class DurableWrites implements AutoCloseable {
    */
   public CompletableFuture<RewardLog> createRewardLog(NewRewardLog log) {
     if (log != null && log.rewardedAt() == null) log = NewRewardLog.at(log.playerId(), log.rewardId(), Instant.now());
-    return enqueue(Route.CREATE_REWARD_LOG, log).thenApply(RewardLog.class::cast);
+    return api.bind(enqueue(Route.CREATE_REWARD_LOG, log).thenApply(RewardLog.class::cast));
   }
 
   /**
@@ -159,7 +159,7 @@ public final class DurableWrites implements AutoCloseable {
    * @return completed with what the service recorded, or failed when it refused it
    */
   public CompletableFuture<FormAnswer> createForm(NewFormAnswer answer) {
-    return enqueue(Route.CREATE_FORM, answer).thenApply(FormAnswer.class::cast);
+    return api.bind(enqueue(Route.CREATE_FORM, answer).thenApply(FormAnswer.class::cast));
   }
 
   /** @return how many writes wait for an answer (those of earlier runs included) */
@@ -185,20 +185,20 @@ public final class DurableWrites implements AutoCloseable {
 
   private CompletableFuture<Object> enqueue(Route route, Record request) {
     if (request == null) {
-      return BoundFuture.failLater(new ApiException(ApiException.Kind.INVALID_ARGUMENT, 0, "request: null where a value is required",
-          null, null, null, null), api.callbackExecutor());
+      return CompletableFuture.failedFuture(new ApiException(ApiException.Kind.INVALID_ARGUMENT, 0, "request: null where a value is required",
+          null, null, null, null));
     }
-    if (closed || api.transport.isClosed()) return BoundFuture.failLater(Failures.closed(null), api.callbackExecutor());
+    if (closed || api.transport.isClosed()) return CompletableFuture.failedFuture(Failures.closed(null));
     String key = UUID.randomUUID().toString();
     Instant now = Instant.now();
     WriteJournal.Saved write = journal.entry(route, key, StrictJson.encode(request), now);
     try {
       journal.save(write);
     } catch (IOException e) {
-      return BoundFuture.failLater(new ApiException(ApiException.Kind.UNEXPECTED, 0, "could not save the write to " + write.file() + ": " + e,
-          null, null, null, e), api.callbackExecutor());
+      return CompletableFuture.failedFuture(new ApiException(ApiException.Kind.UNEXPECTED, 0, "could not save the write to " + write.file() + ": " + e,
+          null, null, null, e));
     }
-    Entry entry = new Entry(write, new BoundFuture<>(api.callbackExecutor()));
+    Entry entry = new Entry(write, new CompletableFuture<>());
     synchronized (this) {
       queue.add(entry);
     }

@@ -19,7 +19,8 @@ import java.util.function.BooleanSupplier;
  * One call's attempts at its request: each attempt gets the request timeout (or what is left of the
  * call's deadline); each answer or failure either schedules the next attempt, per the {@link RetryPolicy}
  * and Retry-After, or settles the call: its answer decoded on the client's executor ({@link Answer#decode}),
- * then its future completed on the callbacks' executor. {@link Transport#send} starts one.
+ * which completes its future there (the callback executor's one hop is the client's public future's:
+ * {@link HttpCommunityApi#bind}). {@link Transport#send} starts one.
  */
 final class Exchange {
   /**
@@ -43,10 +44,9 @@ final class Exchange {
   private final Instant deadline;
   private final InFlight.Call call;
   private final CompletableFuture<Answer<?>> result;
-  private final Executor callbacks;
 
   Exchange(Shared shared, Route route, HttpRequest.Builder request, RetryPolicy policy, Instant deadline, InFlight.Call call,
-      CompletableFuture<Answer<?>> result, Executor callbacks) {
+      CompletableFuture<Answer<?>> result) {
     this.shared = shared;
     this.route = route;
     this.request = request;
@@ -54,7 +54,6 @@ final class Exchange {
     this.deadline = deadline;
     this.call = call;
     this.result = result;
-    this.callbacks = callbacks;
   }
 
   void attempt(int attempt) {
@@ -118,7 +117,7 @@ final class Exchange {
     return deadline != null && Instant.now().plus(wait).isAfter(deadline);
   }
 
-  /** Decodes the answer on the executor, then completes the call on the callbacks' executor. */
+  /** Decodes the answer on the executor, and completes the call there. */
   private void settle(HttpResponse<String> response, ApiException failure) {
     run(shared.executor(), () -> {
       Answer<?> answer = null;
@@ -138,10 +137,9 @@ final class Exchange {
         if (f != null) result.completeExceptionally(f);
         else result.complete(a);
       };
-      // Known now: close() completes the call with it if the callbacks' executor has not yet.
+      // Known now: close() completes the call with it if this thread has not yet.
       call.settled.complete(complete);
-      if (callbacks == shared.executor()) complete.run();
-      else run(callbacks, complete);
+      complete.run();
     });
   }
 

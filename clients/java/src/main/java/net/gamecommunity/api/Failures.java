@@ -5,6 +5,8 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The {@link ApiException}s the request pipeline makes: from an error answer (a route's, or the event
@@ -66,5 +68,14 @@ final class Failures {
     String requestId = response.headers().firstValue(Headers.REQUEST_ID).orElse(null);
     String name = response.headers().firstValue(Headers.ERROR_NAME).orElse(null);
     return new ApiException(ApiException.Kind.of(status), status, message, requestId, RetryPolicy.retryAfter(response), name, null);
+  }
+
+  /** A lookup whose not-found is an empty Optional; every other failure stays a failure (on the thread that completes it). */
+  static <T> CompletableFuture<Optional<T>> notFoundAsEmpty(CompletableFuture<T> lookup) {
+    return lookup.handle((value, failure) -> {
+      if (failure == null) return CompletableFuture.completedFuture(Optional.of(value));
+      ApiException e = ApiException.unwrap(failure);
+      return e.kind() == ApiException.Kind.NOT_FOUND ? CompletableFuture.completedFuture(Optional.<T>empty()) : CompletableFuture.<Optional<T>>failedFuture(e);
+    }).thenCompose(f -> f);
   }
 }

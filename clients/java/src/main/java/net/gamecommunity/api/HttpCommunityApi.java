@@ -50,16 +50,41 @@ final class HttpCommunityApi implements CommunityApi {
 
   @Override
   public CompletableFuture<PlayerSummary> getPlayerByNick(String nick) {
-    return call(() -> body(send(Route.PLAYER_BY_NICK, Map.of("nick", required(nick, "nick")), null, Map.of(), true)));
+    return call(() -> bind(player(required(nick, "nick"), false)));
+  }
+
+  // The defaults of these three compose on the public future, a hop of the callback executor each: not here.
+  @Override
+  public CompletableFuture<Optional<PlayerSummary>> findPlayerByNick(String nick) {
+    return call(() -> bind(Failures.notFoundAsEmpty(player(required(nick, "nick"), false))));
   }
 
   @Override
   public CompletableFuture<PlayerSummary> getPlayerByPseudo(String pseudo) {
-    return call(() -> body(send(Route.PLAYER_BY_NICK, Map.of("nick", required(pseudo, "pseudo"), "match", "pseudo"), null, Map.of(), true)));
+    return call(() -> bind(player(required(pseudo, "pseudo"), true)));
+  }
+
+  @Override
+  public CompletableFuture<Optional<PlayerSummary>> findPlayerByPseudo(String pseudo) {
+    return call(() -> bind(Failures.notFoundAsEmpty(player(required(pseudo, "pseudo"), true))));
+  }
+
+  private CompletableFuture<PlayerSummary> player(String name, boolean pseudoOnly) {
+    Map<String, String> query = pseudoOnly ? Map.of("nick", name, "match", "pseudo") : Map.of("nick", name);
+    return this.<PlayerSummary>send(Route.PLAYER_BY_NICK, query, null, Map.of(), true).thenApply(Answer::body);
   }
 
   @Override
   public CompletableFuture<Tagged<Cosmetic>> getCosmeticTagged(int id) {
+    return bind(cosmetic(id));
+  }
+
+  @Override
+  public CompletableFuture<Cosmetic> getCosmetic(int id) {
+    return bind(cosmetic(id).thenApply(Tagged::value));
+  }
+
+  private CompletableFuture<Tagged<Cosmetic>> cosmetic(int id) {
     return this.<Cosmetic>send(Route.GET_COSMETIC, Map.of("id", Integer.toString(id)), null, Map.of(), true)
         .thenApply(a -> new Tagged<>(a.body(), a.etag()));
   }
@@ -68,8 +93,8 @@ final class HttpCommunityApi implements CommunityApi {
   public CompletableFuture<Tagged<Cosmetic>> updateCosmetic(CosmeticUpdate update) {
     return call(() -> {
       Map<String, String> headers = required(update, "update").ifMatch == null ? Map.of() : Map.of(Headers.IF_MATCH, update.ifMatch);
-      return this.<Cosmetic>send(Route.UPDATE_COSMETIC, Map.of(), update.body, headers, update.retry)
-          .thenApply(a -> new Tagged<>(a.body(), a.etag()));
+      return bind(this.<Cosmetic>send(Route.UPDATE_COSMETIC, Map.of(), update.body, headers, update.retry)
+          .thenApply(a -> new Tagged<>(a.body(), a.etag())));
     });
   }
 
@@ -209,8 +234,13 @@ final class HttpCommunityApi implements CommunityApi {
     return Map.of("gradeId", Integer.toString(gradeId));
   }
 
-  private static <T> CompletableFuture<T> body(CompletableFuture<Answer<T>> answer) {
-    return answer.thenApply(Answer::body);
+  private <T> CompletableFuture<T> body(CompletableFuture<Answer<T>> answer) {
+    return bind(answer.thenApply(Answer::body));
+  }
+
+  /** An internal future (completed on the client's threads) as the plugin gets it: its callbacks on the callback executor, one hop. */
+  <T> CompletableFuture<T> bind(CompletableFuture<T> internal) {
+    return BoundFuture.bind(internal, callbackExecutor());
   }
 
   /** Where this client's futures complete and its listeners are called. */
@@ -223,7 +253,7 @@ final class HttpCommunityApi implements CommunityApi {
     try {
       return call.get();
     } catch (NullPointerException | IllegalArgumentException e) {
-      return BoundFuture.failLater(new ApiException(ApiException.Kind.INVALID_ARGUMENT, 0, e.getMessage(), null, null, null, e),
+      return BoundFuture.failed(new ApiException(ApiException.Kind.INVALID_ARGUMENT, 0, e.getMessage(), null, null, null, e),
           callbackExecutor());
     }
   }
@@ -236,13 +266,14 @@ final class HttpCommunityApi implements CommunityApi {
     return call(() -> {
       JsonObject body = StrictJson.encode(required(request, "request"));
       if (required(idempotencyKey, "idempotencyKey").isBlank()) throw new IllegalArgumentException("idempotencyKey: empty");
-      return this.<T>send(route, Map.of(), body, Map.of(Headers.IDEMPOTENCY_KEY, idempotencyKey), true)
-          .thenApply(a -> new Created<>(a.body(), a.replayed(), idempotencyKey));
+      return bind(this.<T>send(route, Map.of(), body, Map.of(Headers.IDEMPOTENCY_KEY, idempotencyKey), true)
+          .thenApply(a -> new Created<>(a.body(), a.replayed(), idempotencyKey)));
     });
   }
 
+  /** The request, as an internal future: {@link #bind} it before a plugin sees it. */
   <T> CompletableFuture<Answer<T>> send(Route route, Map<String, String> query, JsonObject body, Map<String, String> headers, boolean retryable) {
-    return transport.send(route, query, body, headers, retryable, deadline == null ? null : Instant.now().plus(deadline), callbacks);
+    return transport.send(route, query, body, headers, retryable, deadline == null ? null : Instant.now().plus(deadline));
   }
 
   /** Runs {@code task} on the executor after {@code delay}, unless the subscription or the client is closed by then. */

@@ -28,12 +28,12 @@ public final class ListPoller<T> {
 
   /** @return one poll: the list if it changed since the last one delivered (or on the first poll), else empty */
   public CompletableFuture<Optional<List<T>>> poll() {
-    return api.<List<T>>send(route, query, null, etag == null ? Map.of() : Map.of(Headers.IF_NONE_MATCH, etag), true)
+    return api.bind(api.<List<T>>send(route, query, null, etag == null ? Map.of() : Map.of(Headers.IF_NONE_MATCH, etag), true)
         .thenApply(answer -> {
           if (answer.notModified()) return Optional.empty();
           etag = answer.etag();
           return Optional.of(answer.body());
-        });
+        }));
   }
 
   /** @return the ETag of the last list delivered, if any */

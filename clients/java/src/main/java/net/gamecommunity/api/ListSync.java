@@ -102,12 +102,13 @@ public final class ListSync<K, T> {
     // Done but not yet cleared (its clearing runs on the executor, after the caller may have seen it end).
     if (running != null && !running.isDone()) return running;
     String since = token;
-    CompletableFuture<Result<T>> sync = since == null
+    // Read on the client's threads; the plugin's callbacks once, on the callback executor.
+    CompletableFuture<Result<T>> sync = api.bind(since == null
         ? read(null, true)
         : read(since, false).exceptionallyCompose(failure -> {
           ApiException e = ApiException.unwrap(failure);
           return e.status() == 410 ? read(null, true) : CompletableFuture.failedFuture(e);
-        });
+        }));
     running = sync;
     sync.whenComplete((result, failure) -> {
       synchronized (this) {

@@ -88,10 +88,6 @@ public sealed interface PlayerCalls permits CommunityApi {
 
   /** A lookup whose not-found is an empty Optional; every other failure stays a failure. */
   private static <T> CompletableFuture<Optional<T>> optional(CompletableFuture<T> lookup) {
-    return lookup.handle((value, failure) -> {
-      if (failure == null) return CompletableFuture.completedFuture(Optional.of(value));
-      ApiException e = ApiException.unwrap(failure);
-      return e.kind() == ApiException.Kind.NOT_FOUND ? CompletableFuture.completedFuture(Optional.<T>empty()) : CompletableFuture.<Optional<T>>failedFuture(e);
-    }).thenCompose(f -> f);
+    return Failures.notFoundAsEmpty(lookup);
   }
 }

@@ -98,15 +98,16 @@ final class Transport {
   }
 
   /**
-   * Sends a request of a route, retrying it per the policy (or once), and completes the future it
-   * returns on {@code callbacks} (the client's executor when null), its failures included.
+   * Sends a request of a route, retrying it per the policy (or once), and completes the future it returns
+   * on the client's threads, its failures included: an internal future, which {@link HttpCommunityApi#bind}
+   * hands to the plugin bound to its callback executor.
    *
    * @param deadline the latest moment to give an answer (no retry would end after it), or null
    */
   @SuppressWarnings("unchecked")
   <T> CompletableFuture<Answer<T>> send(Route route, Map<String, String> query, JsonObject body, Map<String, String> headers,
-      boolean retryable, Instant deadline, Executor callbacks) {
-    CompletableFuture<Answer<T>> result = new BoundFuture<>(callbacks == null ? executor : callbacks);
+      boolean retryable, Instant deadline) {
+    CompletableFuture<Answer<T>> result = new CompletableFuture<>();
     if (closed) {
       result.completeExceptionally(Failures.closed(null));
       return result;
@@ -125,7 +126,7 @@ final class Transport {
       return result;
     }
     Exchange exchange = new Exchange(exchanges, route, request, retryable ? retryPolicy : RetryPolicy.NONE, deadline, call,
-        (CompletableFuture<Answer<?>>) (CompletableFuture<?>) result, callbacks == null ? executor : callbacks);
+        (CompletableFuture<Answer<?>>) (CompletableFuture<?>) result);
     exchange.attempt(1);
     return result;
   }
