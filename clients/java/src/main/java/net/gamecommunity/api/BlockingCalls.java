@@ -229,6 +229,11 @@ abstract class BlockingCalls {
 
   /** {@link CommunityApi.Blocking#await}'s work: the value, or the ApiException thrown in the caller's thread. */
   static <T> T waitFor(CompletableFuture<T> future) {
+    if (ClientThreads.inATask() && !future.isDone()) {
+      throw new IllegalStateException("blocking() called on a thread of the client's executor (in a callback, when the client has no"
+          + " callback executor): it could wait for an answer that needs this very thread. Use the future's callbacks, or call"
+          + " blocking() from a thread of your own (an async task)");
+    }
     try {
       return future.join();
     } catch (CompletionException e) {

@@ -12,6 +12,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * pool alone lets a thread outlive {@link CommunityApi#close()}.
  */
 final class ClientThreads implements ThreadFactory {
+  /** Set while a task of a client's executor runs on this thread (removed after it: nothing stays on a plugin's thread). */
+  private static final ThreadLocal<Boolean> RUNNING_A_TASK = new ThreadLocal<>();
+
   private final String prefix;
   private final AtomicInteger count = new AtomicInteger();
   private final List<Thread> threads = new ArrayList<>();
@@ -30,6 +33,24 @@ final class ClientThreads implements ThreadFactory {
       threads.add(thread);
     }
     return thread;
+  }
+
+  /** {@code executor}, its tasks marked as the client's: {@link #inATask} is true while one runs. */
+  static java.util.concurrent.Executor marking(java.util.concurrent.Executor executor) {
+    return task -> executor.execute(() -> {
+      Boolean before = RUNNING_A_TASK.get();
+      RUNNING_A_TASK.set(Boolean.TRUE);
+      try {
+        task.run();
+      } finally {
+        if (before == null) RUNNING_A_TASK.remove();
+      }
+    });
+  }
+
+  /** @return whether this thread runs a task of a client's executor now (where a wait on a call could wait for itself) */
+  static boolean inATask() {
+    return RUNNING_A_TASK.get() != null;
   }
 
   /**

@@ -1,35 +1,33 @@
 package net.gamecommunity.api;
 
 import java.time.Duration;
-import java.util.Collection;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
- * The client of the game community API. Create one per plugin (at enable) with {@link #builder}, share
- * it, and {@link #close()} it at disable. Every call returns a {@link CompletableFuture} completed on the
- * client's executor, or on the callback executor given to the builder, never on the calling thread,
- * failures included (those {@link #close()} ends complete on the thread that closes); {@link #blocking()} offers the same calls for threads that may wait. A call that
- * returns a future never throws: a failure, an invalid argument too, completes it with an
- * {@link ApiException}. The methods that return no future ({@link #subscribe}, the pollers' and syncs'
- * {@code start}) throw on a {@code null} argument, as their javadoc says.
+ * The client of the game community API. Create one per plugin (at enable) with {@link #builder}, share it, and
+ * {@link #close()} it at disable. Every call returns a {@link CompletableFuture} whose callbacks run on the client's
+ * executor, or on the callback executor given to the builder, never on the calling thread, failures included;
+ * {@link #blocking()} offers the same calls for threads that may wait. A call that returns a future never throws: a
+ * failure, an invalid argument too, completes it with an {@link ApiException}. The methods that return no future
+ * ({@link #subscribe}, the pollers' and syncs' {@code start}) throw on a {@code null} argument.
  *
  * <p>An interface, so that a plugin's tests can hand the plugin a fake client: implement it (the overloads that add
- * a new Idempotency-Key, {@link #findPlayerByNick} and {@link #getCosmetic} have default implementations over the
+ * a new Idempotency-Key, the {@code find…} lookups and {@link #getCosmetic} have default implementations over the
  * others), or make one with {@link java.lang.reflect.Proxy} or a mocking library. Pollers, syncs and subscriptions
  * are made by a real client only (point one at a local HTTP server in such tests).
  *
  * <p>Its calls on the API's resources are declared by resource in {@link PlayerCalls}, {@link CosmeticCalls},
- * {@link CreateCalls} and {@link GameCalls}; here, what concerns the client as a whole (events, views, closing).
+ * {@link CreateCalls} and {@link GameCalls}, the event stream in {@link EventCalls}; here, the client as a whole.
  *
  * <pre>{@code
  * CommunityApi api = CommunityApi.builder("https://api.example.org/api", apiKey).build();
  * api.getPlayerByNick("Steve").thenAccept(p -> log.info(p.pseudo() + " has " + p.credit() + " credits"));
  * }</pre>
  */
-public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, CreateCalls, GameCalls, AutoCloseable {
+public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, CreateCalls, GameCalls, EventCalls, AutoCloseable {
   /**
    * @param baseUrl the API's address, with its {@code /api} prefix: {@code https://api.example.org/api}
    * @param apiKey the API user's key ({@code gsk_…}): keep it in the plugin's configuration, never in code
@@ -42,36 +40,9 @@ public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, Cre
   }
 
   /**
-   * The API's writes as they commit (GET /api/events), to {@code listener} on the client's callback
-   * executor (or its own executor without one: see {@link EventListener}), in order; reconnects and
-   * resumes by itself, waiting out Retry-After (see {@link EventSubscription}). Closed by
-   * {@link EventSubscription#close()} or by {@link #close()}.
-   *
-   * @param types the event types ({@code reward_log.created}, …); empty for every type this API user may see
-   * @param listener called with each event, and with failures
-   * @return the running subscription
-   * @throws NullPointerException when {@code types} or {@code listener} is null
-   * @throws IllegalStateException when this client is closed
-   */
-  default EventSubscription subscribe(Collection<String> types, EventListener listener) {
-    return subscribe(types, null, listener);
-  }
-
-  /**
-   * The same, resuming after the event of id {@code lastEventId} (the last one handled before a restart).
-   *
-   * @param types the event types; empty for every type this API user may see
-   * @param lastEventId the id of the last event handled ({@link EventSubscription#lastEventId()}), or null to start from now
-   * @param listener called with each event, and with failures
-   * @return the running subscription
-   * @throws NullPointerException when {@code types} or {@code listener} is null
-   * @throws IllegalStateException when this client is closed
-   */
-  EventSubscription subscribe(Collection<String> types, @Nullable String lastEventId, EventListener listener);
-
-  /**
-   * The same calls, waiting for the answer: for threads that may block, never a game's main thread.
-   * They do not go through the callback executor, so waiting cannot deadlock on it.
+   * The same calls, waiting for the answer: for threads that may block, never a game's main thread. They do not go
+   * through the callback executor, so waiting cannot deadlock on it; called on a thread of the client's executor (a
+   * callback without a callback executor), each throws {@link IllegalStateException}: it could wait for itself.
    *
    * @return the blocking view of this client
    */
@@ -80,11 +51,8 @@ public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, Cre
   /**
    * This client with a deadline for each call: the whole call, retries included, ends by then (the last
    * attempt's timeout is shortened to fit, and no retry starts that would end after it). Shares
-   * everything else (threads, connections, closing) with this client.
-   *
-   * <pre>{@code
-   * api.withDeadline(Duration.ofSeconds(2)).getPlayerByNick(name) // the join path: an answer in 2 s, or none
-   * }</pre>
+   * everything else (threads, connections, closing) with this client: {@code api.withDeadline(Duration.ofSeconds(2))}
+   * on the join path.
    *
    * @param deadline how long each call may take in all, more than 0
    * @return a view of this client whose calls end within {@code deadline}
@@ -136,6 +104,7 @@ public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, Cre
     private String product;
     private ClientLog log;
     private String threadPrefix = "community-api";
+    private int maxConcurrentRequests = 16;
 
     private Builder(String baseUrl, String apiKey) {
       String url = Objects.requireNonNull(baseUrl, "baseUrl").replaceAll("/+$", "");
@@ -167,6 +136,17 @@ public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, Cre
     }
 
     /**
+     * @param requests the most requests in flight at once (16 by default), and so connections: the others wait, in
+     *     the order they were made (a 200-join burst queues, it opens no 200 connections); event streams aside
+     * @return this builder
+     */
+    public Builder maxConcurrentRequests(int requests) {
+      if (requests < 1 || requests > 1000) throw new IllegalArgumentException("maxConcurrentRequests: expected 1 to 1000");
+      this.maxConcurrentRequests = requests;
+      return this;
+    }
+
+    /**
      * @param policy when and how long to wait before sending a request again ({@link RetryPolicy#DEFAULT} by default)
      * @return this builder
      */
@@ -189,13 +169,12 @@ public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, Cre
     }
 
     /**
-     * Where futures complete, failures included, when not on {@link #executor}: a plugin's main-thread
-     * scheduler, say, so that callbacks may use the game's API directly. Decoding still happens on
-     * the executor; only the completion hops. Every stage derived from a future ({@code thenApply},
-     * {@code handle}…) runs there too, as do the pollers', syncs' and event listeners' callbacks and
-     * {@link DurableWrites}' outcomes: never {@code join()} or {@code get()} a future of this client on
-     * that thread, it would wait for a task queued behind itself. {@link CommunityApi#blocking()} does not
-     * use it, so that waiting there cannot deadlock.
+     * Where a future's callbacks run, failures included: a plugin's main-thread scheduler, say, so that they
+     * may use the game's API directly; one task per callback, the client's own work staying on its threads.
+     * Every stage derived from a future ({@code thenApply}, {@code handle}…) runs there too, as do the
+     * pollers', syncs' and event listeners' callbacks and {@link DurableWrites}' outcomes: never
+     * {@code join()} or {@code get()} one on that thread, it would wait for a task queued behind itself.
+     * {@link CommunityApi#blocking()} does not use it, so that waiting there cannot deadlock.
      *
      * <pre>{@code
      * .callbackExecutor(task -> Bukkit.getScheduler().runTask(plugin, task))
@@ -267,7 +246,7 @@ public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, Cre
       String client = "game-community-api-java/" + HttpCommunityApi.VERSION + " (Java " + Runtime.version().feature() + ")";
       String userAgent = product == null ? client : product + " " + client;
       Transport transport = new Transport(baseUrl, apiKey, userAgent, connectTimeout, requestTimeout, retryPolicy, executor, strictDecoding,
-          log != null ? log : ClientLog.standard(), threadPrefix);
+          log != null ? log : ClientLog.standard(), threadPrefix, maxConcurrentRequests);
       return new HttpCommunityApi(transport, deadline, callbackExecutor);
     }
   }

@@ -33,9 +33,10 @@ final class Exchange {
    * @param closed whether the client is closed
    * @param rateBudget told of every answer's rate headers
    * @param strictDecoding whether an unknown field in an answer fails the call
+   * @param permits the bound on attempts in flight
    */
   record Shared(HttpClient http, Duration requestTimeout, Executor executor, ScheduledExecutorService scheduler,
-      BooleanSupplier closed, RateBudget rateBudget, boolean strictDecoding) {}
+      BooleanSupplier closed, RateBudget rateBudget, boolean strictDecoding, Permits permits) {}
 
   private final Shared shared;
   private final Route route;
@@ -56,8 +57,17 @@ final class Exchange {
     this.result = result;
   }
 
+  /** An attempt, once the client's bound on requests in flight lets it start ({@link Permits}). */
   void attempt(int attempt) {
     if (result.isDone()) return;
+    shared.permits().run(() -> start(attempt));
+  }
+
+  private void start(int attempt) {
+    if (result.isDone()) {
+      shared.permits().release();
+      return;
+    }
     Duration timeout = shared.requestTimeout();
     if (deadline != null) {
       Duration left = Duration.between(Instant.now(), deadline);
@@ -68,12 +78,14 @@ final class Exchange {
     try {
       sent = shared.http().sendAsync(built, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     } catch (RuntimeException e) {
+      shared.permits().release();
       settle(null, closed() ? Failures.closed(e) : Failures.unexpected(e));
       return;
     }
     call.attempting = true;
     call.pending = sent;
     sent.whenComplete((response, failure) -> {
+      shared.permits().release();
       call.attempted(response == null ? 0 : response.statusCode());
       if (result.isDone()) return;
       if (response != null) shared.rateBudget().note(response);

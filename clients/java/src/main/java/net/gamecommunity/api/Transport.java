@@ -46,7 +46,7 @@ final class Transport {
   private volatile boolean closed;
 
   Transport(String baseUrl, String apiKey, String userAgent, Duration connectTimeout, Duration requestTimeout,
-      RetryPolicy retryPolicy, Executor executor, boolean strictDecoding, ClientLog log, String threadPrefix) {
+      RetryPolicy retryPolicy, Executor executor, boolean strictDecoding, ClientLog log, String threadPrefix, int maxConcurrentRequests) {
     this.baseUrl = baseUrl;
     this.log = log;
     this.poolThreads = new ClientThreads(threadPrefix);
@@ -56,7 +56,8 @@ final class Transport {
     this.retryPolicy = retryPolicy;
     this.strictDecoding = strictDecoding;
     this.ownedExecutor = executor == null ? Executors.newCachedThreadPool(poolThreads) : null;
-    this.executor = executor == null ? ownedExecutor : executor;
+    // Marked, so that blocking() knows it would wait on a thread the answer may need (BlockingCalls).
+    this.executor = ClientThreads.marking(executor == null ? ownedExecutor : executor);
     this.scheduler = Executors.newSingleThreadScheduledExecutor(timerThreads);
     // The service speaks HTTP/1.1; the default (HTTP/2) would add an h2c upgrade to every plain-http request.
     this.http = HttpClient.newBuilder()
@@ -64,7 +65,8 @@ final class Transport {
         .connectTimeout(connectTimeout)
         .executor(this.executor)
         .build();
-    this.exchanges = new Exchange.Shared(http, requestTimeout, this.executor, scheduler, this::isClosed, rateBudget, strictDecoding);
+    this.exchanges = new Exchange.Shared(http, requestTimeout, this.executor, scheduler, this::isClosed, rateBudget, strictDecoding,
+        new Permits(maxConcurrentRequests));
   }
 
   boolean isClosed() {

@@ -26,6 +26,9 @@ final class ScriptedServer implements AutoCloseable {
   /** Replies by method, used before the script: the same one to every request of that method. */
   private final Map<String, Reply> byMethod = new java.util.concurrent.ConcurrentHashMap<>();
   final List<Map<String, String>> received = new CopyOnWriteArrayList<>();
+  /** Requests being answered now, and the most there were at once. */
+  final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+  final java.util.concurrent.atomic.AtomicInteger mostInFlight = new java.util.concurrent.atomic.AtomicInteger();
   private final HttpServer server;
   private final ExecutorService threads = Executors.newCachedThreadPool();
 
@@ -45,6 +48,15 @@ final class ScriptedServer implements AutoCloseable {
   }
 
   private void answer(HttpExchange exchange) throws IOException {
+    mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+    try {
+      reply(exchange);
+    } finally {
+      inFlight.decrementAndGet();
+    }
+  }
+
+  private void reply(HttpExchange exchange) throws IOException {
     String requestBody = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
     received.add(Map.of(
         "body", requestBody,
