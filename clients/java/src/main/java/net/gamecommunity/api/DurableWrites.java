@@ -16,12 +16,12 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 
 /**
- * Writes that outlast outages and restarts: each one is saved to a file (its body and its
- * Idempotency-Key) before it is sent, and sent again, with the same key, until the service answers it:
- * a success, or a definite refusal (a 4xx other than 408 and 429). No answer, a 5xx, a 408 or a 429
- * keeps it, and it is sent again after a growing wait (Retry-After when the service gives one, else 1 s
- * doubling up to {@code maxWait}). Writes left by an earlier run are sent again when the queue opens.
- * One write is sent at a time, in the order they were made.
+ * Writes that outlast outages and restarts: each one is saved to a file (its body and its Idempotency-Key),
+ * on the client's threads (never the caller's: a game's main thread does no disk I/O), before it is sent, and
+ * sent again, with the same key, until the service answers it: a success, or a definite refusal (a 4xx other
+ * than 408 and 429). No answer, a 5xx, a 408 or a 429 keeps it, sent again after a growing wait (Retry-After
+ * when the service gives one, else 1 s doubling up to {@code maxWait}). One write is sent at a time, in the
+ * order they were made. {@link #open} reads what an earlier run left, on the calling thread (onEnable's).
  *
  * <p>The service remembers a key for 24 hours: a write still unanswered after {@code giveUpAfter} (23
  * hours by default) is dropped and reported as failed, rather than risk being recorded twice. A reward
@@ -47,8 +47,9 @@ public final class DurableWrites implements AutoCloseable {
   private final Deque<Entry> queue = new ArrayDeque<>();
   private final ListPoller.Subscription timer;
   private boolean sending;
-  /** The outcomes told so far, chained: one at a time, in order. */
+  /** The outcomes told so far, chained: one at a time, in order; the same for the saves. */
   private CompletableFuture<Void> told = CompletableFuture.completedFuture(null);
+  private CompletableFuture<Void> saving = CompletableFuture.completedFuture(null);
   private int failures;
   private volatile boolean closed;
 
@@ -77,10 +78,7 @@ public final class DurableWrites implements AutoCloseable {
     }
   }
 
-  /**
-   * One pending write and its future: a class the queue finds by identity, not a record, whose equals the JDK's
-   * ObjectMethods binds with shared handles that keep the last record class, and its loader, past a /reload.
-   */
+  /** A pending write and its future; not a record, whose equals (JDK ObjectMethods) kept its class loader past a /reload. */
   private static final class Entry {
     final WriteJournal.Saved write;
     final CompletableFuture<Object> result;
@@ -91,9 +89,9 @@ public final class DurableWrites implements AutoCloseable {
     }
   }
 
-  private DurableWrites(HttpCommunityApi api, Path directory, Consumer<Outcome> listener, Duration maxWait, Duration giveUpAfter) {
+  private DurableWrites(HttpCommunityApi api, WriteJournal journal, Consumer<Outcome> listener, Duration maxWait, Duration giveUpAfter) {
     this.api = api;
-    this.journal = new WriteJournal(directory);
+    this.journal = journal;
     this.listener = listener;
     this.maxWait = maxWait;
     this.giveUpAfter = giveUpAfter;
@@ -132,9 +130,14 @@ public final class DurableWrites implements AutoCloseable {
    */
   public static DurableWrites open(CommunityApi api, Path directory, Consumer<Outcome> listener, Duration maxWait, Duration giveUpAfter)
       throws IOException {
-    DurableWrites writes = new DurableWrites(HttpCommunityApi.of(api), Objects.requireNonNull(directory, "directory"),
-        Objects.requireNonNull(listener, "listener"), Transport.positive(maxWait, "maxWait"),
-        Transport.positive(giveUpAfter, "giveUpAfter"));
+    return open(api, new WriteJournal(Objects.requireNonNull(directory, "directory")), listener, maxWait, giveUpAfter);
+  }
+
+  /** On {@code journal}: tests watch its files' writes. */
+  static DurableWrites open(CommunityApi api, WriteJournal journal, Consumer<Outcome> listener, Duration maxWait, Duration giveUpAfter)
+      throws IOException {
+    DurableWrites writes = new DurableWrites(HttpCommunityApi.of(api), journal, Objects.requireNonNull(listener, "listener"),
+        Transport.positive(maxWait, "maxWait"), Transport.positive(giveUpAfter, "giveUpAfter"));
     writes.load();
     writes.sendNext();
     return writes;
@@ -162,7 +165,7 @@ public final class DurableWrites implements AutoCloseable {
     return api.bind(enqueue(Route.CREATE_FORM, answer).thenApply(FormAnswer.class::cast));
   }
 
-  /** @return how many writes wait for an answer (those of earlier runs included) */
+  /** @return how many saved writes wait for an answer (those of earlier runs included) */
   public synchronized int pending() {
     return queue.size();
   }
@@ -189,21 +192,29 @@ public final class DurableWrites implements AutoCloseable {
           null, null, null, null));
     }
     if (closed || api.transport.isClosed()) return CompletableFuture.failedFuture(Failures.closed(null));
-    String key = UUID.randomUUID().toString();
-    Instant now = Instant.now();
-    WriteJournal.Saved write = journal.entry(route, key, StrictJson.encode(request), now);
-    try {
-      journal.save(write);
-    } catch (IOException e) {
-      return CompletableFuture.failedFuture(new ApiException(ApiException.Kind.UNEXPECTED, 0, "could not save the write to " + write.file() + ": " + e,
-          null, null, null, e));
-    }
+    WriteJournal.Saved write = journal.entry(route, UUID.randomUUID().toString(), StrictJson.encode(request), Instant.now());
     Entry entry = new Entry(write, new CompletableFuture<>());
+    // Saved (forced to the disk) on the client's threads, one at a time, in the order the writes were made.
     synchronized (this) {
-      queue.add(entry);
+      saving = saving.thenRunAsync(() -> save(entry), BoundFuture.orInline(api.transport.executor));
     }
-    sendNext();
     return entry.result;
+  }
+
+  private void save(Entry entry) {
+    try {
+      journal.save(entry.write);
+    } catch (IOException e) {
+      entry.result.completeExceptionally(new ApiException(ApiException.Kind.UNEXPECTED, 0, "could not save the write to " + entry.write.file()
+          + ": " + e, null, null, null, e));
+      return;
+    }
+    synchronized (this) {
+      // Closed meanwhile: saved all the same, sent at the next start.
+      if (!closed) queue.add(entry);
+    }
+    if (closed) entry.result.completeExceptionally(Failures.closed(null));
+    sendNext();
   }
 
   /** Queues the writes an earlier run left; reports those that could not be read back. */
@@ -235,7 +246,7 @@ public final class DurableWrites implements AutoCloseable {
         return;
       }
       ApiException e = ApiException.unwrap(failure);
-      if (definite(e)) {
+      if (Failures.definite(e)) {
         finish(head, null, e);
       } else if (e.kind() != ApiException.Kind.CLOSED && e.kind() != ApiException.Kind.OUTCOME_UNKNOWN) {
         retryLater(e);
@@ -245,12 +256,6 @@ public final class DurableWrites implements AutoCloseable {
         }
       }
     });
-  }
-
-  /** An answer that sending again would not change: a 4xx other than 408 (the request came too slowly) and 429 (later). */
-  private static boolean definite(ApiException e) {
-    return e.status() >= 400 && e.status() < 500 && e.status() != 408 && e.status() != 429
-        || e.kind() == ApiException.Kind.INVALID_RESPONSE || e.kind() == ApiException.Kind.INVALID_ARGUMENT;
   }
 
   private void retryLater(ApiException e) {
@@ -281,10 +286,7 @@ public final class DurableWrites implements AutoCloseable {
     sendNext();
   }
 
-  /**
-   * Tells the listener, on the callback executor and after the outcomes before it, then runs {@code then}
-   * (completing the write's future) there.
-   */
+  /** Tells the listener, on the callback executor and after the outcomes before it, then runs {@code then} (completing the future). */
   private void report(Outcome outcome, Runnable then) {
     synchronized (this) {
       told = told.thenRunAsync(() -> {

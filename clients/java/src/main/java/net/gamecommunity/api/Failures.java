@@ -78,4 +78,10 @@ final class Failures {
       return e.kind() == ApiException.Kind.NOT_FOUND ? CompletableFuture.completedFuture(Optional.<T>empty()) : CompletableFuture.<Optional<T>>failedFuture(e);
     }).thenCompose(f -> f);
   }
+
+  /** An answer that sending again would not change: a 4xx other than 408 (the request came too slowly) and 429 (later). */
+  static boolean definite(ApiException e) {
+    return e.status() >= 400 && e.status() < 500 && e.status() != 408 && e.status() != 429
+        || e.kind() == ApiException.Kind.INVALID_RESPONSE || e.kind() == ApiException.Kind.INVALID_ARGUMENT;
+  }
 }

@@ -23,7 +23,7 @@ import java.util.stream.Stream;
  * forced to the disk, then renamed). A file that cannot be read back is set aside as {@code .unreadable}.
  * What to send and when is {@link DurableWrites}' business.
  */
-final class WriteJournal {
+class WriteJournal {
   private static final String SUFFIX = ".json";
 
   /**

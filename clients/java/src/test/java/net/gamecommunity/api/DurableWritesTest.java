@@ -6,13 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import net.gamecommunity.api.ScriptedServer.Reply;
@@ -36,6 +40,33 @@ class DurableWritesTest {
   private long files() throws Exception {
     try (Stream<Path> list = Files.list(directory)) {
       return list.count();
+    }
+  }
+
+  @Test
+  void whenAWriteIsMadeOnAGamesMainThread_thenItsFileIsWrittenOnTheClientsThreads_inTheOrderTheWritesWereMade() throws Exception {
+    List<String> saves = new CopyOnWriteArrayList<>();
+    WriteJournal watched = new WriteJournal(directory) {
+      @Override
+      void save(Saved write) throws IOException {
+        saves.add(Thread.currentThread().getName() + " " + write.body().get("rewardId"));
+        super.save(write);
+      }
+    };
+    try (ScriptedServer server = new ScriptedServer();
+        CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").threadNamePrefix("durable").build()) {
+      server.route("POST", Reply.of(201, LOG, Map.of()));
+      ExecutorService main = Executors.newSingleThreadExecutor(r -> new Thread(r, "server-main"));
+      try (DurableWrites writes = DurableWrites.open(api, watched, outcome -> {}, QUICK, DAY)) {
+        List<CompletableFuture<RewardLog>> made = main.submit(() -> List.of(
+            writes.createRewardLog(NewRewardLog.now(1, 1)), writes.createRewardLog(NewRewardLog.now(1, 2)),
+            writes.createRewardLog(NewRewardLog.now(1, 3)))).get(10, TimeUnit.SECONDS);
+        for (CompletableFuture<RewardLog> write : made) write.get(10, TimeUnit.SECONDS);
+      } finally {
+        main.shutdownNow();
+      }
+      assertEquals(List.of("1", "2", "3"), saves.stream().map(s -> s.substring(s.indexOf(' ') + 1)).toList());
+      assertTrue(saves.stream().allMatch(s -> s.startsWith("durable-")), saves.toString());
     }
   }
 
