@@ -151,6 +151,16 @@ public final class ApiException extends RuntimeException {
     return Optional.ofNullable(error);
   }
 
+  /**
+   * {@link #error()} as a constant, to switch on: {@link ErrorName#UNKNOWN} when there is none, or a newer
+   * service's name this client does not know.
+   *
+   * @return the error's name
+   */
+  public ErrorName errorName() {
+    return ErrorName.of(error);
+  }
+
   /** The same failure, its stack trace the calling thread's (what {@code blocking()} throws). */
   ApiException inCallersThread() {
     return new ApiException(kind, status, getMessage(), requestId, retryAfter, error, getCause());

@@ -9,7 +9,7 @@ import java.util.Objects;
  * place in the stream. Immutable: {@link #data()} gives a copy.
  *
  * <pre>{@code
- * if (event.type().equals("reward_log.created")) giveReward(event.as(RewardLog.class));
+ * if (event.eventType() == EventType.REWARD_LOG_CREATED) giveReward(event.as(RewardLog.class));
  * }</pre>
  */
 public final class Event {
@@ -53,6 +53,11 @@ public final class Event {
   /** @return the event type: {@code reward_log.created}, {@code cosmetic.updated}, … */
   public String type() {
     return type;
+  }
+
+  /** @return {@link #type()} as a constant, to switch on; {@link EventType#UNKNOWN} for a type this client does not know */
+  public EventType eventType() {
+    return EventType.of(type);
   }
 
   /** @return when the write happened */

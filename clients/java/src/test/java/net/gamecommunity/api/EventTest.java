@@ -18,6 +18,21 @@ class EventTest {
   }
 
   @Test
+  void whenATypeOrAnErrorNameIsKnown_thenItsConstantComesBack_andANewerOneIsUnknown() {
+    JsonObject data = new JsonObject();
+    assertEquals(EventType.REWARD_LOG_CREATED, new Event("1", "reward_log.created", Instant.EPOCH, data).eventType());
+    assertEquals("infected_stats.updated", EventType.INFECTED_STATS_UPDATED.wireName());
+    for (EventType type : EventType.values()) if (type != EventType.UNKNOWN) assertEquals(type, EventType.of(type.wireName()));
+    Event newer = new Event("2", "leaderboard.season_ended", Instant.EPOCH, data);
+    assertEquals(EventType.UNKNOWN, newer.eventType());
+    assertEquals("leaderboard.season_ended", newer.type());
+    assertEquals(ErrorName.DUPLICATE, ErrorName.of("DUPLICATE"));
+    assertEquals(ErrorName.UNKNOWN, ErrorName.of("A_NEWER_NAME"));
+    assertEquals(ErrorName.UNKNOWN, ErrorName.of(null));
+    assertEquals(ErrorName.UNKNOWN, ApiException.of(ApiException.Kind.CONFLICT, 409, "no name").errorName());
+  }
+
+  @Test
   void whenAnEventIsReadAsItsRecord_thenItDecodes_andItsDataCannotBeChangedThroughIt() {
     Event event = rewardEvent();
     assertEquals(new RewardLog(9, 1, 42, Instant.parse("2026-11-22T09:15:30Z")), event.as(RewardLog.class));

@@ -317,6 +317,7 @@ class LiveApiTest {
     a.blocking().createRewardLog(NewRewardLog.at(1, rewardId, at));
     ApiException duplicate = failure(ApiException.Kind.CONFLICT, () -> a.blocking().createRewardLog(NewRewardLog.at(1, rewardId, at)));
     assertEquals(Optional.of("DUPLICATE"), duplicate.error());
+    assertEquals(ErrorName.DUPLICATE, duplicate.errorName());
     ApiException noPlayer = failure(ApiException.Kind.CONFLICT, () -> a.blocking().createRewardLog(NewRewardLog.now(999_999, rewardId)));
     assertEquals(Optional.of("REFERENCE_NOT_FOUND"), noPlayer.error());
   }

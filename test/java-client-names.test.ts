@@ -1,0 +1,36 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { WEBHOOK_EVENTS } from "../src/audit/events.js";
+import { ERROR_CATALOGUE } from "../src/core/error-catalogue.js";
+
+/**
+ * The Java client's enums of the service's names (ErrorName, EventType) hold exactly the service's: a name added
+ * here and not there reaches plugins as UNKNOWN, one kept there and dropped here is a constant nothing sends.
+ */
+const JAVA = "clients/java/src/main/java/net/gamecommunity/api";
+
+/** The enum's constants: its lines `  NAME,` up to the one that ends with `;`. */
+function constants(file: string): string[] {
+  const lines = readFileSync(`${JAVA}/${file}`, "utf8").split("\n");
+  const found: string[] = [];
+  for (const line of lines.slice(lines.findIndex((l) => l.startsWith("public enum")))) {
+    const m = /^\s+([A-Z][A-Z0-9_]*)([,;])$/.exec(line);
+    if (!m) continue;
+    found.push(m[1]!);
+    if (m[2] === ";") break;
+  }
+  return found.filter((c) => c !== "UNKNOWN");
+}
+
+/** EventType.wireName(): lower case, the last _ a dot. */
+const wireName = (constant: string) => constant.toLowerCase().replace(/_([a-z0-9]+)$/, ".$1");
+
+describe("the Java client's names", () => {
+  it("when ErrorName is read, then its constants are the service's error catalogue, UNKNOWN aside", () => {
+    expect(constants("ErrorName.java").sort()).toEqual(Object.keys(ERROR_CATALOGUE).sort());
+  });
+
+  it("when EventType is read, then its constants name the service's event types, UNKNOWN aside", () => {
+    expect(constants("EventType.java").map(wireName).sort()).toEqual([...WEBHOOK_EVENTS].sort());
+  });
+});
