@@ -173,6 +173,38 @@ describe("GET /api/events", () => {
     expect(JSON.parse(expired.body).message).toMatch(/^Last-Event-ID: the stream cannot resume after this event: its event is past the retention/);
   });
 
+  it("when a stream asks for the events since a moment (a client without a saved id, started while the service was down), then each from that moment comes, once, in order, then the live ones", async () => {
+    const [before, first, second] = [await reward(), await reward(), await reward()];
+    // The events up to the first reward an hour back, by the service's clock: startAt= half an hour back splits them for certain.
+    const moved = await t.database.db.prisma.$executeRaw`
+      UPDATE webhook_events SET "createdAt" = now() - interval '1 hour'
+       WHERE ("writtenBy", id) <= (SELECT "writtenBy", id FROM webhook_events WHERE type = 'reward_log.created' AND (data::jsonb ->> 'rewardId')::int = ${before})`;
+    expect(moved).toBeGreaterThan(0);
+    const [{ at }] = (await t.database.db.prisma.$queryRaw<{ at: Date }[]>`SELECT now() - interval '30 minutes' AS at`) as [{ at: Date }];
+    const s = await stream(keyB, `types=reward_log.created&startAt=${encodeURIComponent(at.toISOString())}`);
+    expect(s.status).toBe(200);
+    await s.waitFor("the two events since", () => rewardIds(s).length === 2);
+    const live = await reward();
+    await s.waitFor("the live one", () => rewardIds(s).length === 3);
+    expect(rewardIds(s)).toEqual([first, second, live]);
+    expect(await strictlyIncreasing(t.database.db, s.events.map((e) => e.id))).toBe(true);
+    // Sent its position first, as a stream from now is (a heartbeat's would come only after 10 s): a reconnection resumes from there.
+    const ahead = await stream(keyB, `types=reward_log.created&startAt=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
+    await ahead.waitFor("its position", () => ahead.lastId !== "", 5_000);
+    expect(ahead.events).toEqual([]);
+  });
+
+  it.each([
+    ["startAt=yesterday", {}, 400, /^startAt: expected an ISO 8601 date-time with Z or an offset/],
+    [`startAt=2026-01-01T00:00:00Z&lastEventId=${EXPIRED_EVENT_ID}`, {}, 400, /^startAt: send it or a resume point \(Last-Event-ID, lastEventId\), not both$/],
+    ["startAt=2026-01-01T00:00:00Z", { "Last-Event-ID": EXPIRED_EVENT_ID }, 400, /^startAt: send it or a resume point \(Last-Event-ID, lastEventId\), not both$/],
+    [`startAt=${encodeURIComponent(new Date(Date.now() - 31 * 86_400_000).toISOString())}`, {}, 410, /^startAt: the stream cannot start at this moment: it is past the retention/],
+  ])("when the query is %s (headers %j), then %i before the stream starts", async (query, headers, status, message) => {
+    const s = await stream(keyB, query, headers);
+    expect(s.status).toBe(status);
+    expect(JSON.parse(s.body).message).toMatch(message);
+  });
+
   it("when the id sent is not one this service sends, or two differ, then 400 naming it", async () => {
     const bad = await stream(keyB, "", { "Last-Event-ID": "42" });
     expect(bad.status).toBe(400);

@@ -92,8 +92,8 @@ export const errors = {
   cursorExpired: (reason: string) => new ApiError("SYNC_TOKEN_EXPIRED", `cursor: ${reason}; walk the list again from its first page, without cursor`),
   tooManyStreams: (limit: number, retryAfterSeconds: number) =>
     new ApiError("TOO_MANY_STREAMS", `This API user already has ${limit} event stream${limit === 1 ? "" : "s"} open on this instance: close one, or retry in ${retryAfterSeconds} s`),
-  eventIdExpired: (parameter: string, reason: string) =>
-    new ApiError("EVENT_ID_EXPIRED", `${parameter}: the stream cannot resume after this event: ${reason}; reload by sync, then open the stream without it`),
+  eventIdExpired: (parameter: string, reason: string, what = "resume after this event") =>
+    new ApiError("EVENT_ID_EXPIRED", `${parameter}: the stream cannot ${what}: ${reason}; reload by sync, then open the stream without it`),
   typesForbidden: (types: readonly string[]) =>
     new ApiError("FORBIDDEN", `types: this API user may not subscribe to ${types.join(", ")} (it may call no route that answers those records with every field their events carry)`),
   starting: () => new ApiError("STARTING", "Not ready: this instance is starting (opening the database, applying migrations); retry in a moment"),

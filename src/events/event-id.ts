@@ -17,6 +17,9 @@ export interface SentEventId {
   parameter: "Last-Event-ID" | "lastEventId";
 }
 
+/** Where a stream starts: after an event a client sent (SentEventId), or at a moment (`since`, the service's clock). */
+export type StreamStart = SentEventId | { since: Date };
+
 /** Before every event: the position of a stream opened on an empty outbox. */
 export const ZERO_KEY: EventKey = { xid: 0n, id: 0n };
 

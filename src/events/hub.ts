@@ -7,7 +7,7 @@ import { HubChannels } from "./channels.js";
 import { CatchUpGate } from "./catch-up-gate.js";
 import { EventIds, ZERO_KEY, type EventKey } from "./event-id.js";
 import { adoptForeignEvents, eventsBetween, keyState, lastEvent, nextEvents, PAGE, syncKey, type EventFraming, type StreamEvent } from "./outbox.js";
-import { resumePoint } from "./resume.js";
+import { startPoint } from "./resume.js";
 import { topicOf, typeOf } from "./topics.js";
 import { batches, type Batch } from "./batch.js";
 import { inSlices, ReadPace } from "./pace.js";
@@ -102,7 +102,7 @@ export class EventHub implements Tail {
       if (!key.valid) throw errors.unauthenticated();
       // Changed since the request was authenticated: as the next request would be answered.
       if (key.addresses && !key.addresses.allows(request.address)) throw errors.addressNotAllowed();
-      from = request.resumeAfter && (await resumePoint(this.db, this.framing!.ids, request.resumeAfter, this.config.webhooksRetainDays));
+      from = request.resumeAfter && (await startPoint(this.db, this.framing!.ids, request.resumeAfter, this.config.webhooksRetainDays));
       if (this.closed) throw errors.shuttingDown();
     } catch (error) {
       release();
@@ -120,7 +120,8 @@ export class EventHub implements Tail {
     const stream = new Stream(request, res, this.config.eventsBufferBytes, this.framing!.ids, this.logger);
     this.streams.add(stream);
     const unbeat = this.heartbeats.add(stream);
-    stream.begin(from ?? this.head, from !== undefined, key);
+    // A stream started from now or at a moment is sent its position first; one resumed knows it.
+    stream.begin(from ?? this.head, request.resumeAfter !== undefined && !("since" in request.resumeAfter), key);
     // The request is answered from here on by the stream alone: what served it until now (the
     // router's chain, its promises) is let go, and a stream costs only itself and its connection.
     void stream.catchUp(this);

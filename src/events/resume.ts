@@ -1,6 +1,6 @@
 import type { Database } from "../db/database.js";
 import { errors } from "../core/errors.js";
-import { compareKeys, UNSEALED_EVENT_ID, ZERO_KEY, type EventIds, type EventKey, type SentEventId } from "./event-id.js";
+import { compareKeys, UNSEALED_EVENT_ID, ZERO_KEY, type EventIds, type EventKey, type SentEventId, type StreamStart } from "./event-id.js";
 
 /**
  * Where a stream resumes: the key of the id the client sent, if this
@@ -16,6 +16,29 @@ export async function resumePoint(db: Database, ids: EventIds, sent: SentEventId
   if (key === "other-database") throw errors.eventIdExpired(sent.parameter, "not from this database (another one, or this one restored from a backup since)");
   if (!(await resumable(db, key, retainDays))) throw errors.eventIdExpired(sent.parameter, "its event is past the retention, or not in this database");
   return key;
+}
+
+/** Where a stream starts: after the event a client sent, or at a moment. */
+export function startPoint(db: Database, ids: EventIds, start: StreamStart, retainDays: number): Promise<EventKey> {
+  return "since" in start ? pointAt(db, start.since, retainDays) : resumePoint(db, ids, start, retainDays);
+}
+
+/**
+ * The position just before the first event, in stream order, written at or after `since` (its createdAt, the
+ * database's clock): every event from then on comes, and those after it in the stream written a moment before
+ * (a transaction begun before `since` that committed after) too, rather than be missed. No event since: the
+ * end of the outbox. 410 past the retention.
+ */
+async function pointAt(db: Database, since: Date, retainDays: number): Promise<EventKey> {
+  if (since.getTime() < Date.now() - retainDays * 86_400_000 + RETENTION_MARGIN_MS) {
+    throw errors.eventIdExpired("startAt", `it is past the retention (${retainDays} days, WEBHOOKS_RETAIN_DAYS), its events may be pruned`, "start at this moment");
+  }
+  const rows = await db.prisma.$queryRaw<{ xid: string; id: string }[]>`
+    WITH first AS (SELECT "writtenBy", id FROM webhook_events WHERE "createdAt" >= ${since} ORDER BY "writtenBy", id LIMIT 1)
+    SELECT "writtenBy"::text AS xid, id::text AS id FROM webhook_events
+     WHERE NOT EXISTS (SELECT 1 FROM first) OR ("writtenBy", id) < (SELECT "writtenBy", id FROM first)
+     ORDER BY "writtenBy" DESC, id DESC LIMIT 1`;
+  return rows[0] ? { xid: BigInt(rows[0].xid), id: BigInt(rows[0].id) } : ZERO_KEY;
 }
 
 /** A resume point is answered 410 once within this much of the retention's end: the hourly pruning may take it any moment. */

@@ -2,7 +2,7 @@ import type { Response } from "express";
 import type { Caller } from "../auth/caller.js";
 import { taken } from "../core/send.js";
 import type { Logger } from "../core/logger.js";
-import { compareKeys, ZERO_KEY, type EventIds, type EventKey, type SentEventId } from "./event-id.js";
+import { compareKeys, ZERO_KEY, type EventIds, type EventKey, type StreamStart } from "./event-id.js";
 import type { Batch } from "./batch.js";
 import type { KeyState, StreamEvent } from "./outbox.js";
 
@@ -20,8 +20,8 @@ export interface StreamRequest {
   address: string | undefined;
   /** The topics it may see among the types it asked for (events/topics.ts, resources/events/visibility.ts). */
   topics: ReadonlySet<string>;
-  /** After which event to start, as the client sent it (the id, and the header or parameter it came in); undefined: from now. */
-  resumeAfter: SentEventId | undefined;
+  /** After which event to start, as the client sent it (the id, and the header or parameter it came in), or at which moment; undefined: from now. */
+  resumeAfter: StreamStart | undefined;
 }
 
 

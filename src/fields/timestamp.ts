@@ -72,3 +72,17 @@ export const timestamp = z
     override: { type: "string", format: "date-time", pattern: ISO_DATE_TIME.source },
     example: "2026-11-22T10:15:30+01:00",
   });
+
+/** A moment sent to the millisecond (a stream's `since`): as `timestamp`, its fraction kept to the millisecond. */
+export const instant = z
+  .string("expected a single value")
+  .transform((raw, ctx) => {
+    const date = parseTimestamp(raw);
+    if (!date) {
+      ctx.addIssue({ code: "custom", message: `expected an ${TIMESTAMP_FORMS}` });
+      return z.NEVER;
+    }
+    const fraction = ISO_DATE_TIME.exec(raw)![7] ?? "";
+    return new Date(date.getTime() + Number(fraction.padEnd(3, "0").slice(0, 3)));
+  })
+  .meta({ override: { type: "string", format: "date-time", pattern: ISO_DATE_TIME.source } });

@@ -5,7 +5,7 @@ import type { CallerDirectory } from "../auth/callers.js";
 import type { CallerGroup, Config } from "../core/config.js";
 import type { DbClient, ReadClient } from "../db/client.js";
 import type { ListSource } from "../db/list-query.js";
-import type { SentEventId } from "../events/event-id.js";
+import type { StreamStart } from "../events/event-id.js";
 import type { ApiError } from "../core/errors.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import type { ApiUsers } from "../users/users.js";
@@ -124,7 +124,7 @@ export interface ListDeclaration<I = RouteInput> {
 export class EventStreamAnswer {
   constructor(
     readonly topics: ReadonlySet<string>,
-    readonly resumeAfter: SentEventId | undefined,
+    readonly resumeAfter: StreamStart | undefined,
   ) {}
 }
 

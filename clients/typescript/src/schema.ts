@@ -273,7 +273,7 @@ export interface paths {
         };
         /**
          * Live events: the API's writes as they commit (server-sent events)
-         * @description A stream of the events webhooks announce (docs/WEBHOOKS.md), for callers that cannot receive webhooks (behind NAT). Every event committed through any instance reaches every stream, once, in the order of the transactions that wrote them. To resume after a dropped connection, reconnect (to any instance) with `Last-Event-ID` (or `lastEventId`): every event since comes, once. A resume point older than the retention, or from another database (or this one before a restore), is answered 410: reload by sync, then stream again without it. A caller sees an event when it may call the route that answers its record with every field the event carries (player: get-all-full-players-by-gradeId; cosmetic: get-cosmetic; infected_stats: get-all-infectes; temporary_item: get-active-items; parkour_map: get-all-maps; a temporary item only while between its dates when written); the callers of the admin routes (groups A, B) see every event, and alone those of form, reward_log, world, api_user. The stream ends when its key is revoked or expires, when its client's address is no longer allowed, when the instance stops, or when the client lets more than EVENTS_BUFFER_BYTES wait: reconnect and resume. Opening a stream counts against the rate limit; its events do not.
+         * @description A stream of the events webhooks announce (docs/WEBHOOKS.md), for callers that cannot receive webhooks (behind NAT). Every event committed through any instance reaches every stream, once, in the order of the transactions that wrote them. To resume after a dropped connection, reconnect (to any instance) with `Last-Event-ID` (or `lastEventId`): every event since comes, once. Without one, `startAt` starts at a moment rather than now. A resume point older than the retention, or from another database (or this one before a restore), is answered 410: reload by sync, then stream again without it. A caller sees an event when it may call the route that answers its record with every field the event carries (player: get-all-full-players-by-gradeId; cosmetic: get-cosmetic; infected_stats: get-all-infectes; temporary_item: get-active-items; parkour_map: get-all-maps; a temporary item only while between its dates when written); the callers of the admin routes (groups A, B) see every event, and alone those of form, reward_log, world, api_user. The stream ends when its key is revoked or expires, when its client's address is no longer allowed, when the instance stops, or when the client lets more than EVENTS_BUFFER_BYTES wait: reconnect and resume. Opening a stream counts against the rate limit; its events do not.
          *
          *     **Callers:** user-A, user-B, user-C, user-D (the website) (caller groups A, B, C, D).
          */
@@ -3254,6 +3254,8 @@ export interface operations {
                 types?: string;
                 /** @description Last-Event-ID, for clients that cannot set headers. */
                 lastEventId?: string;
+                /** @description Without a resume point: start with the events written at or after this moment (the service's clock, to the millisecond), within the retention; for a client that subscribed before it could connect (the service down at its start). */
+                startAt?: string;
             };
             header?: {
                 "Last-Event-ID"?: string;

@@ -4,6 +4,7 @@ import { EVENT_ID, EventIds, UNSEALED_EVENT_ID } from "../../events/event-id.js"
 import { topicSet } from "../../events/batch.js";
 import { HEARTBEAT_MS, RETRY_MS } from "../../events/stream.js";
 import { errors } from "../../core/errors.js";
+import { instant } from "../../fields/timestamp.js";
 import { defineRoute, EventStreamAnswer } from "../../http/route.js";
 import { WEBHOOK_EVENTS } from "../../audit/events.js";
 import { EVENT_CALLERS, VISIBILITY_TEXT, visibleTopics } from "./visibility.js";
@@ -31,6 +32,12 @@ const eventsQuery = z.strictObject({
     .optional()
     .meta({ description: "Comma-separated event types (`reward_log.created,form.created`); default: every type this API user may see.", example: "reward_log.created,form.created" }),
   lastEventId: eventId.optional().meta({ description: "Last-Event-ID, for clients that cannot set headers." }),
+  startAt: instant.optional().meta({
+    description:
+      "Without a resume point: start with the events written at or after this moment (the service's clock, to the millisecond), " +
+      "within the retention; for a client that subscribed before it could connect (the service down at its start).",
+    example: "2026-11-25T10:00:00.000Z",
+  }),
 });
 
 const eventsHeaders = z.object({ "Last-Event-ID": eventId.optional() });
@@ -39,7 +46,7 @@ const sseText = z.string().meta({
   description:
     "Server-sent events (text/event-stream). Each event: `id:` (opaque), `event:` (its type), `data:` (one line: " +
     'the webhook body, `{"type","timestamp","data"}`, data being the record as the API answers it). Also `retry:` (ms) first, ' +
-    "then, when starting from now, an `id:` alone (the position, to resume from); and every " +
+    "then, when starting from now or at a moment (`startAt`), an `id:` alone (the position, to resume from); and every " +
     `${HEARTBEAT_MS / 1000} s a \`: heartbeat\` comment with an \`id:\` (the position, moved past the events not sent).`,
   example:
     `retry: ${RETRY_MS}\nid: ${EXAMPLE_IDS[0]}\n\n` +
@@ -55,7 +62,7 @@ export const eventRoutes = [
       "A stream of the events webhooks announce (docs/WEBHOOKS.md), for callers that cannot receive webhooks (behind NAT). " +
       "Every event committed through any instance reaches every stream, once, in the order of the transactions that wrote them. " +
       "To resume after a dropped connection, reconnect (to any instance) with `Last-Event-ID` (or `lastEventId`): every event since " +
-      "comes, once. A resume point older than the retention, or from another database (or this one before a restore), is " +
+      "comes, once. Without one, `startAt` starts at a moment rather than now. A resume point older than the retention, or from another database (or this one before a restore), is " +
       "answered 410: reload by sync, then stream again without it. " +
       VISIBILITY_TEXT +
       " The stream ends when its key is revoked or expires, when its client's address is no longer allowed, when the instance " +
@@ -81,7 +88,8 @@ export const eventRoutes = [
       if (refused.length > 0) throw errors.typesForbidden(refused);
       const resumeAfter =
         header !== undefined ? { id: header, parameter: "Last-Event-ID" as const } : query.lastEventId !== undefined ? { id: query.lastEventId, parameter: "lastEventId" as const } : undefined;
-      return Promise.resolve(new EventStreamAnswer(topicSet(visibleTopics(types, may)), resumeAfter));
+      if (query.startAt && resumeAfter) throw errors.validation("startAt: send it or a resume point (Last-Event-ID, lastEventId), not both");
+      return Promise.resolve(new EventStreamAnswer(topicSet(visibleTopics(types, may)), resumeAfter ?? (query.startAt && { since: query.startAt })));
     },
   }),
 ];

@@ -47,4 +47,11 @@ public interface EventListener {
    * @param delayMillis the wait before the next connection, in milliseconds (Retry-After when the service gave one)
    */
   default void onReconnecting(Throwable reason, long delayMillis) {}
+
+  /**
+   * A connection opened (the first one, and each reconnection): the events that follow come after those
+   * already delivered. For a plugin that wants to reconcile what it keeps (a sync) once the service answers
+   * again; by default, nothing.
+   */
+  default void onConnected() {}
 }

@@ -23,7 +23,9 @@ import java.util.function.Consumer;
  * A live subscription to the API's events (GET /api/events, server-sent events), made by
  * {@link CommunityApi#subscribe}. It reconnects by itself, to whichever instance answers, resuming after the
  * last event it received (Last-Event-ID): no event is lost nor delivered twice across reconnections. It
- * waits the Retry-After of a 429 or 503, otherwise the server's {@code retry:} hint, then jittered backoff
+ * Made without a saved id, it asks for the events since {@code subscribe()} was called until the stream gives it a
+ * position, so that none written while the service could not be reached is missed (the service's clock decides:
+ * keep the game server's in time). It waits the Retry-After of a 429 or 503, otherwise the server's {@code retry:} hint, then jittered backoff
  * while failures repeat; 30 s without a byte (the server sends a heartbeat every 10 s) counts as a dead
  * connection. A refusal no reconnection changes (401, 403, 410) stops it ({@link EventListener#onStopped}).
  * {@link #close()} stops it; so does {@link CommunityApi#close()}.
@@ -43,6 +45,11 @@ public final class EventSubscription implements AutoCloseable {
   private volatile String lastEventId;
   /** The position after the last event received (maybe still with the listener): where a reconnection resumes. */
   private String received;
+  /**
+   * Made without an id: when subscribe() was called. Until the stream gives a position, each connection asks for
+   * the events since then ({@code startAt=}), so that none written while the service could not be reached is missed.
+   */
+  private final Instant subscribedAt;
   private long retryMillis = 2_000;
   private int failures;
   /** Which connection is current: the callbacks of an older one (cut for idleness) are ignored. */
@@ -62,6 +69,7 @@ public final class EventSubscription implements AutoCloseable {
     this.executor = executor;
     this.lastEventId = lastEventId;
     this.received = lastEventId;
+    this.subscribedAt = lastEventId == null ? Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS) : null;
     this.listener = listener;
     this.onClose = onClose;
   }
@@ -106,11 +114,14 @@ public final class EventSubscription implements AutoCloseable {
 
   private void connect() {
     int current;
-    HttpRequest.Builder request = transport.newRequest(uri).header("Accept", "text/event-stream").GET();
+    HttpRequest.Builder request;
     synchronized (lock) {
       if (closed) return;
       current = ++generation;
       String resumeAfter = received;
+      request = transport.newRequest(resumeAfter != null || subscribedAt == null ? uri
+              : URI.create(uri + (uri.getRawQuery() == null ? "?" : "&") + "startAt=" + URLEncoder.encode(subscribedAt.toString(), StandardCharsets.UTF_8)))
+          .header("Accept", "text/event-stream").GET();
       if (resumeAfter != null) request.header(Headers.LAST_EVENT_ID, resumeAfter);
       lastByteAt = System.currentTimeMillis();
       timer = every(() -> checkIdle(current));
@@ -240,8 +251,9 @@ public final class EventSubscription implements AutoCloseable {
       synchronized (lock) {
         if (closed || connection != generation) return false;
         body = s;
-        return true;
       }
+      deliver(listener::onConnected);
+      return true;
     }
 
     @Override

@@ -90,13 +90,50 @@ class EventSubscriptionTest {
         "reconnecting in 100",
         "stopped 410"), calls);
     assertEquals(List.of("null", ID_1, ID_1, ID_2), server.received.stream().map(r -> r.get("lastEventId")).toList());
-    assertEquals("/api/events?types=reward_log.created", server.received.get(0).get("uri"));
+    // Made without an id: the first connection asks for the events since subscribe().
+    assertTrue(server.received.get(0).get("uri").startsWith("/api/events?types=reward_log.created&startAt="), server.received.get(0).get("uri"));
+    assertEquals("/api/events?types=reward_log.created", server.received.get(1).get("uri"));
     // Every connection carries the client's key and User-Agent, as its calls do.
     for (Map<String, String> request : server.received) {
       assertEquals("gsk_test", request.get("apiKey"));
       assertTrue(request.get("userAgent").startsWith("game-community-api-java/"), request.get("userAgent"));
     }
     assertTrue(subscription.isClosed());
+  }
+
+  @Test
+  void whenTheServiceIsDownAtSubscribe_thenEachConnectionAsksForTheEventsSinceThen_untilTheStreamGivesAPosition() throws Exception {
+    server.script.add(ScriptedServer.Reply.of(503, "{\"code\":503,\"message\":\"Not ready: this instance is starting\"}", Map.of("Retry-After", "0")));
+    server.script.add(ScriptedServer.Reply.of(503, "{\"code\":503,\"message\":\"Not ready: this instance is starting\"}", Map.of("Retry-After", "0")));
+    server.script.add(ScriptedServer.Reply.of(200, "retry: 100\n\n" + event(ID_1, 7), Map.of()));
+    server.script.add(ScriptedServer.Reply.of(410, "{\"code\":410,\"message\":\"Last-Event-ID: past the retention\"}", Map.of()));
+    java.time.Instant before = java.time.Instant.now();
+    api.subscribe(List.of("reward_log.created"), new EventListener() {
+      @Override
+      public void onEvent(Event e) {
+        calls.add("event " + e.id());
+      }
+
+      @Override
+      public void onConnected() {
+        calls.add("connected");
+      }
+
+      @Override
+      public void onStopped(ApiException reason) {
+        calls.add("stopped " + reason.status());
+      }
+    });
+    java.time.Instant after = java.time.Instant.now();
+    waitFor("the 410", () -> calls.contains("stopped 410"));
+    assertEquals(List.of("connected", "event " + ID_1, "stopped 410"), calls);
+    List<String> uris = server.received.stream().map(r -> r.get("uri")).toList();
+    String since = uris.get(0).replaceFirst("^/api/events\\?types=reward_log\\.created&startAt=", "");
+    java.time.Instant asked = java.time.Instant.parse(java.net.URLDecoder.decode(since, java.nio.charset.StandardCharsets.UTF_8));
+    assertTrue(!asked.isBefore(before.truncatedTo(java.time.temporal.ChronoUnit.MILLIS)) && !asked.isAfter(after), asked + " between " + before + " and " + after);
+    // The same moment on each attempt, until an event gave a position; then Last-Event-ID alone.
+    assertEquals(List.of(uris.get(0), uris.get(0), uris.get(0), "/api/events?types=reward_log.created"), uris);
+    assertEquals(List.of("null", "null", "null", ID_1), server.received.stream().map(r -> r.get("lastEventId")).toList());
   }
 
   @Test

@@ -57,6 +57,44 @@ class EventsLiveTest {
     }
   }
 
+  /** The plugin author's case: the service down at onEnable, no saved id; a reward recorded before the stream could connect. */
+  @Test
+  void whenTheServiceCannotBeReachedAtSubscribe_thenAnEventWrittenBeforeTheStreamConnectsStillComes() throws Exception {
+    int port = TcpProxy.freePort();
+    java.net.URI live = java.net.URI.create(env("COMMUNITY_API_URL"));
+    CommunityApi b = CommunityApi.builder(env("COMMUNITY_API_URL"), env("COMMUNITY_API_KEY_B")).build();
+    CommunityApi unreachable = CommunityApi.builder("http://127.0.0.1:" + port + live.getPath(), env("COMMUNITY_API_KEY_B")).build();
+    try {
+      List<Integer> received = new CopyOnWriteArrayList<>();
+      CountDownLatch connected = new CountDownLatch(1);
+      unreachable.subscribe(List.of("reward_log.created"), new EventListener() {
+        @Override
+        public void onEvent(Event event) {
+          received.add(event.as(RewardLog.class).rewardId());
+        }
+
+        @Override
+        public void onConnected() {
+          connected.countDown();
+        }
+      });
+      int rewardId = ThreadLocalRandom.current().nextInt(1_000_000, Integer.MAX_VALUE);
+      b.blocking().createRewardLog(NewRewardLog.now(1, rewardId));
+      assertEquals(1, connected.getCount(), "the stream connected before the service was reachable");
+      TcpProxy reachable = new TcpProxy(port, live);
+      try {
+        assertTrue(connected.await(40, TimeUnit.SECONDS), "the stream never connected");
+        waitFor("the reward recorded before the stream connected", () -> received.contains(rewardId));
+      } finally {
+        unreachable.close();
+        reachable.close();
+      }
+    } finally {
+      unreachable.close();
+      b.close();
+    }
+  }
+
   /** The plugin author's case: onDisable saves lastEventId() while the listener is still handling an event. */
   @Test
   void whenThePluginStopsWhileItsListenerHandlesAnEvent_thenResumingFromTheSavedIdDeliversThatEventAgain() throws Exception {
