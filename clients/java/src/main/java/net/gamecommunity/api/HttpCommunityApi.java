@@ -17,7 +17,7 @@ import java.util.function.Supplier;
 /** The client {@link CommunityApi#builder} makes: each call a request of a {@link Route}, sent by the {@link Transport}. */
 final class HttpCommunityApi implements CommunityApi {
   /** This client's version, sent in User-Agent; the artifact's version in pom.xml. */
-  static final String VERSION = "2.0.0";
+  static final String VERSION = "3.0.0";
 
   final Transport transport;
   /** How long each call may take in all, retries included; null: as long as the retry policy takes. */
