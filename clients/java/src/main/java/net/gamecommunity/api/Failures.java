@@ -24,11 +24,22 @@ final class Failures {
     return new ApiException(ApiException.Kind.UNEXPECTED, 0, String.valueOf(cause), null, null, null, cause);
   }
 
-  /** No answer to {@code request} after {@code attempts} attempts: timed out, or the connection failed. */
+  /** No answer to {@code request} after {@code attempts} attempts: timed out, the name did not resolve, or the connection failed. */
   static ApiException network(HttpRequest request, int attempts, Throwable cause) {
-    String what = cause instanceof HttpTimeoutException ? "timed out" : "failed (" + cause + ")";
     return new ApiException(ApiException.Kind.NETWORK, 0, request.method() + " " + request.uri().getPath() + " to "
-        + hostAndPort(request.uri()) + " " + what + " after " + attempts + " attempt(s)", null, null, null, cause);
+        + hostAndPort(request.uri()) + " " + why(cause, request.uri().getHost()) + " after " + attempts + " attempt(s)", null, null, null, cause);
+  }
+
+  /** What an operator can act on: the JDK says a refusal and a name that does not resolve with the same ConnectException. */
+  private static String why(Throwable cause, String host) {
+    if (cause instanceof HttpTimeoutException) return "timed out";
+    for (Throwable c = cause; c != null; c = c.getCause()) {
+      if (c instanceof java.nio.channels.UnresolvedAddressException || c instanceof java.net.UnknownHostException) {
+        return "failed: the name " + host + " does not resolve (DNS: a typo in the URL, or no network)";
+      }
+    }
+    if (cause instanceof java.net.ConnectException) return "failed: could not connect (refused: nothing listens there, or a firewall)";
+    return "failed (" + cause + ")";
   }
 
   private static String hostAndPort(URI uri) {

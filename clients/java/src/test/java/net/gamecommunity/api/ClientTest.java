@@ -122,6 +122,17 @@ class ClientTest {
   }
 
   @Test
+  void whenTheHostNameDoesNotResolve_thenTheFailureSaysSo_notThatTheConnectionFailed() {
+    // .invalid never resolves (RFC 6761).
+    try (CommunityApi api = CommunityApi.builder("http://community-api.invalid/api", "gsk_test").retryPolicy(RetryPolicy.NONE).build()) {
+      ApiException e = assertThrows(ApiException.class, () -> api.blocking().getAllMaps());
+      assertEquals(ApiException.Kind.NETWORK, e.kind());
+      assertEquals("GET /api/parkour/get-all-maps to community-api.invalid:80 failed: the name community-api.invalid does not resolve"
+          + " (DNS: a typo in the URL, or no network) after 1 attempt(s)", e.getMessage());
+    }
+  }
+
+  @Test
   void whenAConnectionIsRefused_thenTheFailureCompletesOnTheClientsExecutor_orTheCallbackExecutor() throws Exception {
     int closedPort;
     try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
@@ -134,7 +145,10 @@ class ClientTest {
         CommunityApi onMain = CommunityApi.builder(nowhere, "gsk_test").retryPolicy(RetryPolicy.NONE).callbackExecutor(main).build()) {
       assertEquals("my-plugin-io", api.getAllMaps().handle((ok, failure) -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS));
       assertEquals("server-main", onMain.getAllMaps().handle((ok, failure) -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS));
-      assertEquals(ApiException.Kind.NETWORK, assertThrows(ApiException.class, () -> onMain.blocking().getAllMaps()).kind());
+      ApiException refused = assertThrows(ApiException.class, () -> onMain.blocking().getAllMaps());
+      assertEquals(ApiException.Kind.NETWORK, refused.kind());
+      assertEquals("GET /api/parkour/get-all-maps to 127.0.0.1:" + closedPort + " failed: could not connect (refused: nothing listens there,"
+          + " or a firewall) after 1 attempt(s)", refused.getMessage());
     } finally {
       mine.shutdown();
       main.shutdown();
