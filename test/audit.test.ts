@@ -174,6 +174,16 @@ const writes: Record<string, () => Promise<Write>> = {
       before: null,
     };
   },
+  "POST /admin/players/export": async () => {
+    const player = await makePlayer(prisma());
+    return {
+      body: { id: player.id },
+      action: "player.export",
+      target: () => `player:${player.id}`,
+      changes: () => ({ player: 1, infectedStats: 0, formAnswers: 0, rewardLogs: 0, worlds: 0, auditEntries: 0, events: 0 }),
+      before: null,
+    };
+  },
   "POST /inscription": () => {
     const username = unique("audited-");
     return Promise.resolve({

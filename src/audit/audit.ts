@@ -32,7 +32,9 @@ export type AuditAction =
   | "webhook.redeliver"
   /** Every write refused until `thaw` (CLI `freeze`, the reason in changes), and let through again. */
   | "service.freeze"
-  | "service.thaw";
+  | "service.thaw"
+  /** A player's personal data exported (POST /admin/players/export): the rows per part. */
+  | "player.export";
 
 /** Who made the change, and from which request. */
 export interface AuditSource {

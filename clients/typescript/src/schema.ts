@@ -418,6 +418,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/players/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export one player's personal data (GDPR art. 15, 20): every row that names them
+         * @description One JSON document: the player, their statistics, form answers, reward logs and worlds, the audit entries of those records and the events that carry their data, with a manifest saying what each part is and when it was made. By `id` or by `pseudo` (regardless of case), one of the two. Read in one snapshot. Recorded in the audit log (player.export, who asked, the counts), in the same transaction: an export is never made unrecorded (during a write freeze, it waits with the writes: 503). Never stored: a request resent with its Idempotency-Key is answered 409, make the export again. The admin routes' callers (groups A and B).
+         *
+         *     **Callers:** user-A, user-B (caller groups A, B).
+         */
+        post: operations["admin_players_export"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/webhooks": {
         parameters: {
             query?: never;
@@ -1051,6 +1073,60 @@ export interface components {
             } | null;
             requestId: string | null;
             clientAddress: string | null;
+        };
+        PlayerExport: {
+            manifest: {
+                /** @constant */
+                format: "community-player-export";
+                /** @constant */
+                version: 1;
+                /**
+                 * @description When the export was made (ISO 8601, UTC)
+                 * @example 2026-12-02T10:00:00.000Z
+                 */
+                madeAt: string;
+                /**
+                 * @description The API user who asked (recorded in the audit log, action player.export)
+                 * @example user-A
+                 */
+                madeBy: string;
+                player: {
+                    /** Format: int64 */
+                    id: number;
+                    pseudo: string;
+                };
+                parts: {
+                    player: string;
+                    infectedStats: string;
+                    formAnswers: string;
+                    rewardLogs: string;
+                    worlds: string;
+                    auditEntries: string;
+                    events: string;
+                };
+                /** @description Rows per part */
+                counts: {
+                    [key: string]: number;
+                };
+            };
+            player: components["schemas"]["PlayerFull"];
+            infectedStats: components["schemas"]["InfectedStats"] | null;
+            formAnswers: components["schemas"]["FormAnswer"][];
+            rewardLogs: components["schemas"]["RewardLog"][];
+            worlds: components["schemas"]["World"][];
+            auditEntries: components["schemas"]["AuditEntry"][];
+            events: {
+                /** @description The webhook-id header its deliveries carried */
+                messageId: string;
+                /** @example reward_log.created */
+                type: string;
+                /** @example 2026-11-25T10:00:00.000Z */
+                timestamp: string;
+                /** @description The record as the API answered it then */
+                data: {
+                    [key: string]: unknown;
+                };
+            }[];
         };
         WebhookEndpoint: {
             /**
@@ -4381,6 +4457,215 @@ export interface operations {
                 };
             };
             /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    admin_players_export: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
+                 * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The player's id
+                     */
+                    id?: number;
+                    /** @description The player's pseudo, regardless of case */
+                    pseudo?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerExport"];
+                };
+            };
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such player: `Player not found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resent with the Idempotency-Key of an export: exports are not kept, make it again. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 100 KB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. WRITES_FROZEN: The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

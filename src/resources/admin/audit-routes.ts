@@ -8,7 +8,7 @@ import { DEFAULT_LIMIT, MAX_LIMIT, nextCursorField, NOT_A_CURSOR, pageQuery } fr
 import { decodeCursor, encodeCursor, readAuditPage } from "./audit-queries.js";
 
 
-const auditEntry = z
+export const auditEntry = z
   .strictObject({
     id: z.string().meta({ description: "Increasing with each entry", example: "1234" }),
     at: z.string().regex(TIMESTAMP_PATTERN),
