@@ -204,7 +204,7 @@ public final class DurableWrites implements AutoCloseable {
   private void save(Entry entry) {
     try {
       journal.save(entry.write);
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) { // a failure here must not stop the chain of saves behind it
       entry.result.completeExceptionally(new ApiException(ApiException.Kind.UNEXPECTED, 0, "could not save the write to " + entry.write.file()
           + ": " + e, null, null, null, e));
       return;

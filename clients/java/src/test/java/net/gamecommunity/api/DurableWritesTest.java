@@ -71,6 +71,28 @@ class DurableWritesTest {
   }
 
   @Test
+  void whenOneWriteCannotBeSaved_thenItsFutureFails_andTheWritesAfterItAreSavedAndSentAllTheSame() throws Exception {
+    java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
+    WriteJournal failingOnce = new WriteJournal(directory) {
+      @Override
+      void save(Saved write) throws IOException {
+        if (first.getAndSet(false)) throw new IllegalStateException("disk gone");
+        super.save(write);
+      }
+    };
+    try (ScriptedServer server = new ScriptedServer(); CommunityApi api = client(server)) {
+      server.route("POST", Reply.of(201, LOG, Map.of()));
+      try (DurableWrites writes = DurableWrites.open(api, failingOnce, outcome -> {}, QUICK, DAY)) {
+        CompletableFuture<RewardLog> lost = writes.createRewardLog(NewRewardLog.now(1, 1));
+        CompletableFuture<RewardLog> kept = writes.createRewardLog(NewRewardLog.now(1, 2));
+        ExecutionException e = assertThrows(ExecutionException.class, () -> lost.get(10, TimeUnit.SECONDS));
+        assertTrue(e.getCause().getMessage().contains("disk gone"), e.getCause().getMessage());
+        assertEquals(9, kept.get(10, TimeUnit.SECONDS).id());
+      }
+    }
+  }
+
+  @Test
   void whenTheServiceIsDownForAWhile_thenTheWriteIsResentWithItsKeyUntilRecorded_andItsFileIsGone() throws Exception {
     try (ScriptedServer server = new ScriptedServer(); CommunityApi api = client(server)) {
       for (int i = 0; i < 3; i++) server.script.add(UNAVAILABLE);
