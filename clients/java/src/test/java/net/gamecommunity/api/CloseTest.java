@@ -94,11 +94,14 @@ class CloseTest {
   void whenAWriteRefusedWith503WaitsToRetry_thenClosingFailsItAsClosed() throws Exception {
     RetryPolicy patient = new RetryPolicy(3, Duration.ofMillis(10), Duration.ofMillis(10), Duration.ofSeconds(60));
     try (ScriptedServer server = new ScriptedServer()) {
-      server.script.add(Reply.of(503, "{\"code\":503,\"message\":\"Database unavailable, retry later\"}", Map.of("Retry-After", "30")));
+      // Its rate headers say when the client has read the 503 (it notes them once the attempt is over).
+      server.script.add(Reply.of(503, "{\"code\":503,\"message\":\"Database unavailable, retry later\"}",
+          Map.of("Retry-After", "30", "RateLimit", "\"user\"; r=17; t=42")));
       CommunityApi api = CommunityApi.builder(server.baseUrl(), "gsk_test").retryPolicy(patient).build();
       CompletableFuture<Created<RewardLog>> waiting = api.createRewardLog(NewRewardLog.now(1, 42));
-      while (server.received.isEmpty()) Thread.sleep(5);
-      Thread.sleep(100); // the 503 answered: nothing was written, the call waits 30 s to retry
+      // The 503 read: nothing was written, the call waits 30 s to retry.
+      long until = System.currentTimeMillis() + 10_000;
+      while (api.rateLimit().isEmpty() && System.currentTimeMillis() < until) Thread.sleep(5);
       api.close();
       assertEquals(ApiException.Kind.CLOSED, failureOf(waiting).kind());
     }
