@@ -69,6 +69,9 @@ describe("a write freeze", () => {
       expect([cosmetic.status, cosmetic.headers["error-name"]]).toEqual([503, "WRITES_FROZEN"]);
       const revoke = await request(t.url).post("/api/admin/users/revoke").set("X-API-Key", keyA).send({ username: "user-B" });
       expect([revoke.status, revoke.headers["error-name"]]).toEqual([503, "WRITES_FROZEN"]);
+      // A player's export writes its audit entry: refused with the writes, never made unrecorded (docs/PRIVACY.md).
+      const exported = await request(t.url).post("/api/admin/players/export").set("X-API-Key", keyA).send({ id: playerId });
+      expect([exported.status, exported.headers["error-name"], exported.body.player]).toEqual([503, "WRITES_FROZEN", undefined]);
       const created = await cli("user", "create", "frozen-newcomer");
       expect(created.code).toBe(1);
       expect(created.stderr).toMatch(/^Refused: writes are frozen since .*Z \(moving to PostgreSQL\); nothing was written \(thaw lets writes through again\)\.\n$/);

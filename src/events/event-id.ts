@@ -17,8 +17,8 @@ export interface SentEventId {
   parameter: "Last-Event-ID" | "lastEventId";
 }
 
-/** Where a stream starts: after an event a client sent (SentEventId), or at a moment (`since`, the service's clock). */
-export type StreamStart = SentEventId | { since: Date };
+/** Where a stream starts: after an event a client sent (SentEventId), or at a moment (`startAt`, the service's clock). */
+export type StreamStart = SentEventId | { startAt: Date };
 
 /** Before every event: the position of a stream opened on an empty outbox. */
 export const ZERO_KEY: EventKey = { xid: 0n, id: 0n };

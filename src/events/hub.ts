@@ -120,7 +120,7 @@ export class EventHub implements Tail {
     const stream = new Stream(request, res, this.config.eventsBufferBytes, this.framing!.ids, this.logger);
     this.streams.add(stream);
     const unbeat = this.heartbeats.add(stream);
-    stream.begin(from ?? this.head, request.resumeAfter !== undefined && !("since" in request.resumeAfter), key); // resumed: no position sent
+    stream.begin(from ?? this.head, request.resumeAfter !== undefined && !("startAt" in request.resumeAfter), key); // resumed: no position sent
     // The request is answered from here on by the stream alone: what served it until now (the
     // router's chain, its promises) is let go, and a stream costs only itself and its connection.
     void stream.catchUp(this);

@@ -20,7 +20,7 @@ export async function resumePoint(db: Database, ids: EventIds, sent: SentEventId
 
 /** Where a stream starts: after the event a client sent, or at a moment. */
 export function startPoint(db: Database, ids: EventIds, start: StreamStart, retainDays: number): Promise<EventKey> {
-  return "since" in start ? pointAt(db, start.since, retainDays) : resumePoint(db, ids, start, retainDays);
+  return "startAt" in start ? pointAt(db, start.startAt, retainDays) : resumePoint(db, ids, start, retainDays);
 }
 
 /**

@@ -54,17 +54,19 @@ export function parseTimestamp(raw: string): Date | undefined {
 /** What a request timestamp accepts, as the 400 says it. */
 const TIMESTAMP_FORMS = "ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z, in the years 0001 to 9999";
 
-/** A timestamp sent by a client or an import file, parsed to a Date. */
-export const timestamp = z
-  .string("expected an ISO 8601 date-time string")
-  .transform((raw, ctx) => {
-    const date = parseTimestamp(raw);
+/** A timestamp as text, parsed by `parse` (undefined: not one), or a 400 saying the forms accepted. */
+const timestampText = (parse: (raw: string) => Date | undefined, single = "expected an ISO 8601 date-time string") =>
+  z.string(single).transform((raw, ctx) => {
+    const date = parse(raw);
     if (!date) {
       ctx.addIssue({ code: "custom", message: `expected an ${TIMESTAMP_FORMS}` });
       return z.NEVER;
     }
     return date;
-  })
+  });
+
+/** A timestamp sent by a client or an import file, parsed to a Date. */
+export const timestamp = timestampText(parseTimestamp)
   .meta({
     description:
       `An ${TIMESTAMP_FORMS}. An offset such as +01:00 is converted to UTC; fractions of a second are accepted ` +
@@ -73,16 +75,8 @@ export const timestamp = z
     example: "2026-11-22T10:15:30+01:00",
   });
 
-/** A moment sent to the millisecond (a stream's `since`): as `timestamp`, its fraction kept to the millisecond. */
-export const instant = z
-  .string("expected a single value")
-  .transform((raw, ctx) => {
-    const date = parseTimestamp(raw);
-    if (!date) {
-      ctx.addIssue({ code: "custom", message: `expected an ${TIMESTAMP_FORMS}` });
-      return z.NEVER;
-    }
-    const fraction = ISO_DATE_TIME.exec(raw)![7] ?? "";
-    return new Date(date.getTime() + Number(fraction.padEnd(3, "0").slice(0, 3)));
-  })
-  .meta({ override: { type: "string", format: "date-time", pattern: ISO_DATE_TIME.source } });
+/** A moment sent to the millisecond (a stream's `startAt`): as `timestamp`, its fraction kept to the millisecond. */
+export const instant = timestampText((raw) => {
+  const date = parseTimestamp(raw);
+  return date && new Date(date.getTime() + Number((ISO_DATE_TIME.exec(raw)![7] ?? "").padEnd(3, "0").slice(0, 3)));
+}, "expected a single value").meta({ override: { type: "string", format: "date-time", pattern: ISO_DATE_TIME.source } });

@@ -4,9 +4,9 @@
 -- such a request is recognised by its Idempotency-Key. "rewardedAtSent" says which; the rows written
 -- before this migration were all checked as sent ones, and stay so.
 
--- AlterTable
-ALTER TABLE "reward_logs" ADD COLUMN "rewardedAtSent" BOOLEAN NOT NULL DEFAULT false;
-UPDATE "reward_logs" SET "rewardedAtSent" = true;
+-- AlterTable: the rows there are take true from the column's first default (no rewrite of the table), new ones false.
+ALTER TABLE "reward_logs" ADD COLUMN "rewardedAtSent" BOOLEAN NOT NULL DEFAULT true;
+ALTER TABLE "reward_logs" ALTER COLUMN "rewardedAtSent" SET DEFAULT false;
 
 -- The unique index, now over the sent moments only (schema.prisma cannot say WHERE: its @@unique names it).
 DROP INDEX "reward_logs_player_reward_time_key";

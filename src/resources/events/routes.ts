@@ -89,7 +89,7 @@ export const eventRoutes = [
       const resumeAfter =
         header !== undefined ? { id: header, parameter: "Last-Event-ID" as const } : query.lastEventId !== undefined ? { id: query.lastEventId, parameter: "lastEventId" as const } : undefined;
       if (query.startAt && resumeAfter) throw errors.validation("startAt: send it or a resume point (Last-Event-ID, lastEventId), not both");
-      return Promise.resolve(new EventStreamAnswer(topicSet(visibleTopics(types, may)), resumeAfter ?? (query.startAt && { since: query.startAt })));
+      return Promise.resolve(new EventStreamAnswer(topicSet(visibleTopics(types, may)), resumeAfter ?? (query.startAt && { startAt: query.startAt })));
     },
   }),
 ];

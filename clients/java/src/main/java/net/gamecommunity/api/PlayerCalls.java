@@ -39,7 +39,7 @@ public sealed interface PlayerCalls permits CommunityApi {
    * @return the player, or empty if none has that pseudo or nickname
    */
   default CompletableFuture<Optional<PlayerSummary>> findPlayerByNick(String nick) {
-    return optional(getPlayerByNick(nick));
+    return Failures.notFoundAsEmpty(getPlayerByNick(nick));
   }
 
   /**
@@ -63,7 +63,7 @@ public sealed interface PlayerCalls permits CommunityApi {
    * @return the player, or empty if none has that pseudo
    */
   default CompletableFuture<Optional<PlayerSummary>> findPlayerByPseudo(String pseudo) {
-    return optional(getPlayerByPseudo(pseudo));
+    return Failures.notFoundAsEmpty(getPlayerByPseudo(pseudo));
   }
 
   /**
@@ -85,9 +85,4 @@ public sealed interface PlayerCalls permits CommunityApi {
    * @return a cache of the grade's players, by id
    */
   ListSync<Integer, FullPlayer> fullPlayersByGradeIdSync(int gradeId);
-
-  /** A lookup whose not-found is an empty Optional; every other failure stays a failure. */
-  private static <T> CompletableFuture<Optional<T>> optional(CompletableFuture<T> lookup) {
-    return Failures.notFoundAsEmpty(lookup);
-  }
 }
