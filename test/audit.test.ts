@@ -184,6 +184,16 @@ const writes: Record<string, () => Promise<Write>> = {
       before: null,
     };
   },
+  "POST /admin/players/erase": async () => {
+    const player = await makePlayer(prisma());
+    return {
+      body: { id: player.id },
+      action: "player.erase",
+      target: () => `player:${player.id}`,
+      changes: (res: request.Response) => ({ receipt: res.body.id, player: 1, infectedStats: 0, formAnswers: 0, rewardLogs: 0, worlds: 0 }),
+      before: null,
+    };
+  },
   "POST /inscription": () => {
     const username = unique("audited-");
     return Promise.resolve({

@@ -34,6 +34,8 @@ import { openStream } from "./helpers/sse.js";
  */
 const dir = mkdtempSync(path.join(tmpdir(), "backup-"));
 const file = path.join(dir, "community.backup");
+// The ledger a server would have made at its start (ERASURE_LEDGER): empty, no erasure yet.
+writeFileSync(path.join(dir, "erasures.jsonl"), "");
 let source: TestApp;
 let receiver: Receiver;
 let keyA: string;
@@ -47,7 +49,7 @@ let playerId: number;
 async function cli(db: Database, argv: string[], env: Record<string, string> = {}) {
   let stdout = "";
   let stderr = "";
-  const config = loadConfig({ NODE_ENV: "test", ...FAST_WEBHOOKS, ...env });
+  const config = loadConfig({ NODE_ENV: "test", ...FAST_WEBHOOKS, ERASURE_LEDGER: path.join(dir, "erasures.jsonl"), ...env });
   const code = await runCli(argv, { config, db, logger: createLogger("silent") }, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
   return { code, stdout, stderr };
 }
@@ -126,7 +128,7 @@ describe("backup and restore", () => {
         expect(n, table).toBe(1);
       }
 
-      for (const { table, key } of BACKUP_TABLES.filter((t) => t.key[0] === "id")) {
+      for (const { table, key } of BACKUP_TABLES.filter((t) => t.key[0] === "id" && !t.unserial)) {
         const [{ behind }] = await target.db.prisma.$queryRawUnsafe<[{ behind: boolean }]>(
           `SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('${q(table)}', '${key[0]}')::regclass), 0) < coalesce(max(id), 0) AS behind FROM ${q(table)}`,
         );

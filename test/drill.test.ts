@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
@@ -18,6 +18,7 @@ import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.
 const redisUrl = process.env.REDIS_TEST_URL;
 const dir = mkdtempSync(path.join(tmpdir(), "drill-"));
 const file = path.join(dir, "community.backup");
+const productionLedger = path.join(dir, "production", "erasures.jsonl");
 let receiver: Receiver;
 let key: string;
 let redis: Redis | undefined;
@@ -41,6 +42,8 @@ beforeAll(async () => {
   // Production, stopped: a user, a webhook endpoint, the sample community whose events wait for delivery.
   const source = path.join(dir, "production");
   const user = await cli(source, ["user", "create", "user-A"]);
+  // What production's server makes at its start: its erasure ledger, empty (no erasure yet).
+  writeFileSync(productionLedger, "");
   expect(user.code, user.stderr).toBe(0);
   key = user.stdout.trim();
   expect((await cli(source, ["webhook", "add", receiver.url])).code).toBe(0);
@@ -79,7 +82,8 @@ describe("a restore drill", () => {
 
   it("when a backup is restored with DRILL_MODE=true, then a server without it refuses the copy in one line, and one with it delivers nothing and writes nothing to Redis", async () => {
     const copy = path.join(dir, "drill");
-    const restored = await cli(copy, ["restore", file], { DRILL_MODE: "true" });
+    // Production's erasure ledger, as OPERATIONS.md's drill names it (the drill's DATA_DIR holds none).
+    const restored = await cli(copy, ["restore", file], { DRILL_MODE: "true", ERASURE_LEDGER: productionLedger });
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stderr).toBe("");
     expect(restored.stdout).toMatch(/\nThis database is a drill's copy \(DRILL_MODE=true\): a server starts on it only with DRILL_MODE=true/);

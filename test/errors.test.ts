@@ -13,7 +13,7 @@ import { defineRoute } from "../src/http/route.js";
 import { apiRoutes } from "../src/resources/index.js";
 import { answerStarting } from "../src/service/http-server.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
-import { makeCosmetic } from "./helpers/fixtures.js";
+import { makeCosmetic, makePlayer } from "./helpers/fixtures.js";
 import { EXPECTED_SECURITY_HEADERS } from "./helpers/security-headers.js";
 import { EXPIRED_EVENT_ID, openStream } from "./helpers/sse.js";
 
@@ -153,6 +153,12 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
     const revoke = () => api().post("/api/admin/users/revoke").set("X-API-Key", key).send({ username: "revoked-twice" });
     expect((await revoke()).status).toBe(200);
     return { res: await revoke(), message: "API user 'revoked-twice' is already revoked" };
+  },
+  PLAYER_ERASED: async () => {
+    const player = await makePlayer(t.database.db.prisma);
+    const erase = () => api().post("/api/admin/players/erase").set("X-API-Key", key).send({ id: player.id });
+    const receipt = (await erase()).body as { id: string; erasedAt: string };
+    return { res: await erase(), message: `Player ${player.id} was erased at ${receipt.erasedAt} (receipt ${receipt.id}): nothing of theirs is left` };
   },
   SECRET_NOT_REPLAYED: async () => {
     const post = () => api().post("/api/inscription").set("X-API-Key", key).set("Idempotency-Key", "catalogue-secret").send({ username: "secret-once" });

@@ -78,6 +78,7 @@ beforeAll(async () => {
     "/admin/webhooks/remove": { body: { endpointId: removable.id } },
     "/admin/webhooks/redeliver": { body: { deliveryId: String(failed.id) } },
     "/admin/players/export": { body: { pseudo: p.pseudo } },
+    "/admin/players/erase": { body: { id: (await makePlayer(t.database.db.prisma)).id } },
   });
   await t.key("admin-target");
 });
@@ -305,6 +306,7 @@ describe("no mass assignment", () => {
     "/admin/webhooks/remove": "webhook_endpoints",
     "/admin/webhooks/redeliver": "webhook_deliveries",
     "/admin/players/export": "audit_log",
+    "/admin/players/erase": "players",
   };
   /** The whole table as text: nothing written means nothing changed, not even a version. */
   const snapshot = async (table: string) =>
@@ -317,8 +319,8 @@ describe("no mass assignment", () => {
   });
 
   describe.each(writeRoutes.map((r) => [routeName(r), r] as const))("%s", (_name, route) => {
-    // A PATCH names its record by id, and so may an export: their id is no extra field.
-    it.each(EXTRA.filter((f) => !(f === "id" && (route.method === "PATCH" || route.path === "/admin/players/export"))))(
+    // A PATCH names its record by id, and so may an export or an erasure: their id is no extra field.
+    it.each(EXTRA.filter((f) => !(f === "id" && (route.method === "PATCH" || route.path.startsWith("/admin/players/")))))(
       "when the body also sets %s, then 400 naming it, and nothing is written",
       async (field) => {
         const table = tables[route.path]!;

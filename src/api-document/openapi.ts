@@ -50,6 +50,7 @@ const ONLY_ON: Partial<Record<ErrorKind, (route: RouteSpec) => boolean>> = {
   TOO_MANY_STREAMS: (route) => route.eventStream === true,
   // Besides /readyz (no route of the document), only a stream asked for while the instance stops; other routes are served to the end.
   SHUTTING_DOWN: (route) => route.eventStream === true,
+  PLAYER_ERASED: (route) => route.errors?.[410] !== undefined, // the routes that name a player and say so
   // Reads go on while writes are frozen.
   WRITES_FROZEN: (route) => route.method !== "GET",
 };
@@ -80,7 +81,7 @@ function responseHeaders(route: RouteSpec, status: number): Record<string, oas31
   if ((route.etag || route.versioned) && (status === success || status === 304)) names.push("ETag");
   if (route.paged && status === success) names.push("Link");
   // A replay answers what the first request answered: its success, or a failure of its own (404, 409, 412).
-  if (route.method === "POST" && (status === success || route.errors?.[status as 404 | 409 | 412])) names.push("Idempotent-Replayed");
+  if (route.method === "POST" && (status === success || route.errors?.[status as 404 | 409 | 410 | 412])) names.push("Idempotent-Replayed");
   if (!UNAUTHENTICATED_STATUSES.has(status)) names.push("RateLimit", "RateLimit-Policy");
   if (status === 429 || status === 503) names.push("Retry-After");
   if (route.list && status === success) names.push("Link", "Sync-Token");
@@ -132,7 +133,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
     };
   }
   for (const status of documentedStatuses(route)) {
-    const own = route.errors?.[status as 403 | 404 | 409 | 412];
+    const own = route.errors?.[status as 403 | 404 | 409 | 410 | 412];
     const description = own ?? meaningsOf(status, route);
     responses[String(status)] = { ...errorResponse(description), headers: responseHeaders(route, status) };
   }

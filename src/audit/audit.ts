@@ -34,7 +34,9 @@ export type AuditAction =
   | "service.freeze"
   | "service.thaw"
   /** A player's personal data exported (POST /admin/players/export): the rows per part. */
-  | "player.export";
+  | "player.export"
+  /** A player erased (POST /admin/players/erase, CLI `erase`, or re-applied by a restore): the receipt's id, the rows removed. */
+  | "player.erase";
 
 /** Who made the change, and from which request. */
 export interface AuditSource {

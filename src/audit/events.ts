@@ -3,7 +3,7 @@ import { Prisma } from "../generated/prisma/client.js";
 
 /**
  * The events announced to webhook endpoints. The API's writes announce the
- * first five; an import announces each record it writes as `<kind>.created`
+ * first six; an import announces each record it writes as `<kind>.created`
  * or `<kind>.updated`. Every event carries the resource as the API answers it
  * (`api_user.created`: the username and role, never the key).
  */
@@ -25,6 +25,8 @@ export const WEBHOOK_EVENTS: readonly string[] = [
     "cosmetic.updated",
     "world.updated",
     "api_user.created",
+    // A player erased (docs/PRIVACY.md): their id and the receipt's, nothing else of theirs.
+    "player.erased",
     ...Object.values(IMPORT_KINDS).flatMap((kind) => [`${kind}.created`, `${kind}.updated`]),
   ]),
 ];

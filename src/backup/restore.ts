@@ -2,6 +2,8 @@ import { advanceIdSequence, largestId } from "../entities/constraints.js";
 import { renewVersions } from "../db/versions.js";
 import { markDrill } from "../db/service-state.js";
 import type { Database } from "../db/database.js";
+import { OPERATOR, type AuditSource } from "../audit/audit.js";
+import { reapplyErasures, type ReappliedErasures } from "../privacy/reapply.js";
 import { openSecret, SecretUnavailable } from "../webhooks/secrets.js";
 import { shownUrl } from "../webhooks/manage.js";
 import { checkEndpoint, checkRecord, checkSignature, columnProblem, ENTITY_OF, type BackupTrust, type CheckTarget } from "./checks.js";
@@ -13,6 +15,11 @@ import { BACKUP_TABLES, copiedColumns, q, schemaConstraints, schemaVersion, type
 
 /** The target cannot take the backup (not empty, another schema): nothing was written. */
 export class RestoreRefused extends Error {}
+
+export interface RestoredBackup extends CheckedBackup {
+  /** The erasures of the ledger the backup did not hold, re-applied (docs/PRIVACY.md). */
+  erasures: ReappliedErasures;
+}
 
 export interface CheckedBackup {
   header: BackupHeader;
@@ -127,14 +134,15 @@ async function refuseUnlessEmpty(tx: Tx): Promise<void> {
  * sync_identity is not written: the database keeps its own key, and every
  * sync token, cursor and event id from before answers 410; the ETag versions
  * move past anything the backed-up database counted (renewVersions). `drill`
- * marks the database a drill's copy.
+ * marks the database a drill's copy. The erasures of `ledger` (ERASURE_LEDGER)
+ * the backup does not hold are re-applied in the same transaction.
  */
 export async function restoreBackup(
   db: Database,
   open: () => AsyncIterable<Uint8Array>,
   secretKey: string | undefined,
-  options: { drill?: boolean } & BackupTrust = {},
-): Promise<CheckedBackup> {
+  options: { drill?: boolean; ledger?: string | undefined; source?: AuditSource } & BackupTrust = {},
+): Promise<RestoredBackup> {
   await refuseUnlessEmpty(db.prisma);
   const here = await schemaVersion(db.prisma);
   const checked = await checkBackup(open(), secretKey, options, checkTarget(db.prisma, here));
@@ -144,25 +152,28 @@ export async function restoreBackup(
         "Restore it with the version of the service that made it (into a database it migrates), then upgrade.",
     );
   }
-  await db.prisma.$transaction(
+  const erasures = await db.prisma.$transaction(
     async (tx) => {
       await refuseUnlessEmpty(tx);
       // Read again as it is written: the same bytes as the check's, or nothing is kept.
       if ((await writeRows(tx, open())) !== checked.seal) {
         throw new RestoreRefused("The file changed between its check and its restore (its SHA-256 is not the same): restore a file nothing else writes to.");
       }
-      for (const { table, key } of BACKUP_TABLES) {
-        if (key.length !== 1 || key[0] !== "id") continue;
+      for (const { table, key, unserial } of BACKUP_TABLES) {
+        if (key.length !== 1 || key[0] !== "id" || unserial) continue;
         await refuseExhaustedSequence(tx, table);
         await tx.$queryRaw(advanceIdSequence(table, "id", largestId(table, "id")));
       }
       await renewVersions(tx, true);
       // DRILL_MODE=true: a server starts on this copy only in drill mode (service/server.ts).
       if (options.drill) await markDrill(tx, { backupMadeAt: checked.header.createdAt });
+      // A drill's copy takes the ledger's erasures and gives it none; so does a file not known to be this community's.
+      const record = !options.drill && (!options.signingKey || checked.signed);
+      return reapplyErasures(tx, options.ledger, options.source ?? OPERATOR, record);
     },
     { timeout: TRANSACTION_MS, maxWait: 60_000 },
   );
-  return checked;
+  return { ...checked, erasures };
 }
 
 /** As an import does (transfer/import-checks.ts): an id past half of its sequence would leave the API too few, or none. */

@@ -8,6 +8,8 @@ export interface BackupTable {
   table: string;
   /** The primary key's columns: the order rows are read and written in. */
   key: string[];
+  /** The key is not a serial id (no sequence for a restore to move past the rows). */
+  unserial?: true;
   /** Rows left out (SQL, on the table's alias t): what is no longer of use. */
   skip?: () => string;
 }
@@ -33,6 +35,8 @@ export const BACKUP_TABLES: readonly BackupTable[] = [
   { table: "webhook_endpoints", key: ["id"] },
   { table: "webhook_events", key: ["id"] },
   { table: "webhook_deliveries", key: ["id"] },
+  // Receipts of erasures: a restore re-applies those of ERASURE_LEDGER it does not hold (privacy/reapply.ts).
+  { table: "player_erasures", key: ["id"], unserial: true },
 ];
 
 /** The tables a backup leaves out, and why. */

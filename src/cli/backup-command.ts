@@ -1,6 +1,9 @@
+import { cliSource, type AuditSource } from "../audit/audit.js";
 import { tableCounts, writeBackup } from "../backup/backup.js";
 import { BackupFileError } from "../backup/format.js";
-import { checkBackup, checkTarget, restoreBackup, RestoreRefused, type CheckedBackup } from "../backup/restore.js";
+import { checkBackup, checkTarget, restoreBackup, RestoreRefused, type CheckedBackup, type RestoredBackup } from "../backup/restore.js";
+import { LedgerError } from "../privacy/ledger.js";
+import type { ReappliedErasures } from "../privacy/reapply.js";
 import { schemaVersion } from "../backup/tables.js";
 import { CallerDirectory } from "../auth/callers.js";
 import type { Config } from "../core/config.js";
@@ -80,23 +83,28 @@ export async function restoreCommand(
   args: string[],
   db: Database,
   files: CliFiles,
-  config: Pick<Config, "webhooksSecretKey" | "drillMode" | "backupSigningKey" | "callers">,
+  config: Pick<Config, "webhooksSecretKey" | "drillMode" | "backupSigningKey" | "callers" | "erasureLedger">,
   io: Io,
+  actor: AuditSource = cliSource(),
 ): Promise<number> {
   const { values, positionals } = parse(args, { check: { type: "boolean" }, unsigned: { type: "boolean" } });
   if (positionals.length !== 1) throw new UsageError("restore takes one file");
   const file = positionals[0]!;
   const started = performance.now();
   const secretKey = config.webhooksSecretKey;
-  let checked: CheckedBackup;
+  let checked: CheckedBackup & Partial<Pick<RestoredBackup, "erasures">>;
   try {
     const trust = { signingKey: config.backupSigningKey, unsigned: values.unsigned === true };
     checked = values.check
       ? await checkBackup(files.read(file), secretKey, trust, checkTarget(db.prisma, await schemaVersion(db.prisma)))
-      : await restoreBackup(db, () => files.read(file), secretKey, { drill: config.drillMode, ...trust });
+      : await restoreBackup(db, () => files.read(file), secretKey, { drill: config.drillMode, ledger: config.erasureLedger, source: actor, ...trust });
   } catch (error) {
     if (error instanceof BackupFileError) {
       io.stderr(`Refused ${printable(file)}, nothing was written: ${printable(error.message)}.\n`);
+      return 1;
+    }
+    if (error instanceof LedgerError) {
+      io.stderr(`Refused: the erasure ledger (ERASURE_LEDGER) cannot be read: ${printable(error.message)}. Nothing was written.\n`);
       return 1;
     }
     if (error instanceof RestoreRefused) {
@@ -123,8 +131,24 @@ export async function restoreCommand(
       : `Restored ${printable(file)} (${made}) in ${seconds(started)}: ${counted(checked.counts)}.\n`,
   );
   if (values.check) io.stdout(installsText(checked.installs, new CallerDirectory(config.callers)));
+  if (checked.erasures) reportErasures(checked.erasures, config.erasureLedger, io);
   if (!values.check && config.drillMode) {
     io.stdout("This database is a drill's copy (DRILL_MODE=true): a server starts on it only with DRILL_MODE=true, and then delivers no webhook and shares no counter with production.\n");
   }
   return 0;
+}
+
+/** What the restore did with the erasure ledger: a line when it re-applied erasures, a warning when its file is missing. */
+function reportErasures({ reapplied, inLedger }: ReappliedErasures, ledger: string | undefined, io: Io): void {
+  if (reapplied.length > 0) {
+    const list = reapplied.map((r) => `player ${r.playerId} (${r.id}, ${r.erasedAt})`).join(", ");
+    io.stdout(`Re-applied ${reapplied.length} erasure(s) the backup was made before: ${list}.\n`);
+  }
+  // ERASURE_LEDGER=off: the operator's choice (another community's backup), said in PRIVACY.md.
+  if (ledger && inLedger === undefined) {
+    io.stderr(
+      `Warning: there is no erasure ledger at ${printable(ledger)} (ERASURE_LEDGER; by default in DATA_DIR): if players were erased ` +
+        "since this backup was made, restore again (into a new database) with ERASURE_LEDGER naming the community's ledger.\n",
+    );
+  }
 }

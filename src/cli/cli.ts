@@ -12,6 +12,7 @@ import { parse, printable, table, terminalJson, UsageError } from "./args.js";
 import { auditCommand } from "./audit-command.js";
 import { BACKUP_USAGE, backupCommand, countsCommand, restoreCommand } from "./backup-command.js";
 import { WEBHOOK_USAGE, webhookCommand } from "./webhook-command.js";
+import { PLAYER_USAGE, playerCommand } from "./player-command.js";
 import { FREEZE_USAGE, freezeCommand, thawCommand } from "./freeze-command.js";
 import { loadSample } from "../transfer/sample.js";
 import { ImportError } from "../transfer/transfer.js";
@@ -37,6 +38,7 @@ Commands:
   export [file.json]                     write all data in the same format (stdout when no file)
 ${BACKUP_USAGE}
 ${FREEZE_USAGE}
+${PLAYER_USAGE}
   seed                                   load the sample community (sample/community.json) into an
                                          empty database, its temporary items moved to today
   audit [--since WHEN] [--user NAME] [--limit N] [--json]
@@ -135,12 +137,14 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
       io.stdout(`Loaded the sample community: ${Object.entries(summary).map(([k, n]) => `${n} ${k}`).join(", ")}.\n`);
       return 0;
     }
+    case "player":
+      return playerCommand(rest, deps.db, deps.config, deps.files ?? localFiles, deps.actor ?? cliSource(), io);
     case "export":
       return exportCommand(rest, deps.db.prisma, deps.files ?? localFiles, io);
     case "backup":
       return backupCommand(rest, deps.db, deps.files ?? localFiles, deps.config.backupSigningKey, io);
     case "restore":
-      return restoreCommand(rest, deps.db, deps.files ?? localFiles, deps.config, io);
+      return restoreCommand(rest, deps.db, deps.files ?? localFiles, deps.config, io, deps.actor ?? cliSource());
     case "counts":
       return countsCommand(rest, deps.db, io);
     case "freeze":

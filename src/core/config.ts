@@ -64,6 +64,8 @@ export const envSchema = z.object({
    */
   DATABASE_DIRECT_URL: optionalUrl(/^postgres(ql)?:\/\//, "expected a postgres:// or postgresql:// URL"),
   DATA_DIR: z.string().min(1).default("./data").transform((dir) => path.resolve(dir)),
+  /** The erasure ledger (docs/PRIVACY.md), outliving the database; unset: DATA_DIR/erasures.jsonl; `off`: none. Read, never written, by a drill. */
+  ERASURE_LEDGER: z.string().min(1).optional(),
   DB_POOL_MAX: integer(1, 1000, 10),
   /** The statements run more than once are prepared on each connection; false for PgBouncer's transaction mode before 1.21. */
   // Unset: prepared unless DATABASE_URL turns out to be a transaction-mode pooler (db/pooler.ts).
@@ -217,9 +219,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Record<string, unknown> = { callers, drillOverrides: [] };
   // Every variable gets its key, undefined when unset (zod leaves an absent optional out).
   for (const name of ENV_VARIABLES) if (!name.startsWith("CALLERS_USER_")) config[camelCase(name)] = e[name as keyof Env];
+  config.erasureLedger = e.ERASURE_LEDGER === "off" ? undefined : path.resolve(e.ERASURE_LEDGER ?? path.join(e.DATA_DIR, "erasures.jsonl"));
   if (e.DRILL_MODE) {
     // No delivery (the outbox is still pruned), counters in memory, reads on DATABASE_URL.
-    config.drillOverrides = Object.entries(DRILL_OFF).filter(([key]) => config[key]).map(([, name]) => name);
+    config.drillOverrides = Object.values(DRILL_OFF).filter((name) => e[name] !== undefined);
     Object.assign(config, { redisUrl: undefined, databaseReadUrl: undefined, webhooksConcurrency: 0 });
   }
   return config as Config;

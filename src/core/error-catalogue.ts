@@ -129,6 +129,11 @@ export const ERROR_CATALOGUE = {
       "restored from a backup since), or of the format before ids were sealed. Answered by GET /api/events only.",
     action: "Reload what you keep by sync (the lists, their Sync-Token), then open the stream again without Last-Event-ID.",
   },
+  PLAYER_ERASED: {
+    status: 410,
+    meaning: "The player was erased (the message gives the receipt): nothing of theirs is left; a resend of a request that named them gets this.",
+    action: "Drop what you keep of the player (an erasure is final); do not retry.",
+  },
   DATABASE_UNAVAILABLE: {
     status: 503,
     meaning: "The database cannot be reached, or did not answer in time.",

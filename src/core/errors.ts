@@ -65,6 +65,7 @@ export const errors = {
   methodNotAllowed: (method: string, path: string) =>
     new ApiError("METHOD_NOT_ALLOWED", `Method ${method} not allowed on ${path}`),
   conflict: (message: string) => new ApiError("CONFLICT", message),
+  playerErased: (message: string) => new ApiError("PLAYER_ERASED", message),
   duplicate: (message: string) => new ApiError("DUPLICATE", message),
   referenceNotFound: (message: string) => new ApiError("REFERENCE_NOT_FOUND", message),
   secretNotReplayed: (message: string) => new ApiError("SECRET_NOT_REPLAYED", message),

@@ -62,6 +62,8 @@ export interface TransactionContext extends StatementContext {
   users: ApiUsers;
   /** What managing webhook endpoints needs: whether private targets are allowed, the key sealing their secrets. */
   webhooks: Pick<Config, "webhooksAllowPrivate" | "webhooksSecretKey">;
+  /** Where an erasure's receipt is appended before it commits (ERASURE_LEDGER); undefined: none. */
+  erasureLedger: string | undefined;
 }
 
 type Method = "GET" | "POST" | "PATCH";
@@ -148,7 +150,7 @@ interface Declared<Q extends z.ZodType, B extends z.ZodType, H extends z.ZodType
   response: R;
   successStatus?: 200 | 201;
   /** Failures particular to this route, with when they happen; the ones every route shares are added by the documentation. */
-  errors?: Partial<Record<403 | 404 | 409 | 412, string>>;
+  errors?: Partial<Record<403 | 404 | 409 | 410 | 412, string>>;
   /** Answers a Page: a Link header names the next one. */
   paged?: boolean;
   /** A full list: built and sent under the heavy-list bulkhead (HEAVY_LISTS_AT_ONCE). */

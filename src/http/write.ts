@@ -43,6 +43,8 @@ export async function runWrite(
       source,
       users: deps.users,
       webhooks: deps.config,
+      // A drill's erasures stay in its copy: production's ledger would re-apply them to production's restores.
+      erasureLedger: deps.config.drillMode ? undefined : deps.config.erasureLedger,
       audit: (entry) => recordAudit(client, { ...source, ...entry }),
       auditedWrite: <T>(write: Prisma.Sql | RowUpdate, entry: AuditedUpdateEntry & { changes?: Prisma.Sql }) =>
         auditedWrite<T>(statements, write, entry, source),

@@ -11,6 +11,7 @@ import { withTimeout, type Database } from "../db/database.js";
 import { prepareSchema } from "../db/migrate.js";
 import { openConfiguredDatabase, TIGHTENED_WARNING } from "../db/open.js";
 import { refuseDrillCopy } from "./drill.js";
+import { ensureLedger } from "../privacy/ledger.js";
 import type { Logger } from "../core/logger.js";
 import { answerStarting, createHttpServer } from "./http-server.js";
 import { Metrics, serveMetrics } from "./metrics.js";
@@ -93,6 +94,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     for (const line of notes) logger.info(line);
     await prepareSchema(db, logger, config.migrateOnStart);
     await refuseDrillCopy(db, config, logger);
+    if (config.erasureLedger && !config.drillMode) await ensureLedger(config.erasureLedger, logger);
     // In cluster mode the primary has done it, once.
     if (!options.clusterWorker) await bootstrapFirstUser(db, config);
     const keyCache = new KeyCache();

@@ -28,6 +28,8 @@ export const ALLOW_LIST: [method: string, path: string, groups: string][] = [
   ["POST", "/admin/webhooks/redeliver", "AB"],
   // A player's personal data (issue 51): the admin routes' callers.
   ["POST", "/admin/players/export", "AB"],
+  ["POST", "/admin/players/erase", "AB"],
+  ["GET", "/admin/players/erasures", "AB"],
 ];
 
 /** The spec's version labels (Versioning, rule 2). */

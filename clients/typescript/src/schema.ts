@@ -440,6 +440,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/players/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase one player (GDPR art. 17): their rows deleted, every copy scrubbed, a receipt kept
+         * @description By `id` or by `pseudo` (regardless of case), one of the two. In one transaction: their statistics, form answers, reward logs, worlds and the player are deleted; the audit entries of those records keep their field names but lose their values; the events naming them keep their type and place in the stream with only the ids left (and `erased`, the receipt's id); webhook deliveries lose the receiver's answer; stored idempotent answers naming them become this route's 410. A write naming the player while it runs waits, then is refused (409, no such player). Announced as `player.erased` (the id and the receipt's id alone). The receipt is kept (GET /admin/players/erasures), in every backup and in the erasure ledger (ERASURE_LEDGER): a restore of a backup made before re-applies it. Final: there is no undo. The admin routes' callers (groups A and B).
+         *
+         *     **Callers:** user-A, user-B (caller groups A, B).
+         */
+        post: operations["admin_players_erase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/players/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the erasure receipts, newest first
+         * @description Every erasure made here or re-applied by a restore, newest first; `playerId` finds one player's. At most `limit` (default 50); `nextCursor` names the next page. The admin routes' callers (groups A and B).
+         *
+         *     **Callers:** user-A, user-B (caller groups A, B).
+         */
+        get: operations["admin_players_erasures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/webhooks": {
         parameters: {
             query?: never;
@@ -473,7 +517,7 @@ export interface paths {
         put?: never;
         /**
          * Add a webhook endpoint; its signing secret is shown once
-         * @description Events are sent to `url` (http or https) from now on, signed as the Standard Webhooks specification says with the `secret` returned, which is shown only in this answer. A host resolving to a private, loopback or link-local address is refused unless the service runs with WEBHOOKS_ALLOW_PRIVATE=true. `events` chooses the types sent (any of reward_log.created, form.created, cosmetic.updated, world.updated, api_user.created, player.created, player.updated, cosmetic.created, form.updated, infected_stats.created, infected_stats.updated, temporary_item.created, temporary_item.updated, reward_log.updated, world.created, parkour_map.created, parkour_map.updated); absent or empty: every event.
+         * @description Events are sent to `url` (http or https) from now on, signed as the Standard Webhooks specification says with the `secret` returned, which is shown only in this answer. A host resolving to a private, loopback or link-local address is refused unless the service runs with WEBHOOKS_ALLOW_PRIVATE=true. `events` chooses the types sent (any of reward_log.created, form.created, cosmetic.updated, world.updated, api_user.created, player.erased, player.created, player.updated, cosmetic.created, form.updated, infected_stats.created, infected_stats.updated, temporary_item.created, temporary_item.updated, reward_log.updated, world.created, parkour_map.created, parkour_map.updated); absent or empty: every event.
          *
          *     **Callers:** user-A, user-B (caller groups A, B).
          */
@@ -1127,6 +1171,51 @@ export interface components {
                     [key: string]: unknown;
                 };
             }[];
+        };
+        ErasureReceipt: {
+            /** @example era_3f1c0d2b9a8e4f6d8c7b6a5f4e3d2c1b */
+            id: string;
+            /**
+             * Format: int64
+             * @description The erased player's id: all that is kept of them
+             * @example 7
+             */
+            playerId: number;
+            /**
+             * @description When (ISO 8601, UTC)
+             * @example 2026-12-02T10:00:00.000Z
+             */
+            erasedAt: string;
+            /**
+             * @description Who asked: the API user, or `cli:<os user>`
+             * @example user-A
+             */
+            erasedBy: string;
+            /**
+             * @description Rows deleted per kind
+             * @example {
+             *       "player": 1,
+             *       "infectedStats": 1,
+             *       "formAnswers": 2,
+             *       "rewardLogs": 12,
+             *       "worlds": 1
+             *     }
+             */
+            removed: {
+                [key: string]: number;
+            };
+            /**
+             * @description Copies emptied of their values per kind: audit entries, events, webhook deliveries, stored idempotent answers
+             * @example {
+             *       "auditEntries": 15,
+             *       "events": 16,
+             *       "deliveries": 4,
+             *       "idempotentAnswers": 1
+             *     }
+             */
+            scrubbed: {
+                [key: string]: number;
+            };
         };
         WebhookEndpoint: {
             /**
@@ -2160,6 +2249,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Resent with the Idempotency-Key of a request whose player was erased since (Error-Name PLAYER_ERASED, the receipt in the message): its first answer is not kept. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is larger than 100 KB. */
             413: {
                 headers: {
@@ -2672,6 +2775,20 @@ export interface operations {
             };
             /** @description The player does not exist (the message names it), or the request sent rewardedAt and the same player, reward and moment are already recorded by a request that sent it: a retried request does not record a reward twice. */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resent with the Idempotency-Key of a request whose player was erased since (Error-Name PLAYER_ERASED, the receipt in the message): its first answer is not kept. */
+            410: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Error-Name": components["headers"]["ErrorName"];
@@ -4574,8 +4691,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Resent with the Idempotency-Key of an export: exports are not kept, make it again. */
+            /** @description The player is being erased (`Player 7 is being erased: there is nothing to export`), or the request was resent with the Idempotency-Key of an export: exports are not kept, make it again. */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description By id, a player erased before: the message gives the receipt; nothing of theirs is left to export. */
+            410: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Error-Name": components["headers"]["ErrorName"];
@@ -4666,6 +4797,350 @@ export interface operations {
                 };
             };
             /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. WRITES_FROZEN: The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    admin_players_erase: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
+                 * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The player's id
+                     */
+                    id?: number;
+                    /** @description The player's pseudo, regardless of case */
+                    pseudo?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureReceipt"];
+                };
+            };
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such player: `Player not found` (an erased player's pseudo is not kept: by pseudo, an erased player is not found). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description By id, a player erased before: the message gives the receipt (`Player 7 was erased at … (receipt era_…)`); nothing was done. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 100 KB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. WRITES_FROZEN: The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    admin_players_erasures: {
+        parameters: {
+            query?: {
+                /** @description One player's receipt */
+                playerId?: number;
+                /** @description Receipts per page, 1 to 500 */
+                limit?: number;
+                /** @description From nextCursor or the Link header of the page before */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        erasures: components["schemas"]["ErasureReceipt"][];
+                        /** @description The `cursor` of the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -5,26 +5,12 @@ import { infectedStats } from "../../entities/infected.js";
 import { player } from "../../entities/player.js";
 import { rewardLog } from "../../entities/reward-log.js";
 import { world } from "../../entities/world.js";
-import { id, text } from "../../fields/rules.js";
 import { defineRoute } from "../../http/route.js";
 import { auditEntry } from "./audit-routes.js";
 import { ADMIN_CALLERS } from "./callers.js";
-import { readPlayerRows } from "./player-export-queries.js";
-
-/** The export's format: a document a person can read (the API's field names) and a machine can parse. */
-export const PLAYER_EXPORT_FORMAT = "community-player-export";
-export const PLAYER_EXPORT_VERSION = 1;
-
-/** What each part of an export holds: its manifest says it, in the document itself. */
-export const PLAYER_EXPORT_PARTS = {
-  player: "The player's record, every field (PlayerFull): pseudo, token, address, chat account, connection history, time played",
-  infectedStats: "Their Infected statistics (InfectedStats), or null",
-  formAnswers: "Their form answers (FormAnswer): free-text answers and video links",
-  rewardLogs: "The rewards recorded for them (RewardLog)",
-  worlds: "The Freebuild worlds they own (World)",
-  auditEntries: "The audit log's entries of those records and of the player (AuditEntry): who changed what, when, the values written",
-  events: "The events of the outbox whose data names them (the webhook body: type, timestamp, data), as webhooks delivered them",
-} as const;
+import { erasedMessage, receiptOf } from "../../privacy/erasure.js";
+import { playerSelectorBody, selectorOf } from "./player-erasure-routes.js";
+import { BEING_ERASED, exportCounts, exportDocument, PLAYER_EXPORT_FORMAT, PLAYER_EXPORT_PARTS, PLAYER_EXPORT_VERSION, readPlayerRows } from "../../privacy/export.js";
 
 const event = z.strictObject({
   messageId: z.string().meta({ description: "The webhook-id header its deliveries carried" }),
@@ -33,7 +19,7 @@ const event = z.strictObject({
   data: z.record(z.string(), z.unknown()).meta({ description: "The record as the API answered it then" }),
 });
 
-const exportDocument = z
+const exportSchema = z
   .strictObject({
     manifest: z.strictObject({
       format: z.literal(PLAYER_EXPORT_FORMAT),
@@ -66,42 +52,25 @@ export const playerExportRoutes = [
       "in the same transaction: an export is never made unrecorded (during a write freeze, it waits with the writes: 503). " +
       "Never stored: a request resent with its Idempotency-Key is answered 409, make the export again. The admin routes' callers (groups A and B).",
     callers: ADMIN_CALLERS,
-    body: z
-      .strictObject({
-        id: id.optional().meta({ description: "The player's id" }),
-        pseudo: text(64).optional().meta({ description: "The player's pseudo, regardless of case" }),
-      })
-      .meta({ example: { pseudo: "Steve" } }),
-    response: exportDocument,
+    body: playerSelectorBody.meta({ example: { pseudo: "Steve" } }),
+    response: exportSchema,
     successStatus: 200,
-    errors: { 404: "No such player: `Player not found`.", 409: "Resent with the Idempotency-Key of an export: exports are not kept, make it again." },
+    errors: {
+      404: "No such player: `Player not found`.",
+      409: "The player is being erased (`Player 7 is being erased: there is nothing to export`), or the request was resent with the Idempotency-Key of an export: exports are not kept, make it again.",
+      410: "By id, a player erased before: the message gives the receipt; nothing of theirs is left to export.",
+    },
     async handler({ body }, { db, audit, source, now }) {
-      if ((body.id === undefined) === (body.pseudo === undefined)) throw errors.validation("id, pseudo: send one of them");
-      const found = await readPlayerRows(db, body.id !== undefined ? { id: body.id } : { pseudo: body.pseudo! });
-      if (!found) throw errors.notFound("Player");
-      const counts = {
-        player: 1,
-        infectedStats: found.infectedStats ? 1 : 0,
-        formAnswers: found.formAnswers.length,
-        rewardLogs: found.rewardLogs.length,
-        worlds: found.worlds.length,
-        auditEntries: found.auditEntries.length,
-        events: found.events.length,
-      };
-      const playerId = found.player.id as number;
-      await audit({ action: "player.export", target: `player:${playerId}`, changes: counts });
-      return {
-        manifest: {
-          format: PLAYER_EXPORT_FORMAT,
-          version: PLAYER_EXPORT_VERSION,
-          madeAt: now().toISOString(),
-          madeBy: source.actor,
-          player: { id: playerId, pseudo: found.player.pseudo as string },
-          parts: PLAYER_EXPORT_PARTS,
-          counts,
-        },
-        ...found,
-      };
+      const selector = selectorOf(body);
+      const found = await readPlayerRows(db, selector);
+      if (found === BEING_ERASED) throw errors.conflict(`Player ${"id" in selector ? selector.id : `'${selector.pseudo}'`} is being erased: there is nothing to export`);
+      if (!found) {
+        const receipt = "id" in selector ? await receiptOf(db, selector.id) : undefined;
+        throw receipt ? errors.playerErased(erasedMessage(receipt)) : errors.notFound("Player");
+      }
+      const counts = exportCounts(found);
+      await audit({ action: "player.export", target: `player:${found.player.id as number}`, changes: counts });
+      return exportDocument(found, source.actor, now());
     },
     replayInstead: () => errors.conflict("This export was made by an earlier request with this Idempotency-Key; exports are not kept: make it again"),
   }),

@@ -8,6 +8,7 @@ import { defineRoute } from "../../http/route.js";
 import { DEFAULT_GRACE_SECONDS, graceSecondsSchema, MAX_GRACE_SECONDS } from "../../users/grace.js";
 import { existingUsernameSchema } from "../../users/users.js";
 import { auditRoutes } from "./audit-routes.js";
+import { playerErasureRoutes } from "./player-erasure-routes.js";
 import { playerExportRoutes } from "./player-export-routes.js";
 import { ADMIN_CALLERS } from "./callers.js";
 import { apiUserView, listApiUsers } from "./users-queries.js";
@@ -178,5 +179,6 @@ export const adminRoutes = [
   }),
   ...auditRoutes,
   ...playerExportRoutes,
+  ...playerErasureRoutes,
   ...webhookRoutes,
 ];

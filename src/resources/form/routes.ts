@@ -4,6 +4,7 @@ import { errors } from "../../core/errors.js";
 import { Prisma, type FormAnswer } from "../../generated/prisma/client.js";
 import { defineRoute } from "../../http/route.js";
 import { formAnswer } from "../../entities/form.js";
+import { ERASED_REPLAY } from "../../privacy/erasure.js";
 
 const createFormBody = formAnswer.createBody({
   playerId: 2, video: "https://video.example/alex-audition", question1: "Alex", question2: "17", question3: "Two years of building", question4: "Evenings", question5: "I love redstone",
@@ -21,6 +22,7 @@ export const formRoutes = [
     callers: ["A", "B", "D"],
     body: createFormBody,
     response: formAnswer.full.response,
+    errors: { 410: ERASED_REPLAY },
     successStatus: 201,
     async oneStatement({ body }, { auditedWrite }) {
       try {

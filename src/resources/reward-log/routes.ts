@@ -5,6 +5,7 @@ import { errors } from "../../core/errors.js";
 import { Prisma, type RewardLog } from "../../generated/prisma/client.js";
 import { defineRoute } from "../../http/route.js";
 import { rewardLog } from "../../entities/reward-log.js";
+import { ERASED_REPLAY } from "../../privacy/erasure.js";
 
 const createRewardLogBody = rewardLog.createBody({ playerId: 1, rewardId: 42, rewardedAt: "2026-11-22T10:15:30.250+01:00" });
 
@@ -26,6 +27,7 @@ export const rewardLogRoutes = [
       409:
         "The player does not exist (the message names it), or the request sent rewardedAt and the same player, reward and moment " +
         "are already recorded by a request that sent it: a retried request does not record a reward twice.",
+      410: ERASED_REPLAY,
     },
     successStatus: 201,
     async oneStatement({ body }, { now, auditedWrite }) {

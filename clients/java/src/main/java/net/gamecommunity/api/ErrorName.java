@@ -54,6 +54,8 @@ public enum ErrorName {
   SYNC_TOKEN_EXPIRED,
   /** 410: the saved event id is past the retention, or from another database. */
   EVENT_ID_EXPIRED,
+  /** 410: the player was erased (the message gives the receipt): drop what you keep of them, do not retry. */
+  PLAYER_ERASED,
   /** 503: the database is unreachable: retry later. */
   DATABASE_UNAVAILABLE,
   /** 503: too many full lists in progress on that instance. */

@@ -31,6 +31,8 @@ public enum EventType {
   PLAYER_CREATED,
   /** A player was changed by an import. */
   PLAYER_UPDATED,
+  /** A player was erased (POST /api/admin/players/erase): their id and the receipt's, nothing else; drop what you keep of them. */
+  PLAYER_ERASED,
   /** Infected statistics were created by an import. */
   INFECTED_STATS_CREATED,
   /** Infected statistics were changed by an import. */
