@@ -26,7 +26,7 @@ async function measure(label: string, databaseUrl: string, dir: string): Promise
   const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, DATABASE_READ_URL: "" };
   const cli = async (...args: string[]) => (await run(process.execPath, ["--import", "tsx", path.join(root, "src/cli/main.ts"), ...args], { cwd: root, env, maxBuffer: 1 << 26 })).stdout;
   const data = community(players);
-  const rewardLogs = Array.from({ length: logs }, (_, i) => ({ id: i + 1, playerId: 1, rewardId: i % 50, rewardedAt: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString().replace(".000", "") }));
+  const rewardLogs = Array.from({ length: logs }, (_, i) => ({ id: i + 1, playerId: 1, rewardId: 1 + (i % 50), rewardedAt: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString().replace(".000", "") }));
   const file = path.join(dir, `community-${label}.json`);
   writeFileSync(file, JSON.stringify({ ...data, rewardLogs }));
   const prefix = `bench-privacy-${label}-${process.pid}:`;
