@@ -10,7 +10,7 @@ import { createLogger } from "../src/core/logger.js";
 import { startService, type Service } from "../src/service/server.js";
 import { ApiUsers } from "../src/users/users.js";
 import { LogCapture } from "./helpers/app.js";
-import { createServerDatabase, onPostgres } from "./helpers/database.js";
+import { createServerDatabase, lockWaited, onPostgres } from "./helpers/database.js";
 import { makeCosmetic, makePlayer, makeWorld } from "./helpers/fixtures.js";
 import { spawnService } from "./helpers/process.js";
 import { TcpProxy } from "./helpers/tcp-proxy.js";
@@ -67,18 +67,6 @@ async function waitToSee(what: string, test: () => boolean, ms = 20_000): Promis
   const until = Date.now() + ms;
   while (!test()) {
     if (Date.now() > until) throw new Error(`not seen within ${ms / 1000} s: ${what}`);
-    await sleep(20);
-  }
-}
-
-/** Waits until a session of the database waits on a lock (the request under test, reaching the locked row). */
-async function lockWaited(db: Database): Promise<void> {
-  for (let n = 0; ; n++) {
-    const [row] = await db.prisma.$queryRawUnsafe<{ n: number }[]>(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-    );
-    if (row!.n > 0) return;
-    if (n > 1_000) throw new Error("no session waits on the locked row");
     await sleep(20);
   }
 }

@@ -10,7 +10,7 @@ import { createLogger } from "../src/core/logger.js";
 import type { Database } from "../src/db/database.js";
 import { readLedger } from "../src/privacy/ledger.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
-import { createTestDatabase, onPostgres } from "./helpers/database.js";
+import { createTestDatabase, lockWaited, onPostgres } from "./helpers/database.js";
 import { erasePlayer } from "../src/privacy/erasure.js";
 import { makePlayer, makeWorld, unique } from "./helpers/fixtures.js";
 
@@ -168,18 +168,6 @@ describe("POST /api/admin/players/erase", () => {
     expect((await request(t.url).get("/api/admin/players/erasures?cursor=nope").set("X-API-Key", keyA)).status).toBe(400);
   });
 });
-
-/** Until a session of the database waits on a lock: the request under test has reached the row the erasure holds. */
-async function lockWaited(db: Database): Promise<void> {
-  for (let n = 0; ; n++) {
-    const [row] = await db.prisma.$queryRawUnsafe<{ n: number }[]>(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-    );
-    if (row!.n > 0) return;
-    if (n > 1_000) throw new Error("no session waits on the player's row");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 // PGlite runs one statement at a time: nothing runs beside an erasure there.
 describe.skipIf(!onPostgres)("while an erasure runs", () => {

@@ -2,9 +2,9 @@ import { recordAudit, type AuditSource } from "../audit/audit.js";
 import type { Config } from "../core/config.js";
 import { ApiError } from "../core/errors.js";
 import type { Database } from "../db/database.js";
-import { erasedMessage, erasePlayer, receiptOf, type PlayerSelector } from "../privacy/erasure.js";
+import { erasedMessage, erasePlayer, type PlayerSelector } from "../privacy/erasure.js";
 import { BEING_ERASED, exportCounts, exportDocument, readPlayerRows } from "../privacy/export.js";
-import { readReceipts } from "../privacy/receipts.js";
+import { readReceipts, receiptOf } from "../privacy/receipts.js";
 import { parse, printable, table, terminalJson, UsageError } from "./args.js";
 import type { CliFiles } from "./transfer-command.js";
 

@@ -5,6 +5,7 @@ import { ERROR_CATALOGUE } from "../core/error-catalogue.js";
 import type { DbClient } from "../db/client.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { appendToLedger, type ErasureReceipt } from "./ledger.js";
+import { insertReceipt, receiptOf } from "./receipts.js";
 
 /** Which player: by id, or by pseudo (regardless of case). */
 export type PlayerSelector = { id: number } | { pseudo: string };
@@ -36,14 +37,6 @@ export function eventNamesPlayer(playerId: Prisma.Sql): Prisma.Sql {
 /** A JSON object's keys kept, their values gone: the fact of a change without what it wrote. */
 const nulled = (column: string) =>
   Prisma.raw(`CASE WHEN jsonb_typeof(${column}) = 'object' THEN (SELECT coalesce(jsonb_object_agg(k, 'null'::jsonb), '{}'::jsonb) FROM jsonb_object_keys(${column}) k) ELSE ${column} END`);
-
-/** The receipt the database holds for this player id, if they were erased. */
-export async function receiptOf(db: DbClient, playerId: number): Promise<ErasureReceipt | undefined> {
-  const [row] = await db.$queryRaw<ErasureReceipt[]>`
-    SELECT id, "playerId", to_char("erasedAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "erasedAt", "erasedBy"::text AS "erasedBy", removed, scrubbed
-      FROM player_erasures WHERE "playerId" = ${playerId}`;
-  return row;
-}
 
 /** The answer a stored idempotent answer of theirs becomes: what a resend of that request now gets. */
 function erasedAnswer(receipt: ErasureReceipt): string {
@@ -120,10 +113,7 @@ export async function erasePlayer(
     receipt.removed = { player: 1, ...removed! };
     receipt.scrubbed = { ...scrubbed! };
   }
-  await tx.$executeRaw`
-    INSERT INTO player_erasures (id, "playerId", "erasedAt", "erasedBy", removed, scrubbed)
-    VALUES (${receipt.id}, ${playerId}, ${receipt.erasedAt}::timestamptz, ${receipt.erasedBy}, ${JSON.stringify(receipt.removed)}::jsonb, ${JSON.stringify(receipt.scrubbed)}::jsonb)
-    ON CONFLICT DO NOTHING`;
+  await insertReceipt(tx, receipt);
   await recordAudit(tx, { ...source, action: "player.erase", target: `player:${playerId}`, changes: { receipt: receipt.id, ...receipt.removed } });
   await recordEvent(tx, PLAYER_ERASED_EVENT, { id: playerId, erasure: receipt.id, erasedAt: receipt.erasedAt });
   if (options.ledger) await appendToLedger(options.ledger, receipt);

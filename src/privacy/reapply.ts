@@ -3,7 +3,7 @@ import type { AuditSource } from "../audit/audit.js";
 import type { DbClient } from "../db/client.js";
 import { erasePlayer } from "./erasure.js";
 import { appendToLedger, readLedger, type ErasureReceipt } from "./ledger.js";
-import { allReceipts } from "./receipts.js";
+import { allReceipts, insertReceipt } from "./receipts.js";
 
 /** What a restore did with the erasures: those it re-applied (the backup was older), and the ledger's count. */
 export interface ReappliedErasures {
@@ -46,11 +46,4 @@ export async function reapplyErasures(tx: DbClient, ledger: string | undefined, 
     for (const receipt of inFile) if (!known.has(receipt.id)) await appendToLedger(ledger, receipt);
   }
   return { reapplied, inLedger: found ? fromLedger.length : undefined };
-}
-
-async function insertReceipt(tx: DbClient, r: ErasureReceipt): Promise<void> {
-  await tx.$executeRaw`
-    INSERT INTO player_erasures (id, "playerId", "erasedAt", "erasedBy", removed, scrubbed)
-    VALUES (${r.id}, ${r.playerId}, ${r.erasedAt}::timestamptz, ${r.erasedBy}, ${JSON.stringify(r.removed)}::jsonb, ${JSON.stringify(r.scrubbed)}::jsonb)
-    ON CONFLICT DO NOTHING`;
 }

@@ -31,3 +31,16 @@ export async function readReceipts(
 export async function allReceipts(db: Pick<DbClient, "$queryRaw">): Promise<ErasureReceipt[]> {
   return db.$queryRaw<ErasureReceipt[]>`SELECT ${RECEIPT_COLUMNS} FROM player_erasures ORDER BY "erasedAt", id`;
 }
+
+/** The receipt this database holds for a player id, if they were erased. */
+export async function receiptOf(db: Pick<DbClient, "$queryRaw">, playerId: number): Promise<ErasureReceipt | undefined> {
+  return (await readReceipts(db, { playerId, limit: 1 }))![0];
+}
+
+/** Records a receipt (a new erasure's, or one a restore re-applies); one already there stays. */
+export async function insertReceipt(tx: Pick<DbClient, "$executeRaw">, r: ErasureReceipt): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO player_erasures (id, "playerId", "erasedAt", "erasedBy", removed, scrubbed)
+    VALUES (${r.id}, ${r.playerId}, ${r.erasedAt}::timestamptz, ${r.erasedBy}, ${JSON.stringify(r.removed)}::jsonb, ${JSON.stringify(r.scrubbed)}::jsonb)
+    ON CONFLICT DO NOTHING`;
+}

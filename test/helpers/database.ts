@@ -117,3 +117,15 @@ function pgliteTemplate(which: "empty" | "migrated"): Blob {
   if (!blob) templates.set(which, (blob = new Blob([readFileSync(files[which])])));
   return blob;
 }
+
+/** Waits until a session of the database waits on a lock (a request under test, reaching a row another transaction holds). */
+export async function lockWaited(db: Database): Promise<void> {
+  for (let n = 0; ; n++) {
+    const [row] = await db.prisma.$queryRawUnsafe<{ n: number }[]>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+    );
+    if (row!.n > 0) return;
+    if (n > 1_000) throw new Error("no session waits on the locked row");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

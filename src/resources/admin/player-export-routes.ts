@@ -8,7 +8,8 @@ import { world } from "../../entities/world.js";
 import { defineRoute } from "../../http/route.js";
 import { auditEntry } from "./audit-routes.js";
 import { ADMIN_CALLERS } from "./callers.js";
-import { erasedMessage, receiptOf } from "../../privacy/erasure.js";
+import { erasedMessage } from "../../privacy/erasure.js";
+import { receiptOf } from "../../privacy/receipts.js";
 import { playerSelectorBody, selectorOf } from "./player-erasure-routes.js";
 import { BEING_ERASED, exportCounts, exportDocument, PLAYER_EXPORT_FORMAT, PLAYER_EXPORT_PARTS, PLAYER_EXPORT_VERSION, readPlayerRows } from "../../privacy/export.js";
 
