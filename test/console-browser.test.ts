@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { type Browser, type Locator, type Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
@@ -9,7 +9,7 @@ import { createLogger } from "../src/core/logger.js";
 import { DeliveryWorker } from "../src/webhooks/worker.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { BROWSER_HOST, chromiumAvailable, launchChromium } from "./helpers/browser.js";
-import { makeCosmetic, makePlayer } from "./helpers/fixtures.js";
+import { makeCosmetic, makePlayer, unique } from "./helpers/fixtures.js";
 import { startReceiver, type Receiver } from "./helpers/receiver.js";
 
 /**
@@ -337,4 +337,73 @@ describe.runIf(available)("the admin console in Chromium", () => {
     expect(outside).toEqual([]);
     expect(problems).toEqual([]);
   }, 30_000);
+
+  it("when an admin exports a player by pseudo, then erases them after typing it, then the file, the receipt and the list say so; unknown and erased players are told", async () => {
+    const prisma = t.database.db.prisma;
+    const steve = await makePlayer(prisma, { pseudo: unique("Steve") });
+    await prisma.rewardLog.create({ data: { playerId: steve.id, rewardId: 5 } });
+    const before = problems.length;
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.getByRole("link", { name: "Players" }).click();
+    await page.getByRole("heading", { name: "Players" }).waitFor();
+    const finder = page.locator("form", { has: page.getByRole("heading", { name: "Find a player" }) });
+
+    // The export: a file named by the player's id, whose manifest names them; its counts on the page.
+    await page.getByLabel("Pseudo", { exact: true }).fill(steve.pseudo.toLowerCase());
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export" }).click()]);
+    expect(download.suggestedFilename()).toBe(`player-${steve.id}-export.json`);
+    const file = JSON.parse(readFileSync(await download.path(), "utf8")) as { manifest: { player: object; counts: Record<string, number> } };
+    expect(file.manifest.player).toEqual({ id: steve.id, pseudo: steve.pseudo });
+    expect(file.manifest.counts).toMatchObject({ player: 1, rewardLogs: 1, worlds: 0 });
+    const counts = page.locator("section.export dl.counts");
+    const [parts, rows] = await Promise.all([counts.locator("dt").allTextContents(), counts.locator("dd").allTextContents()]);
+    expect(Object.fromEntries(parts.map((part, i) => [part, Number(rows[i])]))).toEqual(file.manifest.counts);
+
+    // The erasure: refused until the pseudo is typed as given, then the receipt; the player is gone.
+    await page.getByRole("button", { name: "Erase…" }).click();
+    const dialog = page.getByRole("dialog", { name: `Erase ${steve.pseudo.toLowerCase()}?` });
+    await expect(dialog.textContent()).resolves.toContain("irreversible");
+    await dialog.getByRole("textbox").fill("someone else");
+    await dialog.getByRole("button", { name: "Erase for ever" }).click();
+    await dialog.getByRole("alert").filter({ hasText: "nothing was erased" }).waitFor();
+    expect(await prisma.player.count({ where: { id: steve.id } })).toBe(1);
+    await dialog.getByLabel(`Type ${steve.pseudo.toLowerCase()} to confirm`).fill(steve.pseudo.toLowerCase());
+    await dialog.getByRole("button", { name: "Erase for ever" }).click();
+    await dialog.waitFor({ state: "detached" });
+    const receipt = page.locator("section.receipt");
+    const receiptId = (await receipt.getByRole("heading", { level: 2 }).textContent())!.replace("Receipt ", "");
+    expect(receiptId).toMatch(/^era_[0-9a-f]{32}$/);
+    await page.getByRole("status").filter({ hasText: `Erased player ${steve.id} (receipt ${receiptId}).` }).waitFor();
+    await expect(receipt.textContent()).resolves.toMatch(new RegExp(`Player id${steve.id}Erased\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} UTCByadmin-b`));
+    await expect(receipt.locator("dl.counts").nth(1).textContent()).resolves.toContain("rewardLogs1");
+    const lookup = await fetch(`${t.url}/api/player/get-player-by-nick?nick=${steve.pseudo}`, { headers: { "X-API-Key": adminKey } });
+    expect([lookup.status, ((await lookup.json()) as { message: string }).message]).toEqual([404, "Player not found"]);
+    // The receipts list, newest first, has it at the top.
+    const first = page.locator("table.erasures tbody tr").first();
+    await expect(first.getAttribute("data-receipt")).resolves.toBe(receiptId);
+    await expect(first.locator('td[data-label="Player id"]').textContent()).resolves.toBe(String(steve.id));
+    await page.screenshot({ path: shot("players"), fullPage: true });
+
+    // An unknown pseudo: the service's 404 message, in place.
+    await page.getByLabel("Pseudo", { exact: true }).fill(unique("nobody"));
+    await page.getByRole("button", { name: "Export" }).click();
+    await finder.getByRole("alert").filter({ hasText: "Player not found" }).waitFor();
+    await expect(page.locator("section.export").count()).resolves.toBe(0);
+    // Erased before, by id: the 410 names the receipt, in the dialog, which stays open.
+    await page.getByLabel("Pseudo", { exact: true }).fill("");
+    await page.getByLabel("Id", { exact: true }).fill(String(steve.id));
+    await page.getByRole("button", { name: "Erase…" }).click();
+    await page.getByRole("dialog").getByRole("textbox").fill(String(steve.id));
+    await page.getByRole("dialog").getByRole("button", { name: "Erase for ever" }).click();
+    await page.getByRole("dialog").getByRole("alert").filter({ hasText: receiptId }).waitFor();
+    await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+    // On a phone, the receipts are cards, without sideways scrolling.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 860 });
+    const failed = (status: string) => `Failed to load resource: the server responded with a status of ${status}`;
+    expect(problems.splice(before)).toEqual([failed("404 (Not Found)"), failed("410 (Gone)")]);
+    expect(outside).toEqual([]);
+  }, 60_000);
 });

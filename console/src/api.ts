@@ -66,3 +66,5 @@ export type ApiUser = Schemas["ApiUser"];
 export type AuditEntry = Schemas["AuditEntry"];
 export type WebhookEndpoint = Schemas["WebhookEndpoint"];
 export type WebhookDelivery = Schemas["WebhookDelivery"];
+export type PlayerExport = Schemas["PlayerExport"];
+export type ErasureReceipt = Schemas["ErasureReceipt"];

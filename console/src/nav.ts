@@ -1,5 +1,6 @@
 import { auditPage } from "./pages/audit.js";
 import { healthPage } from "./pages/health.js";
+import { playersPage } from "./pages/players.js";
 import { usersPage } from "./pages/users.js";
 import { webhooksPage } from "./pages/webhooks.js";
 
@@ -18,5 +19,6 @@ export const PAGES: readonly ConsolePage[] = [
   { id: "users", title: "API users", render: usersPage },
   { id: "audit", title: "Audit log", render: auditPage },
   { id: "webhooks", title: "Webhooks", render: webhooksPage },
+  { id: "players", title: "Players", render: playersPage },
   { id: "health", title: "Health", render: healthPage },
 ];
