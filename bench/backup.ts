@@ -46,7 +46,7 @@ async function timedBackup(db: Database, file: string): Promise<{ ms: number; lo
     }
   })();
   const started = performance.now();
-  await writeBackup(db, (pieces) => localFiles.write(file, pieces));
+  await writeBackup(db, (pieces) => localFiles.write(file, pieces), { kept: { idempotencyRetainHours: 24 } });
   const ms = performance.now() - started;
   running = false;
   await probing;

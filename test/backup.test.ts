@@ -302,7 +302,7 @@ describe("backup and restore", () => {
         opened();
         await released;
         await localFiles.write(during, pieces);
-      });
+      }, { kept: app.config });
       await open;
       const write = request(app.url).post("/api/website/create-reward-log").set("X-API-Key", key).send({ playerId: player.id, rewardId: 3 }).then((res) => res);
       if (app.database.db.kind === "postgres") expect((await write).status).toBe(201);

@@ -201,6 +201,10 @@ describe("restore and the erasure ledger", () => {
 
     const fresh = await createTestDatabase();
     try {
+      // Checked first: --check names the erasure the file lacks, and writes nothing.
+      const checked = await cli(fresh.db, ["restore", "--check", file]);
+      expect(checked.code).toBe(0);
+      expect(checked.stdout).toContain(`A restore would re-apply 1 erasure(s) the backup was made before: player ${steve.id} (${receipt.id}, ${receipt.erasedAt})`);
       const restored = await cli(fresh.db, ["restore", file]);
       expect(restored.code).toBe(0);
       expect(restored.stdout).toContain(`Re-applied 1 erasure(s) the backup was made before: player ${steve.id} (${receipt.id}, ${receipt.erasedAt})`);
@@ -249,5 +253,17 @@ describe("player export | erase | erasures at the command line", () => {
     const again = await cli(t.database.db, ["player", "erase", "--id", String(steve.id), "--yes"]);
     expect([again.code, again.stderr]).toEqual([1, expect.stringContaining(`Player ${steve.id} was erased at`)]);
     expect((await cli(t.database.db, ["player", "export", "--pseudo", steve.pseudo])).stderr).toBe(`Player '${steve.pseudo}' not found\n`);
+  });
+
+  it("when an import holds an erased player's id (their export, re-imported), then it is refused, naming the receipt, and nothing is written", async () => {
+    const { steve } = await community();
+    const exported = await cli(t.database.db, ["export"]);
+    const file = path.join(dir, "before-erasure.json");
+    writeFileSync(file, exported.stdout);
+    const receipt = (await erase({ id: steve.id })).body as { id: string };
+    const imported = await cli(t.database.db, ["import", file]);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toMatch(new RegExp(`players\\[\\d+\\]\\.id: player ${steve.id} was erased \\(receipt ${receipt.id}\\); an erased player's id is not given again`));
+    expect(await t.database.db.prisma.player.findUnique({ where: { id: steve.id } })).toBeNull();
   });
 });

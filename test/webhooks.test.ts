@@ -10,6 +10,7 @@ import { exportData, importData, ImportError } from "../src/transfer/transfer.js
 import { webhookMetrics } from "../src/webhooks/metrics.js";
 import { isPrivateAddress } from "../src/webhooks/address-guard.js";
 import { backoffMs, DeliveryWorker, UNRECORDABLE_ANSWER, type Outcome } from "../src/webhooks/worker.js";
+import { pruneOutbox } from "../src/privacy/retention.js";
 import { LogCapture, startTestApp, type TestApp } from "./helpers/app.js";
 import { makeCosmetic, makePlayer, makeWorld, unique } from "./helpers/fixtures.js";
 import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.js";
@@ -455,7 +456,7 @@ describe("webhooks", () => {
     await prisma.$executeRaw`UPDATE webhook_events SET "createdAt" = now() - interval '8 days' WHERE id <= ${idOf(72)}`;
     await prisma.$executeRaw`UPDATE webhook_deliveries SET status = 'pending', "nextAttemptAt" = now() + interval '1 day' WHERE "eventId" = ${idOf(72)}`;
     const before = await prisma.webhookEvent.count({ where: { id: { lt: idOf(72) } } });
-    expect(await worker.prune()).toBe(before);
+    expect(await pruneOutbox(prisma, 7)).toBe(before);
     const left = await prisma.$queryRaw<{ eventId: bigint }[]>`
       SELECT "eventId" FROM webhook_deliveries WHERE "eventId" IN (${idOf(71)}, ${idOf(72)}, ${idOf(73)}) ORDER BY "eventId"`;
     expect(left.map((d) => d.eventId)).toEqual([idOf(72), idOf(73)]);

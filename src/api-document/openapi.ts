@@ -32,9 +32,9 @@ const idempotencyHeader = z.object({
     .meta({
       param: {
         description:
-          "Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; " +
+          "Makes a retry safe: a request resent with the same key (same API user, by default within 24 hours) is not run again; " +
           "its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with " +
-          "another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.",
+          "another body or route: 422. 1–255 printable ASCII characters, never an API key: a UUID per request.",
         example: "5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41",
       },
     }),

@@ -29,7 +29,7 @@ export interface CheckedBackup {
   /** Signed with the BACKUP_SIGNING_KEY given. */
   signed: boolean;
   /** What a restore would install that grants access or sends data out: the API users, the webhook endpoints (URLs as listings show them). */
-  installs: { users: { username: string; role: string; revoked: boolean }[]; endpoints: { id: number; url: string; events: string[] }[] };
+  installs: { users: { username: string; role: string; revoked: boolean }[]; endpoints: { id: number; url: string; events: string[] }[]; erasures: string[] };
   /** What the restored service will lack (a webhook secret's key): said, not refused. */
   warnings: string[];
 }
@@ -50,7 +50,7 @@ export async function checkBackup(
 ): Promise<CheckedBackup> {
   let header: BackupHeader | undefined;
   const secrets = new Map<string, number>();
-  const installs: CheckedBackup["installs"] = { users: [], endpoints: [] };
+  const installs: CheckedBackup["installs"] = { users: [], endpoints: [], erasures: [] };
   // Against the target's columns when it is at the file's schema (at another, restore refuses the file whole).
   let columns: string[] | undefined;
   let known = new Set<string>();
@@ -72,7 +72,8 @@ export async function checkBackup(
     else if (entry.kind === "row" && entry.table === "api_users") {
       const { username, role, revokedAt } = entry.row;
       installs.users.push({ username: String(username), role: String(role), revoked: revokedAt !== null && revokedAt !== undefined });
-    } else if (entry.kind === "row" && entry.table === "webhook_endpoints") {
+    } else if (entry.kind === "row" && entry.table === "player_erasures") installs.erasures.push(String(entry.row.id));
+    else if (entry.kind === "row" && entry.table === "webhook_endpoints") {
       checkEndpoint(entry.row);
       installs.endpoints.push({ id: Number(entry.row.id), url: shownUrl(String(entry.row.url)), events: entry.row.events as string[] });
       try {

@@ -1,8 +1,12 @@
-import { IDEMPOTENCY_TTL_MS } from "../http/idempotency.js";
 import { q, type Tx } from "../transfer/import-checks.js";
 import type { SchemaConstraints, TableConstraints } from "./keys.js";
 
 export { q, type Tx };
+
+/** The retention settings a backup's skips follow (core/config.ts). */
+export interface KeptFor {
+  idempotencyRetainHours: number;
+}
 
 export interface BackupTable {
   table: string;
@@ -11,7 +15,7 @@ export interface BackupTable {
   /** The key is not a serial id (no sequence for a restore to move past the rows). */
   unserial?: true;
   /** Rows left out (SQL, on the table's alias t): what is no longer of use. */
-  skip?: () => string;
+  skip?: (kept: KeptFor) => string;
 }
 
 /**
@@ -30,8 +34,8 @@ export const BACKUP_TABLES: readonly BackupTable[] = [
   { table: "worlds", key: ["id"] },
   { table: "parkour_maps", key: ["id"] },
   { table: "audit_log", key: ["id"] },
-  // An answer is replayed for 24 hours: older ones are of no use (the server prunes them).
-  { table: "idempotency_keys", key: ["apiUserId", "key"], skip: () => `t."createdAt" <= now() - interval '${IDEMPOTENCY_TTL_MS} milliseconds'` },
+  // An answer is replayed for IDEMPOTENCY_RETAIN_HOURS: older ones are of no use (the retention sweep deletes them).
+  { table: "idempotency_keys", key: ["apiUserId", "key"], skip: (kept) => `t."createdAt" <= now() - interval '${kept.idempotencyRetainHours} hours'` },
   { table: "webhook_endpoints", key: ["id"] },
   { table: "webhook_events", key: ["id"] },
   { table: "webhook_deliveries", key: ["id"] },

@@ -3,8 +3,8 @@ import { tableCounts, writeBackup } from "../backup/backup.js";
 import { BackupFileError } from "../backup/format.js";
 import { checkBackup, checkTarget, restoreBackup, RestoreRefused, type CheckedBackup, type RestoredBackup } from "../backup/restore.js";
 import { LedgerError } from "../privacy/ledger.js";
-import type { ReappliedErasures } from "../privacy/reapply.js";
-import { schemaVersion } from "../backup/tables.js";
+import { erasuresToReapply, type ReappliedErasures } from "../privacy/reapply.js";
+import { schemaVersion, type KeptFor } from "../backup/tables.js";
 import { CallerDirectory } from "../auth/callers.js";
 import type { Config } from "../core/config.js";
 import type { Database } from "../db/database.js";
@@ -33,14 +33,14 @@ const counted = (counts: Record<string, number>) =>
 const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 
 /** `backup <file>`: writeBackup to the caller's file. */
-export async function backupCommand(args: string[], db: Database, files: CliFiles, signingKey: string | undefined, io: Io): Promise<number> {
+export async function backupCommand(args: string[], db: Database, files: CliFiles, config: Config, io: Io): Promise<number> {
   const { positionals } = parse(args, {});
   if (positionals.length !== 1) throw new UsageError("backup takes one file");
   const file = positionals[0]!;
   const started = performance.now();
   let counts: Record<string, number>;
   try {
-    counts = await writeBackup(db, (pieces) => files.write(file, pieces), signingKey);
+    counts = await writeBackup(db, (pieces) => files.write(file, pieces), { kept: config, signingKey: config.backupSigningKey });
   } catch (error) {
     // The file system's refusal (here, or where the CLI runs when the server makes the backup): not the database's.
     const failure = fileFailure(error);
@@ -53,9 +53,9 @@ export async function backupCommand(args: string[], db: Database, files: CliFile
 }
 
 /** `counts`: the live database's rows per backed-up table, with the backup's own skips, in restore --check's words. */
-export async function countsCommand(args: string[], db: Database, io: Io): Promise<number> {
+export async function countsCommand(args: string[], db: Database, kept: KeptFor, io: Io): Promise<number> {
   if (args.length > 0) throw new UsageError("counts takes no argument");
-  io.stdout(`This database holds: ${counted(await tableCounts(db))}.\n`);
+  io.stdout(`This database holds: ${counted(await tableCounts(db, kept))}.\n`);
   return 0;
 }
 
@@ -95,9 +95,10 @@ export async function restoreCommand(
   let checked: CheckedBackup & Partial<Pick<RestoredBackup, "erasures">>;
   try {
     const trust = { signingKey: config.backupSigningKey, unsigned: values.unsigned === true };
-    checked = values.check
-      ? await checkBackup(files.read(file), secretKey, trust, checkTarget(db.prisma, await schemaVersion(db.prisma)))
-      : await restoreBackup(db, () => files.read(file), secretKey, { drill: config.drillMode, ledger: config.erasureLedger, source: actor, ...trust });
+    if (values.check) {
+      checked = await checkBackup(files.read(file), secretKey, trust, checkTarget(db.prisma, await schemaVersion(db.prisma)));
+      checked.erasures = await erasuresToReapply(config.erasureLedger, checked.installs.erasures);
+    } else checked = await restoreBackup(db, () => files.read(file), secretKey, { drill: config.drillMode, ledger: config.erasureLedger, source: actor, ...trust });
   } catch (error) {
     if (error instanceof BackupFileError) {
       io.stderr(`Refused ${printable(file)}, nothing was written: ${printable(error.message)}.\n`);
@@ -131,7 +132,7 @@ export async function restoreCommand(
       : `Restored ${printable(file)} (${made}) in ${seconds(started)}: ${counted(checked.counts)}.\n`,
   );
   if (values.check) io.stdout(installsText(checked.installs, new CallerDirectory(config.callers)));
-  if (checked.erasures) reportErasures(checked.erasures, config.erasureLedger, io);
+  if (checked.erasures) reportErasures(checked.erasures, config.erasureLedger, io, values.check === true);
   if (!values.check && config.drillMode) {
     io.stdout("This database is a drill's copy (DRILL_MODE=true): a server starts on it only with DRILL_MODE=true, and then delivers no webhook and shares no counter with production.\n");
   }
@@ -139,10 +140,10 @@ export async function restoreCommand(
 }
 
 /** What the restore did with the erasure ledger: a line when it re-applied erasures, a warning when its file is missing. */
-function reportErasures({ reapplied, inLedger }: ReappliedErasures, ledger: string | undefined, io: Io): void {
+function reportErasures({ reapplied, inLedger }: ReappliedErasures, ledger: string | undefined, io: Io, check: boolean): void {
   if (reapplied.length > 0) {
-    const list = reapplied.map((r) => `player ${r.playerId} (${r.id}, ${r.erasedAt})`).join(", ");
-    io.stdout(`Re-applied ${reapplied.length} erasure(s) the backup was made before: ${list}.\n`);
+    const list = some(reapplied, (r) => `player ${r.playerId} (${r.id}, ${r.erasedAt})`);
+    io.stdout(`${check ? "A restore would re-apply" : "Re-applied"} ${reapplied.length} erasure(s) the backup was made before: ${list}.\n`);
   }
   // ERASURE_LEDGER=off: the operator's choice (another community's backup), said in PRIVACY.md.
   if (ledger && inLedger === undefined) {

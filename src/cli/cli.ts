@@ -14,6 +14,7 @@ import { BACKUP_USAGE, backupCommand, countsCommand, restoreCommand } from "./ba
 import { WEBHOOK_USAGE, webhookCommand } from "./webhook-command.js";
 import { PLAYER_USAGE, playerCommand } from "./player-command.js";
 import { FREEZE_USAGE, freezeCommand, thawCommand } from "./freeze-command.js";
+import { RETENTION_USAGE, retentionCommand } from "./retention-command.js";
 import { loadSample } from "../transfer/sample.js";
 import { ImportError } from "../transfer/transfer.js";
 import { exportCommand, importCommand, localFiles, type CliFiles } from "./transfer-command.js";
@@ -39,6 +40,7 @@ Commands:
 ${BACKUP_USAGE}
 ${FREEZE_USAGE}
 ${PLAYER_USAGE}
+${RETENTION_USAGE}
   seed                                   load the sample community (sample/community.json) into an
                                          empty database, its temporary items moved to today
   audit [--since WHEN] [--user NAME] [--limit N] [--json]
@@ -139,14 +141,16 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
     }
     case "player":
       return playerCommand(rest, deps.db, deps.config, deps.files ?? localFiles, deps.actor ?? cliSource(), io);
+    case "retention":
+      return retentionCommand(rest, deps.db.prisma, deps.config, io);
     case "export":
       return exportCommand(rest, deps.db.prisma, deps.files ?? localFiles, io);
     case "backup":
-      return backupCommand(rest, deps.db, deps.files ?? localFiles, deps.config.backupSigningKey, io);
+      return backupCommand(rest, deps.db, deps.files ?? localFiles, deps.config, io);
     case "restore":
       return restoreCommand(rest, deps.db, deps.files ?? localFiles, deps.config, io, deps.actor ?? cliSource());
     case "counts":
-      return countsCommand(rest, deps.db, io);
+      return countsCommand(rest, deps.db, deps.config, io);
     case "freeze":
       return freezeCommand(rest, deps.db.prisma, deps.actor ?? cliSource(), io);
     case "thaw":

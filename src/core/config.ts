@@ -1,7 +1,7 @@
 import path from "node:path";
-import express from "express";
 import { z } from "zod";
 import { OperatorError } from "./operator-error.js";
+import { integer, optionalUrl, parseTrustProxy, secretKey, usernameList, validTrustProxy } from "./config-rules.js";
 
 /** The longest a request may be set to wait for a full-list slot (its Retry-After is this at most). */
 export const MAX_HEAVY_LIST_WAIT_MS = 600_000;
@@ -9,41 +9,6 @@ export const MAX_HEAVY_LIST_WAIT_MS = 600_000;
 /** The four caller groups of the spec (user-A … user-D). */
 export const CALLER_GROUPS = ["A", "B", "C", "D"] as const;
 export type CallerGroup = (typeof CALLER_GROUPS)[number];
-
-const usernameList = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((raw) =>
-      raw
-        .split(",")
-        .map((name) => name.trim())
-        .filter((name) => name.length > 0),
-    );
-
-const integer = (min: number, max: number, fallback: number) =>
-  z
-    .string()
-    .default(String(fallback))
-    .refine((raw) => /^\d+$/.test(raw.trim()), { message: `expected an integer between ${min} and ${max}` })
-    .transform((raw) => Number(raw.trim()))
-    .refine((n) => n >= min && n <= max, { message: `expected an integer between ${min} and ${max}` });
-
-/** A key of at least 32 characters, or unset (blank counts as unset). */
-const secretKey = () =>
-  z
-    .string()
-    .optional()
-    .transform((raw) => (raw?.trim() ? raw.trim() : undefined))
-    .refine((key) => key === undefined || key.length >= 32, { message: "expected at least 32 characters" });
-
-/** A URL of one of the schemes `scheme` matches, or unset (blank counts as unset). */
-const optionalUrl = (scheme: RegExp, message: string) =>
-  z
-    .string()
-    .optional()
-    .transform((raw) => (raw?.trim() ? raw.trim() : undefined))
-    .refine((url) => url === undefined || scheme.test(url), { message });
 
 /**
  * Every variable the service reads, with its rule and default; the Config
@@ -142,6 +107,12 @@ export const envSchema = z.object({
   WEBHOOKS_CONCURRENCY: integer(0, 1_000, 16),
   /** Days an event is kept once every delivery of it is delivered or failed (an event stream resumes that far back); then pruned with them. */
   WEBHOOKS_RETAIN_DAYS: integer(1, 3_650, 30),
+  /** Days a player's IP address is kept after the last write that set it (here and in the audit log's values); then cleared. */
+  PLAYER_IP_RETAIN_DAYS: integer(1, 3_650, 90),
+  /** Days the audit log keeps the values of an entry; then its field names stay, with no value (who changed what, and when). */
+  AUDIT_VALUES_RETAIN_DAYS: integer(1, 3_650, 365),
+  /** Hours an Idempotency-Key's answer is kept and replayed; then the key counts as new and its stored answer is deleted. */
+  IDEMPOTENCY_RETAIN_HOURS: integer(1, 720, 24),
   /** Event streams (GET /api/events) one API user may hold open on an instance at once; beyond, 429. */
   EVENTS_STREAMS_PER_USER: integer(1, 1_000, 4),
   /** Bytes of events an event stream may have waiting for a slow client; beyond, the stream is closed (the client resumes). */
@@ -226,21 +197,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     Object.assign(config, { redisUrl: undefined, databaseReadUrl: undefined, webhooksConcurrency: 0 });
   }
   return config as Config;
-}
-
-/** Express compiles "trust proxy" when it is set, and throws on a bad address: the test it must pass. */
-function validTrustProxy(value: boolean | number | string): boolean {
-  try {
-    express().set("trust proxy", value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function parseTrustProxy(raw: string): boolean | number | string {
-  if (raw === "true") return true;
-  if (raw === "false") return false;
-  if (/^\d+$/.test(raw)) return Number(raw);
-  return raw;
 }

@@ -91,7 +91,7 @@ export const ERROR_CATALOGUE = {
   },
   IDEMPOTENCY_KEY_REUSED: {
     status: 422,
-    meaning: "The Idempotency-Key was already used in the last 24 hours with another request (another body or route).",
+    meaning: "The Idempotency-Key was already used in the last 24 hours (by default) with another request (another body or route).",
     action: "Use a new key for a new request; to get the first answer again, resend the first request unchanged.",
   },
   RATE_LIMITED: {

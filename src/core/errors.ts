@@ -71,10 +71,10 @@ export const errors = {
   secretNotReplayed: (message: string) => new ApiError("SECRET_NOT_REPLAYED", message),
   preconditionFailed: (what: string) =>
     new ApiError("PRECONDITION_FAILED", `${what} changed since the ETag sent in If-Match; nothing was written`),
-  idempotencyKeyReused: (firstRoute: string, sameRoute: boolean) =>
+  idempotencyKeyReused: (firstRoute: string, sameRoute: boolean, retainHours: number) =>
     new ApiError(
       "IDEMPOTENCY_KEY_REUSED",
-      `Idempotency-Key already used in the last 24 hours ${sameRoute ? `with another body on ${firstRoute}` : `on ${firstRoute}`}: use a new key for a new request`,
+      `Idempotency-Key already used in the last ${retainHours} hours ${sameRoute ? `with another body on ${firstRoute}` : `on ${firstRoute}`}: use a new key for a new request`,
     ),
   malformedRequest: (message = "Malformed HTTP request") => new ApiError("MALFORMED_REQUEST", message),
   requestTimeout: () => new ApiError("REQUEST_TIMEOUT", "Request not received in time"),

@@ -31,6 +31,8 @@ export const player = defineEntity({
   },
   component: { id: "PlayerFull", description: "A player with every field, including the sensitive ones" },
   summaryComponent: { id: "PlayerSummary", description: (omitted) => `A player without the sensitive ${omitted}` },
+  // When a write last set `ip`: PLAYER_IP_RETAIN_DAYS counts from it (migration 20261203080000_retention).
+  bookkeeping: ["ipSetAt"],
 });
 
 export const playerSummary = player.summary!;

@@ -33,6 +33,8 @@ export interface EntityOptions<F extends Fields, Key extends keyof F & string> {
    * the fields it leaves out.
    */
   summaryComponent?: { id: string; description: (omitted: string) => string };
+  /** Columns besides the fields, kept by the database (a trigger) and never answered nor taken from a client. */
+  bookkeeping?: readonly string[];
 }
 
 /** One projection of an entity: its answer schema, its SELECT list and its row → answer mapper. */
@@ -149,6 +151,7 @@ export function defineEntity<F extends Fields, Key extends keyof F & string = "i
     /** Foreign keys: column → referenced table. */
     references,
     unique: uniqueConstraints(table, fields),
+    bookkeeping: options.bookkeeping ?? [],
     /** The body of a create: every field but the primary key, by its create rule. */
     createBody(example: Record<string, unknown>) {
       return z.strictObject(Object.fromEntries(others.map((n) => [n, fields[n]!.spec.create ?? fields[n]!.input]))).meta({ example }) as unknown as z.ZodObject<{

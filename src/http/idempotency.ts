@@ -6,7 +6,7 @@ import { ApiError, errors } from "../core/errors.js";
 import type { RouteSpec } from "./route.js";
 
 /**
- * Idempotency-Key (Stripe's semantics, per API user, kept 24 hours):
+ * Idempotency-Key (Stripe's semantics, per API user, kept IDEMPOTENCY_RETAIN_HOURS, 24 by default):
  * - The key's row is inserted first. A concurrent request with the same key
  *   waits on the primary key until the first one commits, then replays its
  *   answer: concurrent duplicates have one effect and get one answer.
@@ -19,7 +19,6 @@ import type { RouteSpec } from "./route.js";
  */
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 export const REPLAYED_HEADER = "Idempotent-Replayed";
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** Printable ASCII, 1 to 255 characters (UUIDs, "order-42:attempt"…). */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
@@ -48,6 +47,8 @@ export interface KeyedRequest {
   route: string;
   fingerprint: string;
   now: Date;
+  /** IDEMPOTENCY_RETAIN_HOURS, in hours: an older key counts as new. */
+  retainHours: number;
 }
 
 /** The header, checked: undefined when not sent; a 400 naming it when malformed or sent twice. */
@@ -59,7 +60,7 @@ export function idempotencyKey(req: Request): string | undefined {
   if (!IDEMPOTENCY_KEY_PATTERN.test(value)) {
     throw errors.validation(`${IDEMPOTENCY_HEADER}: expected 1 to 255 printable ASCII characters`);
   }
-  // Kept in clear for 24 hours, and an API key is never kept in clear (as for X-Request-Id): refused.
+  // Kept in clear for IDEMPOTENCY_RETAIN_HOURS, and an API key is never kept in clear (as for X-Request-Id): refused.
   if (maskKeys(value) !== value) {
     throw errors.validation(`${IDEMPOTENCY_HEADER}: holds an API key (gsk_…); send a random value such as a UUID, and rotate the key it holds`);
   }
@@ -83,13 +84,13 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * Takes the key for this request (a new row, or one older than 24 hours, which
+ * Takes the key for this request (a new row, or one older than `retainHours`, which
  * counts as new) and returns undefined; or returns the answer stored for it.
  * A concurrent holder of the key makes the INSERT wait until it commits (its
  * answer is then read) or rolls back (the key is then taken here).
  */
 export async function claimKey(tx: DbClient, r: KeyedRequest): Promise<Answer | undefined> {
-  const expired = new Date(r.now.getTime() - IDEMPOTENCY_TTL_MS);
+  const expired = new Date(r.now.getTime() - r.retainHours * 3_600_000);
   // A row purged between the two statements makes the loop take the key again.
   for (;;) {
     const claimed = await tx.$executeRaw`
@@ -107,7 +108,7 @@ export async function claimKey(tx: DbClient, r: KeyedRequest): Promise<Answer | 
         FROM idempotency_keys WHERE "apiUserId" = ${r.userId} AND key = ${r.key}`;
     const stored = rows[0];
     if (!stored) continue;
-    if (stored.fingerprint !== r.fingerprint) throw errors.idempotencyKeyReused(stored.route, stored.route === r.route);
+    if (stored.fingerprint !== r.fingerprint) throw errors.idempotencyKeyReused(stored.route, stored.route === r.route, r.retainHours);
     if (stored.status === null || stored.body === null) throw new Error("An idempotency key was committed without its answer");
     return { status: stored.status, text: stored.body, error: stored.error ?? undefined };
   }
@@ -145,25 +146,4 @@ export async function runOnce(
     UPDATE idempotency_keys SET "responseStatus" = ${replay.status}, "responseBody" = ${replay.text}, "responseError" = ${replay.error ?? null}
      WHERE "apiUserId" = ${r.userId} AND key = ${r.key}`;
   return answer;
-}
-
-/**
- * Keys past 24 hours are already treated as new; their rows are deleted here,
- * by requests that send a key, at most once a minute per instance and in
- * batches, outside any request's transaction.
- */
-const PURGE_EVERY_MS = 60_000;
-const PURGE_BATCH = 10_000;
-const lastPurge = new WeakMap<object, number>();
-
-export async function purgeExpiredKeys(prisma: DbClient, now: Date): Promise<void> {
-  const last = lastPurge.get(prisma);
-  if (last !== undefined && Math.abs(now.getTime() - last) < PURGE_EVERY_MS) return;
-  lastPurge.set(prisma, now.getTime());
-  const expired = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
-  const deleted = await prisma.$executeRaw`
-    DELETE FROM idempotency_keys WHERE ("apiUserId", key) IN (
-      SELECT "apiUserId", key FROM idempotency_keys WHERE "createdAt" <= ${expired} LIMIT ${PURGE_BATCH})`;
-  // A full batch: more may be waiting, so the next keyed request purges again.
-  if (deleted === PURGE_BATCH) lastPurge.delete(prisma);
 }

@@ -7,7 +7,7 @@ import type { Prisma } from "../generated/prisma/client.js";
 import { advanceIdSequence, generatedKeyCollision, largestId } from "../entities/constraints.js";
 import { ERROR_NAME_HEADER } from "../core/errors.js";
 import type { AppDeps } from "./deps.js";
-import { claimKey, fingerprint, idempotencyKey, purgeExpiredKeys, REPLAYED_HEADER, runOnce, type Answer, type Written } from "./idempotency.js";
+import { claimKey, fingerprint, idempotencyKey, REPLAYED_HEADER, runOnce, type Answer, type Written } from "./idempotency.js";
 import { Versioned, type RouteSpec, type TransactionContext } from "./route.js";
 import { sendJsonText } from "../core/send.js";
 
@@ -58,14 +58,13 @@ export async function runWrite(
     if (key === undefined && route.oneStatement) return sent(await run(deps.db.prisma, deps.db.writeQueries));
     // Serialised inside the transaction: a body that cannot be sent rolls the write back.
     if (key === undefined) return deps.db.prisma.$transaction(async (tx) => sent(await run(tx)), transactionOptions(deps.config));
-    const now = deps.now();
-    await purgeExpiredKeys(deps.db.prisma, now);
     const request = {
       userId: caller.id,
       key,
       route: `${route.method} ${route.path}`,
       fingerprint: fingerprint(route, req.body),
-      now,
+      now: deps.now(),
+      retainHours: deps.config.idempotencyRetainHours,
     };
     return deps.db.prisma.$transaction(async (tx) => {
       const stored = await claimKey(tx, request);

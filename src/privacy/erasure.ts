@@ -35,7 +35,7 @@ export function eventNamesPlayer(playerId: Prisma.Sql): Prisma.Sql {
 }
 
 /** A JSON object's keys kept, their values gone: the fact of a change without what it wrote. */
-const nulled = (column: string) =>
+export const nulled = (column: string) =>
   Prisma.raw(`CASE WHEN jsonb_typeof(${column}) = 'object' THEN (SELECT coalesce(jsonb_object_agg(k, 'null'::jsonb), '{}'::jsonb) FROM jsonb_object_keys(${column}) k) ELSE ${column} END`);
 
 /** The answer a stored idempotent answer of theirs becomes: what a resend of that request now gets. */

@@ -13,6 +13,14 @@ export interface ReappliedErasures {
   inLedger: number | undefined;
 }
 
+/** What `restore --check` says a restore would re-apply: the ledger's receipts a backup holding `held` (receipt ids) lacks. */
+export async function erasuresToReapply(ledger: string | undefined, held: readonly string[]): Promise<ReappliedErasures> {
+  if (ledger === undefined || !existsSync(ledger)) return { reapplied: [], inLedger: undefined };
+  const fromLedger = await readLedger(ledger);
+  const inFile = new Set(held);
+  return { reapplied: fromLedger.filter((r) => !inFile.has(r.id)), inLedger: fromLedger.length };
+}
+
 /**
  * After a restore has written a backup's rows, in its transaction: every erasure of the ledger the backup
  * does not hold is re-applied (the player erased again with the same receipt, if the backup holds them;

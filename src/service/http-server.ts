@@ -31,12 +31,19 @@ export function createHttpServer(app: RequestListener, config: Config, logger: L
   // The client's address read at connection: Node asks the socket for it only when first read, and once a
   // client has reset its connection there is none left to ask, so a request it sent and hung up on would
   // have no req.ip (its failed authentication counted under no address, its audit entry without one).
-  server.on("connection", (socket: Socket) => void socket.remoteAddress);
+  server.on("connection", (socket: Socket) => {
+    void socket.remoteAddress;
+    lastConnection.set(server, Date.now());
+  });
   server.on("clientError", answerClientError);
   server.on("connect", answerConnect(app));
   server.setTimeout(config.sendTimeoutMs, (socket: Socket) => onInactive(socket, config.sendTimeoutMs, logger));
   return server;
 }
+
+const lastConnection = new WeakMap<Server, number>();
+/** When the server last accepted a connection (a stopping instance waits for a quiet moment to close its listener). */
+export const lastConnectionAt = (server: Server): number => lastConnection.get(server) ?? 0;
 
 /**
  * What a request gets while the instance has its port but not yet its app (the database opening, the

@@ -12,8 +12,9 @@ import { prepareSchema } from "../db/migrate.js";
 import { openConfiguredDatabase, TIGHTENED_WARNING } from "../db/open.js";
 import { refuseDrillCopy } from "./drill.js";
 import { ensureLedger } from "../privacy/ledger.js";
+import { RetentionSweeper } from "../privacy/retention-sweeper.js";
 import type { Logger } from "../core/logger.js";
-import { answerStarting, createHttpServer } from "./http-server.js";
+import { answerStarting, createHttpServer, lastConnectionAt } from "./http-server.js";
 import { Metrics, serveMetrics } from "./metrics.js";
 import { reportMetricsToPrimary } from "./cluster.js";
 import { closeRedis, createRedis, redisSettled, type Redis } from "../limits/redis.js";
@@ -26,14 +27,6 @@ import { DeliveryWorker } from "../webhooks/worker.js";
 /** Stopping: the listener closes once no connection has arrived for ACCEPT_QUIET_MS, or after ACCEPT_DRAIN_MAX_MS. */
 const ACCEPT_QUIET_MS = 50;
 const ACCEPT_DRAIN_MAX_MS = 1_000;
-
-const lastConnection = new WeakMap<Server, number>();
-function lastConnectionAt(server: Server): number {
-  return lastConnection.get(server) ?? 0;
-}
-function trackConnections(server: Server): void {
-  server.on("connection", () => lastConnection.set(server, Date.now()));
-}
 
 /** A running instance: the API listener, its metrics listener, and how to stop both. */
 export interface Service {
@@ -60,7 +53,6 @@ export async function startService(config: Config, logger: Logger, options: { cl
   let app: RequestListener = answerStarting;
   let metrics: Metrics | undefined;
   const server = createHttpServer((req, res) => app(req, res), config, logger);
-  trackConnections(server);
   const metricsServer =
     config.metricsPort !== undefined && !options.clusterWorker ? serveMetrics({ text: () => metrics!.text() }) : undefined;
   const accept: (() => void)[] = [];
@@ -85,6 +77,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
   let keyUsage: KeyUsage | undefined;
   let redis: Redis | undefined;
   let webhooks: DeliveryWorker | undefined;
+  let retention: RetentionSweeper | undefined;
   let control: ControlChannel | undefined;
   let events: EventHub | undefined;
   try {
@@ -120,6 +113,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     // Delivers the webhook outbox; a failing receiver never touches the API nor /readyz.
     webhooks = new DeliveryWorker(db, config, logger, webhookMetrics(metrics.registry, db));
     await webhooks.start();
+    (retention = new RetentionSweeper(db.prisma, config, logger, metrics.registry)).start();
     // The embedded database admits this process alone: the CLI's commands come through it.
     if (db.kind === "embedded") control = await startControlChannel(config, db, logger);
   } catch (error) {
@@ -128,6 +122,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     metricsServer?.close();
     await control?.stop();
     await webhooks?.stop().catch(() => undefined);
+    await retention?.stop();
     await events?.close().catch(() => undefined);
     await keySync?.stop().catch(() => undefined);
     await keyUsage?.stop().catch(() => undefined);
@@ -160,7 +155,8 @@ export async function startService(config: Config, logger: Logger, options: { cl
     port,
     metricsPort,
     lifecycle,
-    stop: () => (stopped ??= stopGracefully({ config, logger, lifecycle, server: api, metricsServer: metricsListener, keySync, keyUsage, redis, db, webhooks, control, events: streams })),
+    stop: () =>
+      (stopped ??= stopGracefully({ config, logger, lifecycle, server: api, metricsServer: metricsListener, keySync, keyUsage, redis, db, webhooks, retention, control, events: streams })),
   };
 }
 
@@ -175,10 +171,11 @@ async function stopGracefully(parts: {
   redis: Redis | undefined;
   db: Database;
   webhooks: DeliveryWorker;
+  retention: RetentionSweeper;
   control: ControlChannel | undefined;
   events: EventHub;
 }): Promise<boolean> {
-  const { config, logger, lifecycle, server, metricsServer, keySync, keyUsage, redis, db, webhooks, control, events } = parts;
+  const { config, logger, lifecycle, server, metricsServer, keySync, keyUsage, redis, db, webhooks, retention, control, events } = parts;
   lifecycle.stopping = true;
   // Event streams never finish by themselves: ended now, so that their clients resume on another instance
   // at once, and a stream asked for from now on is refused (503).
@@ -240,6 +237,7 @@ async function stopGracefully(parts: {
   await bounded("the event streams", streamsClosed);
   await bounded("the CLI commands in flight", control?.stop() ?? Promise.resolve());
   await bounded("the webhook deliveries in flight", webhooks.stop());
+  await bounded("the retention sweep", retention.stop());
   await bounded("the key channel", keySync?.stop() ?? Promise.resolve());
   // The minutes keys were last used in, noted since the last write: written before the database closes.
   await bounded("the keys' last use", keyUsage.stop());

@@ -78,6 +78,15 @@ export async function checkAgainstDatabase(tx: Tx, r: TransferResource, problems
       (f) => `${key}[${f.idx}].${column}: ${String(f.value)} matches no record of ${table}`,
     );
   }
+  // An erased player stays erased (docs/PRIVACY.md): their id is never given again, by an import neither.
+  if (entity.table === "players") {
+    await find(
+      tx, problems,
+      `SELECT s.idx, x.id AS player, e.id AS receipt FROM ${stagedRows(r)} JOIN player_erasures e ON e."playerId" = x.id WHERE s.key = $1`,
+      [key],
+      (f) => `${key}[${f.idx}].id: player ${String(f.player)} was erased (receipt ${String(f.receipt)}); an erased player's id is not given again`,
+    );
+  }
   // A holder that the import itself changes is no conflict: the final state counts.
   for (const u of entity.unique.filter((c) => !c.where)) {
     const on = u.columns.map((c) => `t.${q(c)} = x.${q(c)}`).join(" AND ");

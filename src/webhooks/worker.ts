@@ -1,5 +1,4 @@
 import type { Config } from "../core/config.js";
-import { Prisma } from "../generated/prisma/client.js";
 import { ListenUnavailableError, type Database, type Subscription } from "../db/database.js";
 import type { Logger } from "../core/logger.js";
 import { attempt, type AttemptResult } from "./attempt.js";
@@ -12,8 +11,6 @@ export const POLL_MS = 500;
 export const UNRECORDABLE_ANSWER = "(the answer could not be recorded: see the service's log)";
 /** Added to the attempt's timeout to make its lease: past it, another instance may take the delivery over. */
 const LEASE_MARGIN_MS = 5_000;
-/** How often an instance prunes the outbox of finished events (several instances pruning at once is harmless). */
-const PRUNE_EVERY_MS = 3_600_000;
 
 export type Outcome = "delivered" | "retrying" | "failed";
 
@@ -51,7 +48,6 @@ export class DeliveryWorker {
   private subscription: Subscription | undefined;
   private claiming: Promise<void> | undefined;
   private again = false;
-  private prunedAt = 0;
   /** Whether any endpoint is registered, read at each poll. */
   private endpointsExist = true;
 
@@ -101,10 +97,6 @@ export class DeliveryWorker {
         ([row]) => (this.endpointsExist = row?.found ?? true),
         () => (this.endpointsExist = true),
       );
-      if (Date.now() - this.prunedAt >= PRUNE_EVERY_MS) {
-        this.prunedAt = Date.now();
-        this.prune().catch((error: unknown) => this.logger.warn({ err: error }, "webhooks: pruning the outbox failed; will retry"));
-      }
       this.schedule();
     }, POLL_MS);
     this.timer.unref();
@@ -126,27 +118,6 @@ export class DeliveryWorker {
           this.kick();
         }
       });
-  }
-
-  /**
-   * Deletes the events older than WEBHOOKS_RETAIN_DAYS none of whose deliveries
-   * is pending, with their deliveries (ON DELETE CASCADE): the outbox does not
-   * grow forever. Only from its start, in the event stream's order (up to the
-   * first event still kept): while an event is in the outbox, every later one
-   * is too, which is how a stream knows it can resume after it (events/hub.ts).
-   * Returns how many events went.
-   */
-  async prune(): Promise<number> {
-    const cutoff = Prisma.sql`now() - ${this.config.webhooksRetainDays} * interval '1 day'`;
-    return this.db.prisma.$executeRaw`
-      WITH kept AS (
-        SELECT k."writtenBy", k.id FROM webhook_events k
-         WHERE k."createdAt" >= ${cutoff}
-            OR EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d."eventId" = k.id AND d.status = 'pending')
-         ORDER BY k."writtenBy", k.id LIMIT 1)
-      DELETE FROM webhook_events e
-       WHERE e."createdAt" < ${cutoff}
-         AND NOT EXISTS (SELECT 1 FROM kept WHERE (kept."writtenBy", kept.id) <= (e."writtenBy", e.id))`;
   }
 
   private async claimAll(): Promise<void> {

@@ -2158,7 +2158,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, by default within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1–255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -2289,7 +2289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            /** @description The Idempotency-Key was already used in the last 24 hours (by default) with another request (another body or route). */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2687,7 +2687,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, by default within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1–255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -2827,7 +2827,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            /** @description The Idempotency-Key was already used in the last 24 hours (by default) with another request (another body or route). */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2899,7 +2899,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, by default within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1–255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -3022,7 +3022,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            /** @description The Idempotency-Key was already used in the last 24 hours (by default) with another request (another body or route). */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3840,7 +3840,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, by default within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1–255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -3981,7 +3981,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            /** @description The Idempotency-Key was already used in the last 24 hours (by default) with another request (another body or route). */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4053,7 +4053,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, by default within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1–255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -4188,7 +4188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            /** @description The Idempotency-Key was already used in the last 24 hours (by default) with another request (another body or route). */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4594,7 +4594,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, by default within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1–255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -4745,7 +4745,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            /** @description The Idempotency-Key was already used in the last 24 hours (by default) with another request (another body or route). */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4817,7 +4817,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, by default within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1–255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -4954,7 +4954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            /** @description The Idempotency-Key was already used in the last 24 hours (by default) with another request (another body or route). */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5286,7 +5286,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, by default within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1–255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -5410,7 +5410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            /** @description The Idempotency-Key was already used in the last 24 hours (by default) with another request (another body or route). */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5482,7 +5482,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, by default within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1–255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -5604,7 +5604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            /** @description The Idempotency-Key was already used in the last 24 hours (by default) with another request (another body or route). */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5824,7 +5824,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: a request resent with the same key (same API user, within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1 to 255 printable ASCII characters, never an API key: a UUID per request.
+                 * @description Makes a retry safe: a request resent with the same key (same API user, by default within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1–255 printable ASCII characters, never an API key: a UUID per request.
                  * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
                  */
                 "Idempotency-Key"?: string;
@@ -5959,7 +5959,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was already used in the last 24 hours with another request (another body or route). */
+            /** @description The Idempotency-Key was already used in the last 24 hours (by default) with another request (another body or route). */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
