@@ -5,7 +5,8 @@ import path from "node:path";
 import request from "supertest";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliSource } from "../src/audit/audit.js";
+import { cliSource, OPERATOR } from "../src/audit/audit.js";
+import { startSeason } from "../src/leaderboards/periods.js";
 import { hashApiKey } from "../src/core/api-keys.js";
 import { runCli } from "../src/cli/cli.js";
 import { defineRoute } from "../src/http/route.js";
@@ -192,6 +193,27 @@ const writes: Record<string, () => Promise<Write>> = {
       target: () => `player:${player.id}`,
       changes: (res: request.Response) => ({ receipt: res.body.id, player: 1, infectedStats: 0, formAnswers: 0, rewardLogs: 0, worlds: 0 }),
       before: null,
+    };
+  },
+  "POST /admin/seasons/start": () => {
+    const name = unique("season-");
+    return Promise.resolve({
+      body: { name, endsAt: "2999-01-01T00:00:00Z" },
+      action: "season.start",
+      target: () => `season:${name}`,
+      changes: (res: request.Response) => ({ startsAt: res.body.startsAt, endsAt: "2999-01-01T00:00:00.000Z" }),
+      before: null,
+    });
+  },
+  "POST /admin/seasons/end": async () => {
+    const name = unique("season-");
+    await startSeason(prisma(), { name }, OPERATOR);
+    return {
+      body: { name },
+      action: "season.end",
+      target: () => `season:${name}`,
+      changes: (res: request.Response) => ({ endsAt: res.body.endsAt }),
+      before: { endsAt: null },
     };
   },
   "POST /inscription": () => {

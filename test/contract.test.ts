@@ -29,6 +29,9 @@ const CONDITIONAL_GETS = [
   "/temporary-item/get-active-items",
   "/parkour/get-all-maps",
   "/cosmetic/get-cosmetic",
+  "/infecte2/get-leaderboard",
+  "/infecte2/get-leaderboard-rank",
+  "/infecte2/get-leaderboard-around",
 ];
 
 describe("the headers in the OpenAPI document", () => {

@@ -15,7 +15,8 @@ const SEEN_BY: Record<"A" | "B" | "C" | "D", (type: string, active: boolean) => 
   B: () => true,
   // get-all-players answers players without their sensitive fields: C reads no player in full.
   C: (type) => /^(cosmetic|parkour_map)\./.test(type),
-  D: (type, active) => /^(player|cosmetic|infected_stats)\./.test(type) || (type.startsWith("temporary_item.") && active),
+  // The leaderboards' events carry what get-leaderboard answers (groups A, B, D).
+  D: (type, active) => /^(player|cosmetic|infected_stats|leaderboard|season)\./.test(type) || (type.startsWith("temporary_item.") && active),
 };
 const GROUPS = Object.keys(SEEN_BY) as (keyof typeof SEEN_BY)[];
 

@@ -9,21 +9,22 @@ import { ERROR_CATALOGUE } from "../src/core/error-catalogue.js";
  */
 const JAVA = "clients/java/src/main/java/net/gamecommunity/api";
 
-/** The enum's constants: its lines `  NAME,` up to the one that ends with `;`. */
-function constants(file: string): string[] {
+/** The enum's constants: its lines `  NAME,` (or `  NAME("wire.name"),`) up to the one that ends with `;`, with the wire name given. */
+function declared(file: string): { name: string; wire?: string }[] {
   const lines = readFileSync(`${JAVA}/${file}`, "utf8").split("\n");
-  const found: string[] = [];
+  const found: { name: string; wire?: string }[] = [];
   for (const line of lines.slice(lines.findIndex((l) => l.startsWith("public enum")))) {
-    const m = /^\s+([A-Z][A-Z0-9_]*)([,;])$/.exec(line);
+    const m = /^\s+([A-Z][A-Z0-9_]*)(?:\("([^"]+)"\))?([,;])$/.exec(line);
     if (!m) continue;
-    found.push(m[1]!);
-    if (m[2] === ";") break;
+    found.push(m[2] ? { name: m[1]!, wire: m[2] } : { name: m[1]! });
+    if (m[3] === ";") break;
   }
-  return found.filter((c) => c !== "UNKNOWN");
+  return found.filter((c) => c.name !== "UNKNOWN");
 }
+const constants = (file: string) => declared(file).map((c) => c.name);
 
-/** EventType.wireName(): lower case, the last _ a dot. */
-const wireName = (constant: string) => constant.toLowerCase().replace(/_([a-z0-9]+)$/, ".$1");
+/** EventType.wireName(): the name given, or lower case with the last _ a dot. */
+const wireName = (c: { name: string; wire?: string }) => c.wire ?? c.name.toLowerCase().replace(/_([a-z0-9]+)$/, ".$1");
 
 describe("the Java client's names", () => {
   it("when ErrorName is read, then its constants are the service's error catalogue, UNKNOWN aside", () => {
@@ -31,6 +32,6 @@ describe("the Java client's names", () => {
   });
 
   it("when EventType is read, then its constants name the service's event types, UNKNOWN aside", () => {
-    expect(constants("EventType.java").map(wireName).sort()).toEqual([...WEBHOOK_EVENTS].sort());
+    expect(declared("EventType.java").map(wireName).sort()).toEqual([...WEBHOOK_EVENTS].sort());
   });
 });

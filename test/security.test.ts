@@ -11,6 +11,8 @@ import { createLogger } from "../src/core/logger.js";
 import { apiRoutes } from "../src/resources/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makeCosmetic, makePlayer, makeWorld, unique } from "./helpers/fixtures.js";
+import { OPERATOR } from "../src/audit/audit.js";
+import { startSeason } from "../src/leaderboards/periods.js";
 import { EXPIRED_EVENT_ID } from "./helpers/sse.js";
 import { EXPECTED_SECURITY_HEADERS } from "./helpers/security-headers.js";
 
@@ -79,6 +81,11 @@ beforeAll(async () => {
     "/admin/webhooks/redeliver": { body: { deliveryId: String(failed.id) } },
     "/admin/players/export": { body: { pseudo: p.pseudo } },
     "/admin/players/erase": { body: { id: (await makePlayer(t.database.db.prisma)).id } },
+    "/infecte2/get-leaderboard": { query: { stat: "kill" } },
+    "/infecte2/get-leaderboard-rank": { query: { stat: "kill", playerId: String(p.id) } },
+    "/infecte2/get-leaderboard-around": { query: { stat: "kill", playerId: String(p.id), k: "2" } },
+    "/admin/seasons/start": { body: { name: unique("season") } },
+    "/admin/seasons/end": { body: { name: (await startSeason(prisma, { name: unique("season") }, OPERATOR)).key } },
   });
   await t.key("admin-target");
 });
@@ -307,6 +314,8 @@ describe("no mass assignment", () => {
     "/admin/webhooks/redeliver": "webhook_deliveries",
     "/admin/players/export": "audit_log",
     "/admin/players/erase": "players",
+    "/admin/seasons/start": "leaderboard_periods",
+    "/admin/seasons/end": "leaderboard_periods",
   };
   /** The whole table as text: nothing written means nothing changed, not even a version. */
   const snapshot = async (table: string) =>

@@ -36,7 +36,10 @@ export type AuditAction =
   /** A player's personal data exported (POST /admin/players/export): the rows per part. */
   | "player.export"
   /** A player erased (POST /admin/players/erase, CLI `erase`, or re-applied by a restore): the receipt's id, the rows removed. */
-  | "player.erase";
+  | "player.erase"
+  /** A leaderboard season started or ended (POST /admin/seasons/start, /end; CLI `season`). */
+  | "season.start"
+  | "season.end";
 
 /** Who made the change, and from which request. */
 export interface AuditSource {

@@ -27,6 +27,9 @@ export const WEBHOOK_EVENTS: readonly string[] = [
     "api_user.created",
     // A player erased (docs/PRIVACY.md): their id and the receipt's, nothing else of theirs.
     "player.erased",
+    // Leaderboards (src/leaderboards/periods.ts): a period begun (with the last one's final top), a season ended.
+    "leaderboard.period_started",
+    "season.ended",
     ...Object.values(IMPORT_KINDS).flatMap((kind) => [`${kind}.created`, `${kind}.updated`]),
   ]),
 ];

@@ -33,6 +33,9 @@ export const BACKUP_TABLES: readonly BackupTable[] = [
   { table: "reward_logs", key: ["id"] },
   { table: "worlds", key: ["id"] },
   { table: "parkour_maps", key: ["id"] },
+  // After infected_stats: its trigger adds gains to the periods counting, and there are none yet then.
+  { table: "leaderboard_periods", key: ["id"] },
+  { table: "leaderboard_entries", key: ["periodId", "playerId"], unserial: true },
   { table: "audit_log", key: ["id"] },
   // An answer is replayed for IDEMPOTENCY_RETAIN_HOURS: older ones are of no use (the retention sweep deletes them).
   { table: "idempotency_keys", key: ["apiUserId", "key"], skip: (kept) => `t."createdAt" <= now() - interval '${kept.idempotencyRetainHours} hours'` },

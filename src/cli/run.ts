@@ -8,7 +8,8 @@ import { openConfiguredDatabase, TIGHTENED_WARNING } from "../db/open.js";
 import { createLogger } from "../core/logger.js";
 import { failureText } from "../core/operator-error.js";
 import { commandName } from "./args.js";
-import { runCli, USAGE } from "./cli.js";
+import { runCli } from "./cli.js";
+import { USAGE } from "./usage.js";
 import { runThroughServer } from "./control-client.js";
 
 dotenv.config({ quiet: true });

@@ -30,6 +30,24 @@ export const secretKey = () =>
     .transform((raw) => (raw?.trim() ? raw.trim() : undefined))
     .refine((key) => key === undefined || key.length >= 32, { message: "expected at least 32 characters" });
 
+/** An IANA time zone name (Europe/Paris), as Node and PostgreSQL know them. */
+export const timeZone = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((raw) => raw.trim())
+    .refine(
+      (zone) => {
+        try {
+          new Intl.DateTimeFormat("en", { timeZone: zone });
+          return /^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(zone);
+        } catch {
+          return false;
+        }
+      },
+      { message: "expected an IANA time zone name, such as UTC or Europe/Paris" },
+    );
+
 /** A URL of one of the schemes `scheme` matches, or unset (blank counts as unset). */
 export const optionalUrl = (scheme: RegExp, message: string) =>
   z

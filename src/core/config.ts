@@ -1,7 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { OperatorError } from "./operator-error.js";
-import { integer, optionalUrl, parseTrustProxy, secretKey, usernameList, validTrustProxy } from "./config-rules.js";
+import { integer, optionalUrl, parseTrustProxy, secretKey, timeZone, usernameList, validTrustProxy } from "./config-rules.js";
 
 /** The longest a request may be set to wait for a full-list slot (its Retry-After is this at most). */
 export const MAX_HEAVY_LIST_WAIT_MS = 600_000;
@@ -111,6 +111,8 @@ export const envSchema = z.object({
   PLAYER_IP_RETAIN_DAYS: integer(1, 3_650, 90),
   /** Days the audit log keeps the values of an entry; then its field names stay, with no value (who changed what, and when). */
   AUDIT_VALUES_RETAIN_DAYS: integer(1, 3_650, 365),
+  /** Where the leaderboards' days, weeks (from Monday) and months begin and end. */
+  LEADERBOARD_TIME_ZONE: timeZone("UTC"),
   /** Hours an Idempotency-Key's answer is kept and replayed; then the key counts as new and its stored answer is deleted. */
   IDEMPOTENCY_RETAIN_HOURS: integer(1, 720, 24),
   /** Event streams (GET /api/events) one API user may hold open on an instance at once; beyond, 429. */

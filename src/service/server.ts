@@ -12,7 +12,7 @@ import { prepareSchema } from "../db/migrate.js";
 import { openConfiguredDatabase, TIGHTENED_WARNING } from "../db/open.js";
 import { refuseDrillCopy } from "./drill.js";
 import { ensureLedger } from "../privacy/ledger.js";
-import { RetentionSweeper } from "../privacy/retention-sweeper.js";
+import { startBackground, type Background } from "./background.js";
 import type { Logger } from "../core/logger.js";
 import { answerStarting, createHttpServer, lastConnectionAt } from "./http-server.js";
 import { Metrics, serveMetrics } from "./metrics.js";
@@ -77,7 +77,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
   let keyUsage: KeyUsage | undefined;
   let redis: Redis | undefined;
   let webhooks: DeliveryWorker | undefined;
-  let retention: RetentionSweeper | undefined;
+  let background: Background | undefined;
   let control: ControlChannel | undefined;
   let events: EventHub | undefined;
   try {
@@ -113,7 +113,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     // Delivers the webhook outbox; a failing receiver never touches the API nor /readyz.
     webhooks = new DeliveryWorker(db, config, logger, webhookMetrics(metrics.registry, db));
     await webhooks.start();
-    (retention = new RetentionSweeper(db.prisma, config, logger, metrics.registry)).start();
+    background = await startBackground(db, config, logger, metrics.registry);
     // The embedded database admits this process alone: the CLI's commands come through it.
     if (db.kind === "embedded") control = await startControlChannel(config, db, logger);
   } catch (error) {
@@ -122,7 +122,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     metricsServer?.close();
     await control?.stop();
     await webhooks?.stop().catch(() => undefined);
-    await retention?.stop();
+    await background?.stop();
     await events?.close().catch(() => undefined);
     await keySync?.stop().catch(() => undefined);
     await keyUsage?.stop().catch(() => undefined);
@@ -156,7 +156,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
     metricsPort,
     lifecycle,
     stop: () =>
-      (stopped ??= stopGracefully({ config, logger, lifecycle, server: api, metricsServer: metricsListener, keySync, keyUsage, redis, db, webhooks, retention, control, events: streams })),
+      (stopped ??= stopGracefully({ config, logger, lifecycle, server: api, metricsServer: metricsListener, keySync, keyUsage, redis, db, webhooks, background, control, events: streams })),
   };
 }
 
@@ -171,11 +171,11 @@ async function stopGracefully(parts: {
   redis: Redis | undefined;
   db: Database;
   webhooks: DeliveryWorker;
-  retention: RetentionSweeper;
+  background: Background;
   control: ControlChannel | undefined;
   events: EventHub;
 }): Promise<boolean> {
-  const { config, logger, lifecycle, server, metricsServer, keySync, keyUsage, redis, db, webhooks, retention, control, events } = parts;
+  const { config, logger, lifecycle, server, metricsServer, keySync, keyUsage, redis, db, webhooks, background, control, events } = parts;
   lifecycle.stopping = true;
   // Event streams never finish by themselves: ended now, so that their clients resume on another instance
   // at once, and a stream asked for from now on is refused (503).
@@ -237,7 +237,7 @@ async function stopGracefully(parts: {
   await bounded("the event streams", streamsClosed);
   await bounded("the CLI commands in flight", control?.stop() ?? Promise.resolve());
   await bounded("the webhook deliveries in flight", webhooks.stop());
-  await bounded("the retention sweep", retention.stop());
+  await bounded("the retention sweep and the leaderboards' periods", background.stop());
   await bounded("the key channel", keySync?.stop() ?? Promise.resolve());
   // The minutes keys were last used in, noted since the last write: written before the database closes.
   await bounded("the keys' last use", keyUsage.stop());

@@ -30,6 +30,13 @@ export const ALLOW_LIST: [method: string, path: string, groups: string][] = [
   ["POST", "/admin/players/export", "AB"],
   ["POST", "/admin/players/erase", "AB"],
   ["GET", "/admin/players/erasures", "AB"],
+  // Leaderboards (issue 52): those who read the statistics (get-all-infectes); seasons, the admin routes' callers.
+  ["GET", "/infecte2/get-leaderboard", "ABD"],
+  ["GET", "/infecte2/get-leaderboard-rank", "ABD"],
+  ["GET", "/infecte2/get-leaderboard-around", "ABD"],
+  ["POST", "/admin/seasons/start", "AB"],
+  ["POST", "/admin/seasons/end", "AB"],
+  ["GET", "/admin/seasons", "AB"],
 ];
 
 /** The spec's version labels (Versioning, rule 2). */

@@ -154,6 +154,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/infecte2/get-leaderboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The top players by one statistic, all-time or for a period
+         * @description The first `limit` players (default 10, at most 100) of the board. Highest first; ties share a rank (1, 2, 2, 4) and are ordered by player id. A period's board holds the players whose statistics changed in it, with what they gained. ETag: the board changes when a statistic or a pseudo does, or the period ends.
+         *
+         *     **Callers:** user-A, user-B, user-D (the website) (caller groups A, B, D).
+         */
+        get: operations["infecte2_getLeaderboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/infecte2/get-leaderboard-rank": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One player's rank and value on a board
+         * @description The player's place on the board (Highest first; ties share a rank (1, 2, 2, 4) and are ordered by player id. A period's board holds the players whose statistics changed in it, with what they gained.)
+         *
+         *     **Callers:** user-A, user-B, user-D (the website) (caller groups A, B, D).
+         */
+        get: operations["infecte2_getLeaderboardRank"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/infecte2/get-leaderboard-around": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The players just above and below one player on a board
+         * @description The player with up to `k` players above and `k` below (default 5, at most 50), in the board's order (Highest first; ties share a rank (1, 2, 2, 4) and are ordered by player id. A period's board holds the players whose statistics changed in it, with what they gained.)
+         *
+         *     **Callers:** user-A, user-B, user-D (the website) (caller groups A, B, D).
+         */
+        get: operations["infecte2_getLeaderboardAround"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/temporary-item/get-active-items": {
         parameters: {
             query?: never;
@@ -273,7 +339,7 @@ export interface paths {
         };
         /**
          * Live events: the API's writes as they commit (server-sent events)
-         * @description A stream of the events webhooks announce (docs/WEBHOOKS.md), for callers that cannot receive webhooks (behind NAT). Every event committed through any instance reaches every stream, once, in the order of the transactions that wrote them. To resume after a dropped connection, reconnect (to any instance) with `Last-Event-ID` (or `lastEventId`): every event since comes, once. Without one, `startAt` starts at a moment rather than now. A resume point older than the retention, or from another database (or this one before a restore), is answered 410: reload by sync, then stream again without it. A caller sees an event when it may call the route that answers its record with every field the event carries (player: get-all-full-players-by-gradeId; cosmetic: get-cosmetic; infected_stats: get-all-infectes; temporary_item: get-active-items; parkour_map: get-all-maps; a temporary item only while between its dates when written); the callers of the admin routes (groups A, B) see every event, and alone those of form, reward_log, world, api_user. The stream ends when its key is revoked or expires, when its client's address is no longer allowed, when the instance stops, or when the client lets more than EVENTS_BUFFER_BYTES wait: reconnect and resume. Opening a stream counts against the rate limit; its events do not.
+         * @description A stream of the events webhooks announce (docs/WEBHOOKS.md), for callers that cannot receive webhooks (behind NAT). Every event committed through any instance reaches every stream, once, in the order of the transactions that wrote them. To resume after a dropped connection, reconnect (to any instance) with `Last-Event-ID` (or `lastEventId`): every event since comes, once. Without one, `startAt` starts at a moment rather than now. A resume point older than the retention, or from another database (or this one before a restore), is answered 410: reload by sync, then stream again without it. A caller sees an event when it may call the route that answers its record with every field the event carries (player: get-all-full-players-by-gradeId; cosmetic: get-cosmetic; infected_stats: get-all-infectes; temporary_item: get-active-items; parkour_map: get-all-maps; leaderboard: get-leaderboard; season: get-leaderboard; a temporary item only while between its dates when written); the callers of the admin routes (groups A, B) see every event, and alone those of form, reward_log, world, api_user. The stream ends when its key is revoked or expires, when its client's address is no longer allowed, when the instance stops, or when the client lets more than EVENTS_BUFFER_BYTES wait: reconnect and resume. Opening a stream counts against the rate limit; its events do not.
          *
          *     **Callers:** user-A, user-B, user-C, user-D (the website) (caller groups A, B, C, D).
          */
@@ -517,7 +583,7 @@ export interface paths {
         put?: never;
         /**
          * Add a webhook endpoint; its signing secret is shown once
-         * @description Events are sent to `url` (http or https) from now on, signed as the Standard Webhooks specification says with the `secret` returned, which is shown only in this answer. A host resolving to a private, loopback or link-local address is refused unless the service runs with WEBHOOKS_ALLOW_PRIVATE=true. `events` chooses the types sent (any of reward_log.created, form.created, cosmetic.updated, world.updated, api_user.created, player.erased, player.created, player.updated, cosmetic.created, form.updated, infected_stats.created, infected_stats.updated, temporary_item.created, temporary_item.updated, reward_log.updated, world.created, parkour_map.created, parkour_map.updated); absent or empty: every event.
+         * @description Events are sent to `url` (http or https) from now on, signed as the Standard Webhooks specification says with the `secret` returned, which is shown only in this answer. A host resolving to a private, loopback or link-local address is refused unless the service runs with WEBHOOKS_ALLOW_PRIVATE=true. `events` chooses the types sent (any of reward_log.created, form.created, cosmetic.updated, world.updated, api_user.created, player.erased, leaderboard.period_started, season.ended, player.created, player.updated, cosmetic.created, form.updated, infected_stats.created, infected_stats.updated, temporary_item.created, temporary_item.updated, reward_log.updated, world.created, parkour_map.created, parkour_map.updated); absent or empty: every event.
          *
          *     **Callers:** user-A, user-B (caller groups A, B).
          */
@@ -588,6 +654,72 @@ export interface paths {
          *     **Callers:** user-A, user-B (caller groups A, B).
          */
         post: operations["admin_webhooks_redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/seasons/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a leaderboard season: its boards count what each player gains from its start
+         * @description Now, or at `startsAt` (not in the past: gains are counted from the start); `endsAt` may be set now or by /admin/seasons/end. Its end is announced as `season.ended` with the final top of every statistic. A name is used once. The admin routes' callers.
+         *
+         *     **Callers:** user-A, user-B (caller groups A, B).
+         */
+        post: operations["admin_seasons_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/seasons/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a leaderboard season, now or at a given moment
+         * @description Its boards stop counting at `endsAt` (default now); then `season.ended` announces the final top. A season ends once, after it began. The admin routes' callers.
+         *
+         *     **Callers:** user-A, user-B (caller groups A, B).
+         */
+        post: operations["admin_seasons_end"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/seasons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the leaderboard seasons, newest first
+         * @description Every season started, with its start, end and whether it has ended. The admin routes' callers.
+         *
+         *     **Callers:** user-A, user-B (caller groups A, B).
+         */
+        get: operations["admin_seasons"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -894,6 +1026,81 @@ export interface components {
             objectif: number;
             /** @description Whether the player is new */
             newPlayer: boolean;
+        };
+        Leaderboard: {
+            /**
+             * @description The statistic ranked
+             * @example kill
+             * @enum {string}
+             */
+            stat: "kill" | "assist" | "death" | "game" | "eligibleGame" | "winZ" | "winH" | "playtime" | "coin" | "point" | "objectif";
+            period: components["schemas"]["LeaderboardPeriod"];
+            entries: components["schemas"]["LeaderboardEntry"][];
+        };
+        /** @description The period ranked; null for the all-time board */
+        LeaderboardPeriod: {
+            /** @enum {string} */
+            kind: "day" | "week" | "month" | "season";
+            /**
+             * @description 2026-12-03, 2026-W49, 2026-12, or the season's name
+             * @example 2026-W49
+             */
+            key: string;
+            /**
+             * @description When it begins (ISO 8601, UTC)
+             * @example 2026-11-30T00:00:00.000Z
+             */
+            startsAt: string;
+            /**
+             * @description When it ends; null: a season not ended yet
+             * @example 2026-12-07T00:00:00.000Z
+             */
+            endsAt: string | null;
+            /** @description When its gains began to be counted: its start, or later when the service made the period late (after downtime) */
+            countedFrom: string;
+            /** @description Whether it has ended: its board is final */
+            ended: boolean;
+        } | null;
+        LeaderboardEntry: {
+            /**
+             * Format: int64
+             * @description 1 for the highest value; ties share a rank (1, 2, 2, 4)
+             * @example 1
+             */
+            rank: number;
+            /**
+             * Format: int64
+             * @example 7
+             */
+            playerId: number;
+            /** @example Steve */
+            pseudo: string;
+            /**
+             * Format: int64
+             * @description The statistic (all-time), or what the player gained in the period
+             * @example 42
+             */
+            value: number;
+        };
+        LeaderboardRank: {
+            /**
+             * @description The statistic ranked
+             * @example kill
+             * @enum {string}
+             */
+            stat: "kill" | "assist" | "death" | "game" | "eligibleGame" | "winZ" | "winH" | "playtime" | "coin" | "point" | "objectif";
+            period: components["schemas"]["LeaderboardPeriod"];
+            entry: components["schemas"]["LeaderboardEntry"];
+        };
+        LeaderboardAround: {
+            /**
+             * @description The statistic ranked
+             * @example kill
+             * @enum {string}
+             */
+            stat: "kill" | "assist" | "death" | "game" | "eligibleGame" | "winZ" | "winH" | "playtime" | "coin" | "point" | "objectif";
+            period: components["schemas"]["LeaderboardPeriod"];
+            entries: components["schemas"]["LeaderboardEntry"][];
         };
         TemporaryItem: {
             /**
@@ -2504,6 +2711,490 @@ export interface operations {
                 };
             };
             /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. LISTS_BUSY: Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default). Whole lists only: a page (with limit) takes no slot. STARTING: This instance is starting: it opens the database and applies the migrations. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    infecte2_getLeaderboard: {
+        parameters: {
+            query: {
+                /** @description The statistic ranked */
+                stat: "kill" | "assist" | "death" | "game" | "eligibleGame" | "winZ" | "winH" | "playtime" | "coin" | "point" | "objectif";
+                /** @description all (the default): the running totals; day, week, month: what each player gained in the current one (LEADERBOARD_TIME_ZONE), or in the one `key` names; season: in the season `season` names */
+                period?: "all" | "day" | "week" | "month" | "season";
+                /** @description A past day, week or month: 2026-12-03, 2026-W49, 2026-12; absent: the current one */
+                key?: string;
+                /** @description The season's name, with period=season */
+                season?: string;
+                /** @description How many */
+                limit?: number;
+            };
+            header?: {
+                /**
+                 * @description The ETag of an earlier answer of this operation (several may be listed, or `*`): while the answer is unchanged the server replies 304 Not Modified with no body, without building it.
+                 * @example "maps-v3"
+                 */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Leaderboard"];
+                };
+            };
+            /** @description Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    infecte2_getLeaderboardRank: {
+        parameters: {
+            query: {
+                /** @description The statistic ranked */
+                stat: "kill" | "assist" | "death" | "game" | "eligibleGame" | "winZ" | "winH" | "playtime" | "coin" | "point" | "objectif";
+                /** @description all (the default): the running totals; day, week, month: what each player gained in the current one (LEADERBOARD_TIME_ZONE), or in the one `key` names; season: in the season `season` names */
+                period?: "all" | "day" | "week" | "month" | "season";
+                /** @description A past day, week or month: 2026-12-03, 2026-W49, 2026-12; absent: the current one */
+                key?: string;
+                /** @description The season's name, with period=season */
+                season?: string;
+                /** @description The player */
+                playerId: number;
+            };
+            header?: {
+                /**
+                 * @description The ETag of an earlier answer of this operation (several may be listed, or `*`): while the answer is unchanged the server replies 304 Not Modified with no body, without building it.
+                 * @example "maps-v3"
+                 */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderboardRank"];
+                };
+            };
+            /** @description Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The player has no statistics, or (for a period) none changed in it: `Player 7 has no kill on this board`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    infecte2_getLeaderboardAround: {
+        parameters: {
+            query: {
+                /** @description The statistic ranked */
+                stat: "kill" | "assist" | "death" | "game" | "eligibleGame" | "winZ" | "winH" | "playtime" | "coin" | "point" | "objectif";
+                /** @description all (the default): the running totals; day, week, month: what each player gained in the current one (LEADERBOARD_TIME_ZONE), or in the one `key` names; season: in the season `season` names */
+                period?: "all" | "day" | "week" | "month" | "season";
+                /** @description A past day, week or month: 2026-12-03, 2026-W49, 2026-12; absent: the current one */
+                key?: string;
+                /** @description The season's name, with period=season */
+                season?: string;
+                /** @description The player */
+                playerId: number;
+                /** @description Players on each side */
+                k?: number;
+            };
+            header?: {
+                /**
+                 * @description The ETag of an earlier answer of this operation (several may be listed, or `*`): while the answer is unchanged the server replies 304 Not Modified with no body, without building it.
+                 * @example "maps-v3"
+                 */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderboardAround"];
+                };
+            };
+            /** @description Not Modified: the answer is the same as the one whose ETag was sent in If-None-Match. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The player has no statistics, or (for a period) none changed in it: `Player 7 has no kill on this board`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6011,6 +6702,615 @@ export interface operations {
                 };
             };
             /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. WRITES_FROZEN: The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    admin_seasons_start: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request resent with the same key (same API user, by default within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1–255 printable ASCII characters, never an API key: a UUID per request.
+                 * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The season's name
+                     * @example winter-2026
+                     */
+                    name: string;
+                    /**
+                     * Format: date-time
+                     * @description An ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z, in the years 0001 to 9999. An offset such as +01:00 is converted to UTC; fractions of a second are accepted and dropped (stored in whole seconds). A date without a time, or a time without Z or an offset, is a 400.
+                     * @example 2026-11-22T10:15:30+01:00
+                     */
+                    startsAt?: string;
+                    /**
+                     * Format: date-time
+                     * @description An ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z, in the years 0001 to 9999. An offset such as +01:00 is converted to UTC; fractions of a second are accepted and dropped (stored in whole seconds). A date without a time, or a time without Z or an offset, is a 400.
+                     * @example 2026-11-22T10:15:30+01:00
+                     */
+                    endsAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "day" | "week" | "month" | "season";
+                        /**
+                         * @description 2026-12-03, 2026-W49, 2026-12, or the season's name
+                         * @example 2026-W49
+                         */
+                        key: string;
+                        /**
+                         * @description When it begins (ISO 8601, UTC)
+                         * @example 2026-11-30T00:00:00.000Z
+                         */
+                        startsAt: string;
+                        /**
+                         * @description When it ends; null: a season not ended yet
+                         * @example 2026-12-07T00:00:00.000Z
+                         */
+                        endsAt: string | null;
+                        /** @description When its gains began to be counted: its start, or later when the service made the period late (after downtime) */
+                        countedFrom: string;
+                        /** @description Whether it has ended: its board is final */
+                        ended: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A season of this name exists: `Season 'winter-2026' already exists (it starts …): nothing changed`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 100 KB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used in the last 24 hours (by default) with another request (another body or route). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. WRITES_FROZEN: The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    admin_seasons_end: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request resent with the same key (same API user, by default within 24 hours) is not run again; its first answer comes back, with Idempotent-Replayed: true (a 400 or 5xx is not kept). The same key with another body or route: 422. 1–255 printable ASCII characters, never an API key: a UUID per request.
+                 * @example 5f0c6f7e-2d4b-4a53-9a7e-0d7c1b1e9a41
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The season's name
+                     * @example winter-2026
+                     */
+                    name: string;
+                    /**
+                     * Format: date-time
+                     * @description An ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z, in the years 0001 to 9999. An offset such as +01:00 is converted to UTC; fractions of a second are accepted and dropped (stored in whole seconds). A date without a time, or a time without Z or an offset, is a 400.
+                     * @example 2026-11-22T10:15:30+01:00
+                     */
+                    endsAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "day" | "week" | "month" | "season";
+                        /**
+                         * @description 2026-12-03, 2026-W49, 2026-12, or the season's name
+                         * @example 2026-W49
+                         */
+                        key: string;
+                        /**
+                         * @description When it begins (ISO 8601, UTC)
+                         * @example 2026-11-30T00:00:00.000Z
+                         */
+                        startsAt: string;
+                        /**
+                         * @description When it ends; null: a season not ended yet
+                         * @example 2026-12-07T00:00:00.000Z
+                         */
+                        endsAt: string | null;
+                        /** @description When its gains began to be counted: its start, or later when the service made the period late (after downtime) */
+                        countedFrom: string;
+                        /** @description Whether it has ended: its board is final */
+                        ended: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No season of this name: `Season not found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The season has ended already: `Season 'winter-2026' ended at …: nothing changed`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 100 KB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's charset, or content encoding other than gzip, deflate and br, is not supported. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used in the last 24 hours (by default) with another request (another body or route). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. WRITES_FROZEN: The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    admin_seasons: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        seasons: {
+                            /** @enum {string} */
+                            kind: "day" | "week" | "month" | "season";
+                            /**
+                             * @description 2026-12-03, 2026-W49, 2026-12, or the season's name
+                             * @example 2026-W49
+                             */
+                            key: string;
+                            /**
+                             * @description When it begins (ISO 8601, UTC)
+                             * @example 2026-11-30T00:00:00.000Z
+                             */
+                            startsAt: string;
+                            /**
+                             * @description When it ends; null: a season not ended yet
+                             * @example 2026-12-07T00:00:00.000Z
+                             */
+                            endsAt: string | null;
+                            /** @description When its gains began to be counted: its start, or later when the service made the period late (after downtime) */
+                            countedFrom: string;
+                            /** @description Whether it has ended: its board is final */
+                            ended: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION: A parameter or body field is missing or invalid; the message names each one and what was wrong. MALFORMED_REQUEST: The request is not valid HTTP/1.1 (its request line or a header line is malformed); answered before any route. MALFORMED_JSON: The body is not valid JSON (the message gives the line and column where it stops being JSON), or a compressed body does not inflate. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is missing, unknown, revoked, malformed, or sent twice with different values. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API user is not on this route's list of callers, or may not use its key from this client address. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's headers are larger than the server's limit all together (16 KB unless Node's --max-http-header-size says otherwise). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the message carries the request id, the details are in the server's log. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: The database cannot be reached, or did not answer in time. STARTING: This instance is starting: it opens the database and applies the migrations. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

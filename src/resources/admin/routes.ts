@@ -12,6 +12,7 @@ import { playerErasureRoutes } from "./player-erasure-routes.js";
 import { playerExportRoutes } from "./player-export-routes.js";
 import { ADMIN_CALLERS } from "./callers.js";
 import { apiUserView, listApiUsers } from "./users-queries.js";
+import { seasonRoutes } from "./season-routes.js";
 import { webhookRoutes } from "./webhook-routes.js";
 
 /**
@@ -181,4 +182,5 @@ export const adminRoutes = [
   ...playerExportRoutes,
   ...playerErasureRoutes,
   ...webhookRoutes,
+  ...seasonRoutes,
 ];

@@ -4,7 +4,7 @@ import { IMPORT_KINDS, WEBHOOK_EVENTS } from "../../audit/events.js";
 import { ADMIN_CALLERS } from "../admin/callers.js";
 import { dataRoutes } from "../data-routes.js";
 
-type Kind = (typeof IMPORT_KINDS)[keyof typeof IMPORT_KINDS] | "api_user";
+type Kind = (typeof IMPORT_KINDS)[keyof typeof IMPORT_KINDS] | "api_user" | "leaderboard" | "season";
 
 /**
  * Who sees which event (docs/SECURITY.md, "Who sees which event"): the
@@ -22,6 +22,8 @@ const ROUTE_OF_KIND: Record<Kind, string | undefined> = {
   infected_stats: "/infecte2/get-all-infectes",
   temporary_item: "/temporary-item/get-active-items",
   parkour_map: "/parkour/get-all-maps",
+  leaderboard: "/infecte2/get-leaderboard",
+  season: "/infecte2/get-leaderboard",
   // Answered by their write routes to their writer alone, and by the audit log.
   form: undefined,
   reward_log: undefined,

@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * An event's type ({@link Event#eventType()}): {@code <resource>.<what happened>} on the wire, the constant's name
- * in lower case with its last {@code _} a dot ({@link #wireName()}). A type this version of the client does not know
+ * in lower case with its last {@code _} a dot ({@link #wireName()}), unless the constant names its wire name. A type this version of the client does not know
  * (a newer service's) is {@link #UNKNOWN}: {@link Event#type()} still gives its name. The service's tests check this
  * list against its own.
  */
@@ -45,11 +45,30 @@ public enum EventType {
   PARKOUR_MAP_CREATED,
   /** A parkour map was changed by an import. */
   PARKOUR_MAP_UPDATED,
+  /**
+   * A leaderboard period began (a day, a week, a month, a season): the data names it, with the final top of the
+   * period of its kind that ended then ({@code previous}).
+   */
+  LEADERBOARD_PERIOD_STARTED("leaderboard.period_started"),
+  /** A leaderboard season ended: the data names it, with its final top of every statistic. */
+  SEASON_ENDED,
   /** A type this client does not know. */
   UNKNOWN;
 
+  /** The wire name when it is not the derived one; null otherwise. */
+  private final String wire;
+
+  EventType() {
+    this(null);
+  }
+
+  EventType(@Nullable String wire) {
+    this.wire = wire;
+  }
+
   /** @return the type as the stream and webhooks name it ({@code reward_log.created}); {@code unknown} for {@link #UNKNOWN} */
   public String wireName() {
+    if (wire != null) return wire;
     String lower = name().toLowerCase(Locale.ROOT);
     int last = lower.lastIndexOf('_');
     return last < 0 ? lower : lower.substring(0, last) + "." + lower.substring(last + 1);

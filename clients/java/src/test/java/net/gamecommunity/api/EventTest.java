@@ -22,6 +22,7 @@ class EventTest {
     JsonObject data = new JsonObject();
     assertEquals(EventType.REWARD_LOG_CREATED, new Event("1", "reward_log.created", Instant.EPOCH, data).eventType());
     assertEquals("infected_stats.updated", EventType.INFECTED_STATS_UPDATED.wireName());
+    assertEquals("leaderboard.period_started", EventType.LEADERBOARD_PERIOD_STARTED.wireName());
     for (EventType type : EventType.values()) if (type != EventType.UNKNOWN) assertEquals(type, EventType.of(type.wireName()));
     Event newer = new Event("2", "leaderboard.season_ended", Instant.EPOCH, data);
     assertEquals(EventType.UNKNOWN, newer.eventType());
