@@ -206,3 +206,24 @@ describe("the TypeScript client", () => {
     expect(next.changed && next.data.entries[0]!.value).toBe(3_000_001);
   });
 });
+
+describe("ranks from the counted values", () => {
+  it("when a statistic changes, then the next rank counts it (the counts are kept per version of the statistics)", async () => {
+    const [a, b] = await withCoins([4_000_001, 4_000_000]);
+    const rankOfB = async () => (await get(`/infecte2/get-leaderboard-rank?stat=coin&playerId=${b!.id}`)).body.entry.rank as number;
+    const before = await rankOfB();
+    await prisma().$executeRaw`UPDATE infected_stats SET coin = 3999999 WHERE "playerId" = ${a!.id}`;
+    expect(await rankOfB()).toBe(before - 1);
+  });
+
+  it("when a board has more distinct values than are kept, then it is not counted here (the caller counts in the index)", async () => {
+    const { rowsAbove } = await import("../src/leaderboards/value-counts.js");
+    const { Prisma } = await import("../src/generated/prisma/client.js");
+    await withCoins([5_000_003, 5_000_002, 5_000_002]);
+    const from = Prisma.sql`SELECT coin AS value FROM infected_stats`;
+    const where = Prisma.sql`coin >= 5000000`;
+    expect(await rowsAbove(prisma(), unique("b"), from, where, 5_000_002)).toBe(1);
+    expect(await rowsAbove(prisma(), unique("b"), from, where, 4_999_999)).toBe(3);
+    expect(await rowsAbove(prisma(), unique("b"), from, where, 5_000_002, 1)).toBeUndefined();
+  });
+});

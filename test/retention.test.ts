@@ -53,7 +53,7 @@ async function sweep() {
   expect(out.stderr).toBe("");
   expect(out.code).toBe(0);
   const removed = Object.fromEntries([...out.stdout.matchAll(/(\d+) ([a-z_]+)/g)].map((m) => [m[2], Number(m[1])]));
-  return removed as Record<"player_ip" | "audit_ip" | "audit_values" | "outbox_events" | "idempotency_records", number>;
+  return removed as Record<"player_ip" | "audit_ip" | "audit_values" | "outbox_events" | "idempotency_records" | "leaderboard_periods", number>;
 }
 
 const ago = (days: number) => new Date(Date.now() - days * 86_400_000);
@@ -140,6 +140,19 @@ describe("the retention sweep", () => {
     const resumed = await openStream(t.url, keyB, "", { "Last-Event-ID": live.events[0]!.id });
     expect(resumed.status).toBe(410);
     expect(JSON.parse(resumed.body)).toMatchObject({ code: 410, message: expect.stringMatching(/^Last-Event-ID: the stream cannot resume after this event/) });
+  });
+
+  it("when a day's board ended longer ago than LEADERBOARD_RETAIN_DAYS, then it goes with its rows; a season stays", async () => {
+    const player = await makePlayer(prisma());
+    const period = async (kind: string, key: string) =>
+      (await prisma().leaderboardPeriod.create({ data: { kind, key, startsAt: ago(402), endsAt: ago(401), countedFrom: ago(402), createdBy: "service" } })).id;
+    const day = await period("day", unique("old-day"));
+    const season = await period("season", unique("old-season"));
+    await prisma().leaderboardEntry.create({ data: { periodId: day, playerId: player.id, kill: 3 } });
+    expect((await sweep()).leaderboard_periods).toBeGreaterThanOrEqual(1);
+    expect(await prisma().leaderboardPeriod.count({ where: { id: day } })).toBe(0);
+    expect(await prisma().leaderboardEntry.count({ where: { periodId: day } })).toBe(0);
+    expect(await prisma().leaderboardPeriod.count({ where: { id: season } })).toBe(1);
   });
 
   it("when another instance holds the sweep's lease, then this one does not sweep, and says so", async () => {

@@ -25,7 +25,8 @@ export async function retentionCommand(args: string[], db: DbClient, config: Con
       io.stdout(
         `Kept: players' IP addresses ${config.playerIpRetainDays} days (PLAYER_IP_RETAIN_DAYS), audit values ${config.auditValuesRetainDays} days ` +
           `(AUDIT_VALUES_RETAIN_DAYS), finished events ${config.webhooksRetainDays} days (WEBHOOKS_RETAIN_DAYS), ` +
-          `idempotent answers ${config.idempotencyRetainHours} hours (IDEMPOTENCY_RETAIN_HOURS).\n`,
+          `idempotent answers ${config.idempotencyRetainHours} hours (IDEMPOTENCY_RETAIN_HOURS), past leaderboards ${config.leaderboardRetainDays} days ` +
+          "(LEADERBOARD_RETAIN_DAYS).\n",
       );
       const last = await lastSweep(db);
       io.stdout(

@@ -113,6 +113,8 @@ export const envSchema = z.object({
   AUDIT_VALUES_RETAIN_DAYS: integer(1, 3_650, 365),
   /** Where the leaderboards' days, weeks (from Monday) and months begin and end. */
   LEADERBOARD_TIME_ZONE: timeZone("UTC"),
+  /** Days a past day's, week's or month's board is kept after it ended (seasons are kept). */
+  LEADERBOARD_RETAIN_DAYS: integer(1, 36_500, 400),
   /** Hours an Idempotency-Key's answer is kept and replayed; then the key counts as new and its stored answer is deleted. */
   IDEMPOTENCY_RETAIN_HOURS: integer(1, 720, 24),
   /** Event streams (GET /api/events) one API user may hold open on an instance at once; beyond, 429. */

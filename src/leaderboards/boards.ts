@@ -1,6 +1,7 @@
 import type { ReadClient } from "../db/client.js";
 import { infectedStats } from "../entities/infected.js";
 import { Prisma } from "../generated/prisma/client.js";
+import { rowsAbove } from "./value-counts.js";
 
 /**
  * The boards (docs/CALLING.md, "Leaderboards"): players ranked by one statistic, highest first, ties
@@ -37,12 +38,19 @@ function rows(source: BoardSource, stat: Statistic): { from: Prisma.Sql; where: 
   const column = quoted(stat);
   return source.kind === "all"
     ? { from: Prisma.sql`SELECT "playerId", ${column} AS value FROM infected_stats`, where: Prisma.sql`true` }
-    : { from: Prisma.sql`SELECT "playerId", ${column} AS value FROM leaderboard_entries`, where: Prisma.sql`"periodId" = ${source.periodId}` };
+    : { from: Prisma.sql`SELECT "playerId", ${column} AS value FROM leaderboard_entries`, where: Prisma.sql`"periodId" = ${source.periodId}::int` };
 }
 
 /** The board's order as the index holds it: (-value, playerId), to compare rows with, and to sort them by. */
 const key = (stat: Statistic) => Prisma.sql`(-${quoted(stat)}, "playerId")`;
 const inOrder = (stat: Statistic) => Prisma.sql`-${quoted(stat)}, "playerId"`;
+
+/** The rows of the board with a value above `value`: from the counts kept per version (value-counts.ts), or counted. */
+async function above(db: ReadClient, source: BoardSource, stat: Statistic, value: number): Promise<number> {
+  const { from, where } = rows(source, stat);
+  const board = source.kind === "all" ? `all:${stat}` : `period:${source.periodId}:${stat}`;
+  return (await rowsAbove(db, board, from, where, value)) ?? count(db, source, stat, Prisma.sql`-${quoted(stat)} < ${-value}::int`);
+}
 
 async function count(db: ReadClient, source: BoardSource, stat: Statistic, before: Prisma.Sql): Promise<number> {
   const { from, where } = rows(source, stat);
@@ -60,7 +68,7 @@ async function ranked(db: ReadClient, source: BoardSource, stat: Statistic, list
   if (list.length === 0) return [];
   const first = list[0]!;
   // The rows of the first one's value before it (ties) share its rank; every later value starts its own.
-  const higher = before === 0 ? 0 : await count(db, source, stat, Prisma.sql`-${quoted(stat)} < ${-first.value}`);
+  const higher = before === 0 ? 0 : await above(db, source, stat, first.value);
   const pseudoOf = await pseudos(db, list);
   let rank = higher + 1;
   return list.map((row, i) => {
@@ -79,7 +87,7 @@ export async function topOf(db: ReadClient, source: BoardSource, stat: Statistic
 /** The player's row of the board, or undefined when the board has none (no statistics, or no gain in the period). */
 async function rowOf(db: ReadClient, source: BoardSource, stat: Statistic, playerId: number): Promise<Row | undefined> {
   const { from, where } = rows(source, stat);
-  const [row] = await db.$queryRaw<Row[]>`${from} WHERE ${where} AND "playerId" = ${playerId}`;
+  const [row] = await db.$queryRaw<Row[]>`${from} WHERE ${where} AND "playerId" = ${playerId}::int`;
   return row;
 }
 
@@ -87,7 +95,7 @@ async function rowOf(db: ReadClient, source: BoardSource, stat: Statistic, playe
 export async function rankOf(db: ReadClient, source: BoardSource, stat: Statistic, playerId: number): Promise<BoardEntry | undefined> {
   const row = await rowOf(db, source, stat, playerId);
   if (!row) return undefined;
-  const higher = await count(db, source, stat, Prisma.sql`-${quoted(stat)} < ${-row.value}`);
+  const higher = await above(db, source, stat, row.value);
   return { rank: higher + 1, playerId, pseudo: (await pseudos(db, [row])).get(playerId) ?? "", value: row.value };
 }
 
@@ -97,9 +105,11 @@ export async function aroundOf(db: ReadClient, source: BoardSource, stat: Statis
   if (!row) return undefined;
   const { from, where } = rows(source, stat);
   const at = Prisma.sql`(${-row.value}::int, ${playerId}::int)`;
-  const above = await db.$queryRaw<Row[]>`${from} WHERE ${where} AND ${key(stat)} < ${at} ORDER BY -${quoted(stat)} DESC, "playerId" DESC LIMIT ${k}`;
+  const higher = await db.$queryRaw<Row[]>`${from} WHERE ${where} AND ${key(stat)} < ${at} ORDER BY -${quoted(stat)} DESC, "playerId" DESC LIMIT ${k}`;
   const below = await db.$queryRaw<Row[]>`${from} WHERE ${where} AND ${key(stat)} > ${at} ORDER BY ${inOrder(stat)} LIMIT ${k}`;
-  const list = [...above.reverse(), row, ...below];
-  const before = await count(db, source, stat, Prisma.sql`${key(stat)} < (${-list[0]!.value}::int, ${list[0]!.playerId}::int)`);
+  const list = [...higher.reverse(), row, ...below];
+  // Before the first row: those above its value, and its ties of a lower id.
+  const first = list[0]!;
+  const before = (await above(db, source, stat, first.value)) + (await count(db, source, stat, Prisma.sql`-${quoted(stat)} = ${-first.value}::int AND "playerId" < ${first.playerId}::int`));
   return ranked(db, source, stat, list, before);
 }

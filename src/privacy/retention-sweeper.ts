@@ -34,7 +34,7 @@ export class RetentionSweeper {
     for (const result of ["done", "not_due", "busy", "frozen", "failed"]) this.sweeps.inc({ result }, 0);
     this.removed = new Counter({
       name: "retention_removed_total",
-      help: "What this instance's retention sweeps removed, by kind (docs/PRIVACY.md): player_ip, audit_ip, audit_values, outbox_events, idempotency_records.",
+      help: "What this instance's retention sweeps removed, by kind (docs/PRIVACY.md): player_ip, audit_ip, audit_values, outbox_events, idempotency_records, leaderboard_periods.",
       labelNames: ["kind"],
       registers: [registry],
     });

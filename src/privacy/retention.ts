@@ -14,16 +14,18 @@ import { nulled } from "./erasure.js";
  */
 
 /** What a sweep removes, by kind: the label of retention_removed_total. */
-export const RETENTION_KINDS = ["player_ip", "audit_ip", "audit_values", "outbox_events", "idempotency_records"] as const;
+export const RETENTION_KINDS = ["player_ip", "audit_ip", "audit_values", "outbox_events", "idempotency_records", "leaderboard_periods"] as const;
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 export type Removed = Record<RetentionKind, number>;
 
-export type RetentionSettings = Pick<Config, "playerIpRetainDays" | "auditValuesRetainDays" | "webhooksRetainDays" | "idempotencyRetainHours">;
+export type RetentionSettings = Pick<Config, "playerIpRetainDays" | "auditValuesRetainDays" | "webhooksRetainDays" | "idempotencyRetainHours" | "leaderboardRetainDays">;
 
 /** How often an instance sweeps (if no other one has swept meanwhile). */
 export const SWEEP_EVERY_MS = 3_600_000;
 const LEASE_MS = 300_000;
 const BATCH = 5_000;
+/** Periods deleted per statement: each takes its board's rows with it (ON DELETE CASCADE). */
+const PERIODS_BATCH = 10;
 
 export type SweepResult =
   | { result: "done"; removed: Removed; seconds: number }
@@ -48,8 +50,8 @@ const counted = async (statement: Promise<number>): Promise<Batch> => {
   return { changed: n, removed: n };
 };
 
-/** The statements of one sweep, in order; each changes at most one batch (the outbox's, all it may at once). */
-function steps(s: RetentionSettings): { kind: RetentionKind; run: (db: DbClient) => Promise<Batch> }[] {
+/** The statements of one sweep, in order; each changes at most one batch of `limit` rows (the outbox's, all it may at once). */
+function steps(s: RetentionSettings): { kind: RetentionKind; limit?: number; run: (db: DbClient) => Promise<Batch> }[] {
   const ipCutoff = days(s.playerIpRetainDays);
   return [
     {
@@ -95,6 +97,14 @@ function steps(s: RetentionSettings): { kind: RetentionKind; run: (db: DbClient)
       run: (db) => counted(db.$executeRaw`
         DELETE FROM idempotency_keys WHERE ("apiUserId", key) IN (
           SELECT "apiUserId", key FROM idempotency_keys WHERE "createdAt" <= now() - ${s.idempotencyRetainHours} * interval '1 hour' LIMIT ${BATCH})`),
+    },
+    {
+      // Past days, weeks and months (not seasons), with their boards: `key=` then answers "not on record".
+      kind: "leaderboard_periods",
+      limit: PERIODS_BATCH,
+      run: (db) => counted(db.$executeRaw`
+        DELETE FROM leaderboard_periods WHERE id IN (
+          SELECT id FROM leaderboard_periods WHERE kind <> 'season' AND "endsAt" < ${days(s.leaderboardRetainDays)} ORDER BY "endsAt" LIMIT ${PERIODS_BATCH})`),
     },
   ];
 }
@@ -143,7 +153,7 @@ export async function sweepRetention(
       for (;;) {
         const batch = await step.run(db);
         removed[step.kind] += batch.removed;
-        if (batch.changed < BATCH) break;
+        if (batch.changed < (step.limit ?? BATCH)) break;
         if (options.stopping?.()) return { result: "busy", detail: "this instance is stopping: the next sweep goes on from here" };
         if (!(await renewLease(db, holder))) return { result: "busy", detail: "the sweep's lease passed to another instance: it goes on from here" };
       }
