@@ -7,8 +7,8 @@ import { announce, ensurePeriods } from "./periods.js";
 export const KEEP_EVERY_MS = 60_000;
 
 /**
- * Keeps the periods on this instance (periods.ts): at start, then every minute, in one transaction,
- * makes the current and next day, week and month and announces what has begun or ended. Several
+ * Keeps the periods on this instance (periods.ts): at start, then every minute, makes the current and
+ * next day, week and month (one statement) and announces what has begun or ended (a statement each). Several
  * instances doing so at once make and announce each once (a unique key, a marked row).
  */
 export class PeriodKeeper {
@@ -25,10 +25,8 @@ export class PeriodKeeper {
   /** One round now; resolves once it is done (the first is awaited at start, so that the boards have their periods). */
   async keep(): Promise<void> {
     try {
-      await this.db.prisma.$transaction(async (tx) => {
-        await ensurePeriods(tx, this.timeZone);
-        await announce(tx);
-      });
+      await ensurePeriods(this.db.prisma, this.timeZone);
+      await announce(this.db.prisma);
     } catch (error) {
       // Frozen writes (a move's final backup): the periods are made once thawed, counting from then.
       if (frozenWrite(error)) return;

@@ -1,5 +1,4 @@
 import { recordAudit, type AuditSource } from "../audit/audit.js";
-import { recordEvent } from "../audit/events.js";
 import { errors } from "../core/errors.js";
 import type { DbClient, ReadClient } from "../db/client.js";
 import { Prisma } from "../generated/prisma/client.js";
@@ -71,27 +70,42 @@ export const periodView = (p: Period) => ({
 });
 
 /**
- * In one transaction: marks the periods that have begun and are not announced yet, and the seasons that
- * have ended, and writes their events (`leaderboard.period_started` with the final top of the period of
- * the same kind that ended then; `season.ended` with the season's). Returns the events written.
+ * Marks the periods that have begun and are not announced yet, and the seasons that have ended, and writes
+ * their events (`leaderboard.period_started` with the final top of the period of the same kind that ended
+ * then; `season.ended` with the season's). Each mark and its event are one statement: no transaction is
+ * held across the tops' reads (on the embedded database, that would hold every request), and of instances
+ * announcing at once, the one whose statement marks the row writes the event. Returns the events written.
  */
 export async function announce(db: DbClient): Promise<number> {
+  let written = 0;
   const started = await db.$queryRaw<Period[]>`
-    UPDATE leaderboard_periods SET "announcedAt" = now() WHERE "announcedAt" IS NULL AND "countedFrom" <= now() RETURNING ${COLUMNS}`;
-  for (const period of started.sort((a, b) => a.startsAt.getTime() - b.startsAt.getTime())) {
+    SELECT ${COLUMNS} FROM leaderboard_periods WHERE "announcedAt" IS NULL AND "countedFrom" <= now() ORDER BY "startsAt", id`;
+  for (const period of started) {
     const previous =
       period.kind === "season"
         ? undefined
         : (await db.$queryRaw<Period[]>`SELECT ${COLUMNS} FROM leaderboard_periods WHERE kind = ${period.kind} AND "endsAt" = ${period.startsAt}`)[0];
-    await recordEvent(db, PERIOD_STARTED_EVENT, {
-      ...periodView(period),
-      previous: previous ? { ...periodView(previous), top: await tops(db, previous.id) } : null,
-    });
+    const data = { ...periodView(period), previous: previous ? { ...periodView(previous), top: await tops(db, previous.id) } : null };
+    written += await markAndAnnounce(db, period.id, Prisma.raw(`"announcedAt"`), PERIOD_STARTED_EVENT, data);
   }
   const ended = await db.$queryRaw<Period[]>`
-    UPDATE leaderboard_periods SET "endAnnouncedAt" = now() WHERE kind = 'season' AND "endAnnouncedAt" IS NULL AND "endsAt" <= now() RETURNING ${COLUMNS}`;
-  for (const season of ended) await recordEvent(db, SEASON_ENDED_EVENT, { ...periodView(season), top: await tops(db, season.id) });
-  return started.length + ended.length;
+    SELECT ${COLUMNS} FROM leaderboard_periods WHERE kind = 'season' AND "endAnnouncedAt" IS NULL AND "endsAt" <= now() ORDER BY "endsAt", id`;
+  for (const season of ended) {
+    written += await markAndAnnounce(db, season.id, Prisma.raw(`"endAnnouncedAt"`), SEASON_ENDED_EVENT, { ...periodView(season), top: await tops(db, season.id) });
+  }
+  return written;
+}
+
+/** Sets `mark` on the period if it is still unset and, in the same statement, records the event (as audit/events.ts's recordEvent does). */
+async function markAndAnnounce(db: DbClient, id: number, mark: Prisma.Sql, type: string, data: Record<string, unknown>): Promise<number> {
+  const [row] = await db.$queryRaw<{ n: number }[]>`
+    WITH marked AS (UPDATE leaderboard_periods SET ${mark} = now() WHERE id = ${id}::int AND ${mark} IS NULL RETURNING id),
+    webhook_e AS (INSERT INTO webhook_events (type, data) SELECT ${type}, ${JSON.stringify(data)} FROM marked RETURNING id, type),
+    webhook_d AS (
+      INSERT INTO webhook_deliveries ("eventId", "endpointId")
+      SELECT webhook_e.id, ep.id FROM webhook_e JOIN webhook_endpoints ep ON ep.events = '[]'::jsonb OR ep.events ? webhook_e.type)
+    SELECT count(*)::int AS n FROM webhook_e`;
+  return row?.n ?? 0;
 }
 
 /** The period of this kind counting now (day, week, month); undefined before the service has made it. */
