@@ -102,6 +102,8 @@ describe("a period's board", () => {
 
   it("when a period was made after its start (the service was down across the boundary), then it counts from then and says so", async () => {
     await prisma().$executeRaw`DELETE FROM leaderboard_periods WHERE kind = 'month' AND "startsAt" <= now() AND now() < "endsAt"`;
+    const none = await board("stat=kill&period=month");
+    expect([none.status, none.body.message]).toEqual([404, "The current month not found"]);
     expect(await ensurePeriods(prisma(), "UTC")).toBe(1);
     const month = await board("stat=kill&period=month");
     expect(Date.parse(month.body.period.countedFrom)).toBeGreaterThan(Date.parse(month.body.period.startsAt));

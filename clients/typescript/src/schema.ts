@@ -2813,6 +2813,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The current day, week or month is not made yet (each instance makes it at start and every minute): `The current week not found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Error-Name": components["headers"]["ErrorName"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request's headers did not arrive within HEADERS_TIMEOUT_MS, or the whole request within REQUEST_TIMEOUT_MS (10 s and 30 s by default). */
             408: {
                 headers: {
@@ -2965,7 +2978,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The player has no statistics, or (for a period) none changed in it: `Player 7 has no kill on this board`. */
+            /** @description The player has no statistics, or (for a period) none changed in it: `Player 7 has no kill on this board`. The current day, week or month is not made yet (each instance makes it at start and every minute): `The current week not found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3132,7 +3145,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The player has no statistics, or (for a period) none changed in it: `Player 7 has no kill on this board`. */
+            /** @description The player has no statistics, or (for a period) none changed in it: `Player 7 has no kill on this board`. The current day, week or month is not made yet (each instance makes it at start and every minute): `The current week not found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

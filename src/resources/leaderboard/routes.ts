@@ -14,7 +14,8 @@ export const MAX_AROUND = 50;
 const ORDER =
   "Highest first; ties share a rank (1, 2, 2, 4) and are ordered by player id. A period's board holds the players whose statistics changed " +
   "in it, with what they gained.";
-const NO_ROW = "The player has no statistics, or (for a period) none changed in it: `Player 7 has no kill on this board`.";
+const NO_PERIOD = "The current day, week or month is not made yet (each instance makes it at start and every minute): `The current week not found`.";
+const NO_ROW = `The player has no statistics, or (for a period) none changed in it: \`Player 7 has no kill on this board\`. ${NO_PERIOD}`;
 const notOnBoard = (playerId: number, stat: string) => new ApiError("NOT_FOUND", `Player ${playerId} has no ${stat} on this board`);
 
 const board = z.strictObject({ stat: boardQuery.stat, period: periodSchema });
@@ -28,6 +29,7 @@ export const leaderboardRoutes = [
     callers: [...CALLERS],
     query: z.strictObject({ ...boardQuery, limit: queryInt(z.number().int().min(1, "expected 1 or more").max(MAX_TOP, `expected at most ${MAX_TOP}`)).optional().meta({ description: "How many", example: 10 }) }),
     response: board.extend({ entries: z.array(entrySchema) }).meta({ id: "Leaderboard" }),
+    errors: { 404: NO_PERIOD },
     etag: ({ query }, { db }) => boardTag(db, query, `top${query.limit ?? 10}`),
     async handler({ query }, { db }) {
       const found = await boardOf(db, query);
