@@ -444,7 +444,7 @@ describe("a client leaving mid-write", () => {
 describe("stopping with idle keep-alive connections", () => {
   /**
    * A balancer (deploy/nginx.conf) keeps idle connections to each instance and sends a request on one
-   * whenever it likes, up to its own keepalive_timeout (4 s, under the service's KEEP_ALIVE_TIMEOUT_MS).
+   * whenever it likes, up to its own keepalive_timeout (2 s, under the service's KEEP_ALIVE_TIMEOUT_MS).
    * An instance that closed its idle connections at once when stopping would race such a request: a POST
    * sent as the connection closes is a 502 that nginx must not retry (it cannot know whether it was
    * applied). Seen once in about 1,000 writes of a rolling restart on a busy machine.
@@ -505,7 +505,7 @@ describe("stopping with idle keep-alive connections", () => {
       expect(late).toMatch(/\r\nConnection: close\r\n/i);
       await b.close;
       expect(a.closed()).toBe(false);
-      // The process waits for the last idle connection, which its client closes (nginx after 4 s).
+      // The process waits for the last idle connection, which its client closes (nginx after 2 s).
       a.socket.end();
       expect(await exited, service.output()).toBe(0);
       expect(service.output()).toContain('"graceful":true');
