@@ -373,7 +373,7 @@ describe.runIf(available)("the admin console in Chromium", () => {
     const receipt = page.locator("section.receipt");
     const receiptId = (await receipt.getByRole("heading", { level: 2 }).textContent())!.replace("Receipt ", "");
     expect(receiptId).toMatch(/^era_[0-9a-f]{32}$/);
-    await page.getByRole("status").filter({ hasText: `Erased player ${steve.id} (receipt ${receiptId}).` }).waitFor();
+    await page.getByRole("status").filter({ hasText: `Erased player ${steve.id} (receipt ${receiptId}).` }).first().waitFor();
     await expect(receipt.textContent()).resolves.toMatch(new RegExp(`Player id${steve.id}Erased\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} UTCByadmin-b`));
     await expect(receipt.locator("dl.counts").nth(1).textContent()).resolves.toContain("rewardLogs1");
     const lookup = await fetch(`${t.url}/api/player/get-player-by-nick?nick=${steve.pseudo}`, { headers: { "X-API-Key": adminKey } });
