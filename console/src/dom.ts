@@ -62,17 +62,22 @@ export const errorText = (error: unknown): string => (error instanceof Error ? e
  * focused, so that keyboard and screen-reader users meet it.
  */
 export function onSubmit(form: HTMLElement, problem: HTMLElement, action: () => Promise<void>): void {
-  form.addEventListener("submit", async (event) => {
+  form.addEventListener("submit", (event) => {
     event.preventDefault();
-    problem.replaceChildren();
-    try {
-      await action();
-    } catch (error) {
-      const shown = message("error", errorText(error));
-      problem.replaceChildren(shown);
-      shown.focus();
-    }
+    void failureIn(problem, action);
   });
+}
+
+/** Runs `action`; what it throws replaces `problem`'s content, focused (a form's submit, a button's action, a page turned). */
+export async function failureIn(problem: HTMLElement, action: () => Promise<void>): Promise<void> {
+  problem.replaceChildren();
+  try {
+    await action();
+  } catch (error) {
+    const shown = message("error", errorText(error));
+    problem.replaceChildren(shown);
+    shown.focus();
+  }
 }
 
 /**

@@ -65,14 +65,21 @@ export function eventCtes(event: RowEvent): Prisma.Sql {
 
 /**
  * Records one event made in TypeScript (`data` as the API answers it) through
- * `client`: pass the transaction of the change it announces.
+ * `client`: pass the transaction of the change it announces. With `onlyIf`, a
+ * write returning a row when it happened (an UPDATE … RETURNING), the event
+ * is recorded in the same statement, and only if that write returned a row.
+ * Returns whether the event was recorded.
  */
-export async function recordEvent(client: DbClient, type: string, data: Record<string, unknown>): Promise<void> {
-  await client.$executeRaw`
-    WITH webhook_e AS (
+export async function recordEvent(client: DbClient, type: string, data: Record<string, unknown>, onlyIf?: Prisma.Sql): Promise<boolean> {
+  const [row] = await client.$queryRaw<{ n: number }[]>`
+    WITH ${onlyIf ? Prisma.sql`gate AS (${onlyIf}),` : Prisma.empty}
+    webhook_e AS (
       INSERT INTO webhook_events (type, data)
-      VALUES (${type}, ${JSON.stringify(data)})
-      RETURNING id, type)
-    INSERT INTO webhook_deliveries ("eventId", "endpointId")
-    SELECT webhook_e.id, ep.id FROM webhook_e JOIN webhook_endpoints ep ON ep.events = '[]'::jsonb OR ep.events ? webhook_e.type`;
+      SELECT ${type}, ${JSON.stringify(data)} ${onlyIf ? Prisma.sql`FROM gate` : Prisma.empty}
+      RETURNING id, type),
+    webhook_d AS (
+      INSERT INTO webhook_deliveries ("eventId", "endpointId")
+      SELECT webhook_e.id, ep.id FROM webhook_e JOIN webhook_endpoints ep ON ep.events = '[]'::jsonb OR ep.events ? webhook_e.type)
+    SELECT count(*)::int AS n FROM webhook_e`;
+  return (row?.n ?? 0) > 0;
 }

@@ -1,4 +1,5 @@
 import { recordAudit, type AuditSource } from "../audit/audit.js";
+import { recordEvent } from "../audit/events.js";
 import { errors } from "../core/errors.js";
 import type { DbClient, ReadClient } from "../db/client.js";
 import { Prisma } from "../generated/prisma/client.js";
@@ -96,16 +97,10 @@ export async function announce(db: DbClient): Promise<number> {
   return written;
 }
 
-/** Sets `mark` on the period if it is still unset and, in the same statement, records the event (as audit/events.ts's recordEvent does). */
+/** Sets `mark` on the period if it is still unset and, in the same statement, records the event; 1 if it did. */
 async function markAndAnnounce(db: DbClient, id: number, mark: Prisma.Sql, type: string, data: Record<string, unknown>): Promise<number> {
-  const [row] = await db.$queryRaw<{ n: number }[]>`
-    WITH marked AS (UPDATE leaderboard_periods SET ${mark} = now() WHERE id = ${id}::int AND ${mark} IS NULL RETURNING id),
-    webhook_e AS (INSERT INTO webhook_events (type, data) SELECT ${type}, ${JSON.stringify(data)} FROM marked RETURNING id, type),
-    webhook_d AS (
-      INSERT INTO webhook_deliveries ("eventId", "endpointId")
-      SELECT webhook_e.id, ep.id FROM webhook_e JOIN webhook_endpoints ep ON ep.events = '[]'::jsonb OR ep.events ? webhook_e.type)
-    SELECT count(*)::int AS n FROM webhook_e`;
-  return row?.n ?? 0;
+  const marked = Prisma.sql`UPDATE leaderboard_periods SET ${mark} = now() WHERE id = ${id}::int AND ${mark} IS NULL RETURNING id`;
+  return (await recordEvent(db, type, data, marked)) ? 1 : 0;
 }
 
 /** The period of this kind counting now (day, week, month); undefined before the service has made it. */

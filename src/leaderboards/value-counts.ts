@@ -21,7 +21,8 @@ interface Counts {
   above: Int32Array;
 }
 
-const kept = new Map<string, Promise<Counts | undefined>>();
+/** Per database client (a process may hold several: tests, a read replica), each board's counts. */
+const keptBy = new WeakMap<object, Map<string, Promise<Counts | undefined>>>();
 
 /** The counts of a board (`from`: its rows as (value), `where` on them), or undefined when it has too many distinct values. */
 async function countsOf(db: ReadClient, from: Prisma.Sql, where: Prisma.Sql, maxDistinct: number): Promise<Counts | undefined> {
@@ -50,6 +51,8 @@ export async function rowsAbove(
   maxDistinct = MAX_DISTINCT,
 ): Promise<number | undefined> {
   const key = `${board}@${await tableVersion(db, "infected_stats")}`;
+  let kept = keptBy.get(db);
+  if (!kept) keptBy.set(db, (kept = new Map<string, Promise<Counts | undefined>>()));
   let counts = kept.get(key);
   if (!counts) {
     counts = countsOf(db, from, where, maxDistinct);

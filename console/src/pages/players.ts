@@ -1,6 +1,6 @@
 import { api, call, type ErasureReceipt, type PlayerExport } from "../api.js";
 import { openDialog } from "../dialog.js";
-import { announce, dataTable, errorText, field, h, message, onSubmit, stamp, when } from "../dom.js";
+import { announce, dataTable, failureIn, field, h, message, onSubmit, stamp, when } from "../dom.js";
 
 const PAGE_SIZE = 25;
 
@@ -49,7 +49,7 @@ function finder(result: HTMLElement, reloadReceipts: () => Promise<void>): HTMLE
     h(
       "div",
       { class: "actions" },
-      h("button", { type: "button", class: "danger", onclick: () => void shown(problem, () => erase(selected(), result, reloadReceipts)) }, "Erase…"),
+      h("button", { type: "button", class: "danger", onclick: () => void failureIn(problem, () => erase(selected(), result, reloadReceipts)) }, "Erase…"),
       h("button", { type: "submit", class: "primary" }, "Export"),
     ),
   );
@@ -64,18 +64,6 @@ function finder(result: HTMLElement, reloadReceipts: () => Promise<void>): HTMLE
   };
   onSubmit(form, problem, () => exportPlayer(selected(), result));
   return form;
-}
-
-/** Runs an action of a button (not the form's submit), its failure shown in `problem` as onSubmit shows it. */
-async function shown(problem: HTMLElement, action: () => Promise<void>): Promise<void> {
-  problem.replaceChildren();
-  try {
-    await action();
-  } catch (error) {
-    const text = message("error", errorText(error));
-    problem.replaceChildren(text);
-    text.focus();
-  }
 }
 
 const named = (who: Selector) => ("id" in who ? `player ${who.id}` : who.pseudo);
@@ -181,15 +169,7 @@ function receiptsSection() {
     current = cursor;
     results.replaceChildren(receiptsTable(body.erasures), pager(body.nextCursor));
   };
-  const turn = async (cursor: string | undefined) => {
-    try {
-      await load(cursor);
-    } catch (error) {
-      const text = message("error", errorText(error));
-      results.replaceChildren(text);
-      text.focus();
-    }
-  };
+  const turn = (cursor: string | undefined) => failureIn(results, () => load(cursor));
   const pager = (next: string | null) =>
     h(
       "div",

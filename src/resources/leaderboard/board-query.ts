@@ -49,8 +49,17 @@ export interface Board {
 
 type BoardInput = { stat: Statistic; period?: string | undefined; key?: string | undefined; season?: string | undefined };
 
+/** Per request (its parsed query), the board resolved for its ETag, then for its answer: one lookup, one period for both. */
+const resolved = new WeakMap<BoardInput, Promise<Board>>();
+
 /** The board a query names; a 400 naming what is accepted when it names none. */
-export async function boardOf(db: ReadClient, query: BoardInput): Promise<Board> {
+export function boardOf(db: ReadClient, query: BoardInput): Promise<Board> {
+  let board = resolved.get(query);
+  if (!board) resolved.set(query, (board = resolveBoard(db, query)));
+  return board;
+}
+
+async function resolveBoard(db: ReadClient, query: BoardInput): Promise<Board> {
   const kind = query.period ?? "all";
   if (query.season !== undefined && kind !== "season") throw errors.validation("season: only with period=season");
   if (query.key !== undefined && (kind === "all" || kind === "season")) throw errors.validation("key: only with period=day, week or month");
