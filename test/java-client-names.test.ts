@@ -2,9 +2,12 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { WEBHOOK_EVENTS } from "../src/audit/events.js";
 import { ERROR_CATALOGUE } from "../src/core/error-catalogue.js";
+import { STATISTICS } from "../src/leaderboards/boards.js";
+import { PERIOD_KINDS } from "../src/leaderboards/periods.js";
+import { MAX_AROUND, MAX_TOP } from "../src/resources/leaderboard/routes.js";
 
 /**
- * The Java client's enums of the service's names (ErrorName, EventType) hold exactly the service's: a name added
+ * The Java client's enums of the service's names (ErrorName, EventType, Statistic, PeriodKind) hold exactly the service's: a name added
  * here and not there reaches plugins as UNKNOWN, one kept there and dropped here is a constant nothing sends.
  */
 const JAVA = "clients/java/src/main/java/net/gamecommunity/api";
@@ -33,5 +36,13 @@ describe("the Java client's names", () => {
 
   it("when EventType is read, then its constants name the service's event types, UNKNOWN aside", () => {
     expect(declared("EventType.java").map(wireName).sort()).toEqual([...WEBHOOK_EVENTS].sort());
+  });
+
+  it("when Statistic and PeriodKind are read, then their wire names are the boards' statistics and periods, and Board's limits are the routes'", () => {
+    expect(declared("Statistic.java").map((c) => c.wire)).toEqual([...STATISTICS]);
+    expect(constants("PeriodKind.java").map((name) => name.toLowerCase())).toEqual([...PERIOD_KINDS, "season"]);
+    const board = readFileSync(`${JAVA}/Board.java`, "utf8");
+    expect(/static final int MAX_TOP = (\d+);/.exec(board)?.[1]).toBe(String(MAX_TOP));
+    expect(/static final int MAX_AROUND = (\d+);/.exec(board)?.[1]).toBe(String(MAX_AROUND));
   });
 });

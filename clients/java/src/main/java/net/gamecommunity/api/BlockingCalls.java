@@ -227,6 +227,43 @@ abstract class BlockingCalls {
     return waitFor(api.getAllMaps());
   }
 
+  /**
+   * As {@link CommunityApi#getLeaderboard}, waiting for the answer.
+   *
+   * @param board which statistic, over which period
+   * @param limit how many players, 1 to 100
+   * @return the board's first {@code limit} players
+   * @throws ApiException when the call fails
+   */
+  public Leaderboard getLeaderboard(Board board, int limit) {
+    return waitFor(api.getLeaderboard(board, limit));
+  }
+
+  /**
+   * As {@link CommunityApi#getLeaderboardRank}, waiting for the answer.
+   *
+   * @param board which statistic, over which period
+   * @param playerId the player
+   * @return the player's rank and value
+   * @throws ApiException when the call fails ({@link ApiException.Kind#NOT_FOUND}: the player is not on the board)
+   */
+  public LeaderboardRank getLeaderboardRank(Board board, int playerId) {
+    return waitFor(api.getLeaderboardRank(board, playerId));
+  }
+
+  /**
+   * As {@link CommunityApi#getLeaderboardAround}, waiting for the answer.
+   *
+   * @param board which statistic, over which period
+   * @param playerId the player
+   * @param k how many players above and below, 0 to 50
+   * @return the player with up to {@code k} players on each side
+   * @throws ApiException when the call fails
+   */
+  public Leaderboard getLeaderboardAround(Board board, int playerId, int k) {
+    return waitFor(api.getLeaderboardAround(board, playerId, k));
+  }
+
   /** {@link CommunityApi.Blocking#await}'s work: the value, or the ApiException thrown in the caller's thread. */
   static <T> T waitFor(CompletableFuture<T> future) {
     if (ClientThreads.inATask() && !future.isDone()) {

@@ -20,14 +20,15 @@ import java.util.concurrent.Executor;
  * are made by a real client only (point one at a local HTTP server in such tests).
  *
  * <p>Its calls on the API's resources are declared by resource in {@link PlayerCalls}, {@link CosmeticCalls},
- * {@link CreateCalls} and {@link GameCalls}, the event stream in {@link EventCalls}; here, the client as a whole.
+ * {@link CreateCalls}, {@link GameCalls} and {@link LeaderboardCalls}, the event stream in {@link EventCalls}; here, the client
+ * as a whole.
  *
  * <pre>{@code
  * CommunityApi api = CommunityApi.builder("https://api.example.org/api", apiKey).build();
  * api.getPlayerByNick("Steve").thenAccept(p -> log.info(p.pseudo() + " has " + p.credit() + " credits"));
  * }</pre>
  */
-public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, CreateCalls, GameCalls, EventCalls, AutoCloseable {
+public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, CreateCalls, GameCalls, LeaderboardCalls, EventCalls, AutoCloseable {
   /**
    * @param baseUrl the API's address, with its {@code /api} prefix: {@code https://api.example.org/api}
    * @param apiKey the API user's key ({@code gsk_…}): keep it in the plugin's configuration, never in code

@@ -15,21 +15,14 @@ import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /** The client {@link CommunityApi#builder} makes: each call a request of a {@link Route}, sent by the {@link Transport}. */
-final class HttpCommunityApi implements CommunityApi {
+final class HttpCommunityApi extends RequestPipeline implements CommunityApi {
   /** This client's version, sent in User-Agent; the artifact's version in pom.xml. */
-  static final String VERSION = "3.0.0";
+  static final String VERSION = "3.1.0";
 
-  final Transport transport;
-  /** How long each call may take in all, retries included; null: as long as the retry policy takes. */
-  private final Duration deadline;
-  /** Where futures complete; null: the transport's executor. */
-  private final Executor callbacks;
   private final Set<EventSubscription> subscriptions = ConcurrentHashMap.newKeySet();
 
   HttpCommunityApi(Transport transport, Duration deadline, Executor callbacks) {
-    this.transport = transport;
-    this.deadline = deadline;
-    this.callbacks = callbacks;
+    super(transport, deadline, callbacks);
   }
 
   /** The client behind {@code api}, for what only a client of this package can do ({@link DurableWrites}). */
@@ -134,6 +127,26 @@ final class HttpCommunityApi implements CommunityApi {
   }
 
   @Override
+  public CompletableFuture<Leaderboard> getLeaderboard(Board board, int limit) {
+    return call(() -> body(send(Route.LEADERBOARD, Board.top(board, limit), null, Map.of(), true)));
+  }
+
+  @Override
+  public CompletableFuture<LeaderboardRank> getLeaderboardRank(Board board, int playerId) {
+    return call(() -> body(send(Route.LEADERBOARD_RANK, Board.rank(board, playerId), null, Map.of(), true)));
+  }
+
+  @Override
+  public CompletableFuture<Leaderboard> getLeaderboardAround(Board board, int playerId, int k) {
+    return call(() -> body(send(Route.LEADERBOARD_AROUND, Board.around(board, playerId, k), null, Map.of(), true)));
+  }
+
+  @Override
+  public LeaderboardPoller leaderboardPoller(Board board, int limit) {
+    return new LeaderboardPoller(this, Board.top(board, limit));
+  }
+
+  @Override
   public ListPoller<FullPlayer> fullPlayersByGradeIdPoller(int gradeId) {
     return new ListPoller<>(this, Route.FULL_PLAYERS_BY_GRADE, gradeQuery(gradeId));
   }
@@ -228,61 +241,7 @@ final class HttpCommunityApi implements CommunityApi {
     return "CommunityApi[" + transport.baseUrl + ", key hidden]";
   }
 
-  // ---- the request pipeline
-
   private static Map<String, String> gradeQuery(int gradeId) {
     return Map.of("gradeId", Integer.toString(gradeId));
-  }
-
-  private <T> CompletableFuture<T> body(CompletableFuture<Answer<T>> answer) {
-    return bind(answer.thenApply(Answer::body));
-  }
-
-  /** An internal future (completed on the client's threads) as the plugin gets it: its callbacks on the callback executor, one hop. */
-  <T> CompletableFuture<T> bind(CompletableFuture<T> internal) {
-    return BoundFuture.bind(internal, callbackExecutor());
-  }
-
-  /** Where this client's futures complete and its listeners are called. */
-  Executor callbackExecutor() {
-    return callbacks == null ? transport.executor : callbacks;
-  }
-
-  /** Runs a call; an argument it refuses (a null, an invalid value) fails the future instead of the caller. */
-  private <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> call) {
-    try {
-      return call.get();
-    } catch (NullPointerException | IllegalArgumentException e) {
-      return BoundFuture.failed(new ApiException(ApiException.Kind.INVALID_ARGUMENT, 0, e.getMessage(), null, null, null, e),
-          callbackExecutor());
-    }
-  }
-
-  private static <T> T required(T value, String name) {
-    return Objects.requireNonNull(value, () -> name + ": null where a value is required");
-  }
-
-  private <T> CompletableFuture<Created<T>> create(Route route, Record request, String idempotencyKey) {
-    return call(() -> {
-      JsonObject body = StrictJson.encode(required(request, "request"));
-      if (required(idempotencyKey, "idempotencyKey").isBlank()) throw new IllegalArgumentException("idempotencyKey: empty");
-      return bind(this.<T>send(route, Map.of(), body, Map.of(Headers.IDEMPOTENCY_KEY, idempotencyKey), true)
-          .thenApply(a -> new Created<>(a.body(), a.replayed(), idempotencyKey)));
-    });
-  }
-
-  /** The request, as an internal future: {@link #bind} it before a plugin sees it. */
-  <T> CompletableFuture<Answer<T>> send(Route route, Map<String, String> query, JsonObject body, Map<String, String> headers, boolean retryable) {
-    return transport.send(route, query, body, headers, retryable, deadline == null ? null : Instant.now().plus(deadline));
-  }
-
-  /** Runs {@code task} on the executor after {@code delay}, unless the subscription or the client is closed by then. */
-  void schedule(Runnable task, Duration delay, ListPoller.Subscription subscription) {
-    transport.schedule(task, delay, subscription);
-  }
-
-  /** The wait before a loop's next request: {@code every}, or longer after a 429 or 503, or while the rate budget is spent. */
-  Duration nextDelay(Duration every, Throwable failure) {
-    return transport.rateBudget.nextDelay(every, failure);
   }
 }

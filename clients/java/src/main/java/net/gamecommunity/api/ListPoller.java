@@ -3,7 +3,6 @@ package net.gamecommunity.api;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -15,30 +14,20 @@ import java.util.function.Consumer;
  * comes back as an empty 304, costs the service little, and is not delivered again.
  */
 public final class ListPoller<T> {
-  private final HttpCommunityApi api;
-  private final Route route;
-  private final Map<String, String> query;
-  private volatile String etag;
+  private final EtagPolling<List<T>> polling;
 
   ListPoller(HttpCommunityApi api, Route route, Map<String, String> query) {
-    this.api = api;
-    this.route = route;
-    this.query = query;
+    this.polling = new EtagPolling<>(api, route, query, "ListPoller");
   }
 
   /** @return one poll: the list if it changed since the last one delivered (or on the first poll), else empty */
   public CompletableFuture<Optional<List<T>>> poll() {
-    return api.bind(api.<List<T>>send(route, query, null, etag == null ? Map.of() : Map.of(Headers.IF_NONE_MATCH, etag), true)
-        .thenApply(answer -> {
-          if (answer.notModified()) return Optional.empty();
-          etag = answer.etag();
-          return Optional.of(answer.body());
-        }));
+    return polling.poll();
   }
 
   /** @return the ETag of the last list delivered, if any */
   public Optional<String> etag() {
-    return Optional.ofNullable(etag);
+    return polling.etag();
   }
 
   /**
@@ -56,25 +45,7 @@ public final class ListPoller<T> {
    * @throws NullPointerException when {@code every}, {@code onChange} or {@code onError} is null
    */
   public Subscription start(Duration every, Consumer<List<T>> onChange, Consumer<ApiException> onError) {
-    Objects.requireNonNull(every, "every");
-    Objects.requireNonNull(onChange, "onChange");
-    Objects.requireNonNull(onError, "onError");
-    Subscription subscription = new Subscription(api.transport::isClosed);
-    api.schedule(() -> pollAndReschedule(subscription, every, onChange, onError), Duration.ZERO, subscription);
-    return subscription;
-  }
-
-  private void pollAndReschedule(Subscription s, Duration every, Consumer<List<T>> onChange, Consumer<ApiException> onError) {
-    if (s.isClosed()) return;
-    poll().whenComplete((changed, failure) -> {
-      if (s.isClosed()) return;
-      try {
-        if (failure != null) api.transport.callback("the onError listener of ListPoller.start", () -> onError.accept(ApiException.unwrap(failure)));
-        else changed.ifPresent(list -> api.transport.callback("the onChange listener of ListPoller.start", () -> onChange.accept(list)));
-      } finally {
-        api.schedule(() -> pollAndReschedule(s, every, onChange, onError), api.nextDelay(every, failure), s);
-      }
-    });
+    return polling.start(every, onChange, onError);
   }
 
   /** A running poll loop; close it to stop. */

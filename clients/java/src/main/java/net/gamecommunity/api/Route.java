@@ -17,7 +17,10 @@ enum Route {
   PLAYER_BY_NICK("GET", "/player/get-player-by-nick", PlayerSummary.class),
   UPDATE_WORLD("PATCH", "/freebuild/update-world", FreebuildWorld.class),
   ALL_MAPS("GET", "/parkour/get-all-maps", listOf(ParkourMap.class)),
-  GET_COSMETIC("GET", "/cosmetic/get-cosmetic", Cosmetic.class);
+  GET_COSMETIC("GET", "/cosmetic/get-cosmetic", Cosmetic.class),
+  LEADERBOARD("GET", "/infecte2/get-leaderboard", Leaderboard.class),
+  LEADERBOARD_RANK("GET", "/infecte2/get-leaderboard-rank", LeaderboardRank.class),
+  LEADERBOARD_AROUND("GET", "/infecte2/get-leaderboard-around", Leaderboard.class);
 
   final String method;
   final String path;

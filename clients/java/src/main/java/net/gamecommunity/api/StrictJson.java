@@ -97,7 +97,15 @@ final class StrictJson {
         throw new DecodingException(path + ": expected a timestamp such as 2026-11-22T09:15:30Z, got \"" + text + "\"");
       }
     }
+    if (c.isEnum() && WireNamed.class.isAssignableFrom(c)) return wireNamed(json, c, path);
     throw new IllegalArgumentException("unsupported type " + type);
+  }
+
+  private static Object wireNamed(JsonElement json, Class<?> type, String path) {
+    String text = primitive(json, path, "a string", JsonPrimitive::isString).getAsString();
+    for (Object constant : type.getEnumConstants()) if (((WireNamed) constant).wireName().equals(text)) return constant;
+    String known = Arrays.stream(type.getEnumConstants()).map(e -> ((WireNamed) e).wireName()).collect(Collectors.joining(", "));
+    throw new DecodingException(path + ": expected one of " + known + ", got \"" + text + "\"");
   }
 
   private static Object readRecord(JsonElement json, Class<?> type, String path, boolean strict) {
