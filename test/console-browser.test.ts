@@ -406,4 +406,56 @@ describe.runIf(available)("the admin console in Chromium", () => {
     expect(problems.splice(before)).toEqual([failed("404 (Not Found)"), failed("410 (Gone)")]);
     expect(outside).toEqual([]);
   }, 60_000);
+
+  it("when an admin starts a season, then sets its end, the list says so; an end before the start and a name used twice are refused in place", async () => {
+    const prisma = t.database.db.prisma;
+    const past = unique("autumn-");
+    await prisma.leaderboardPeriod.create({
+      data: { kind: "season", key: past, startsAt: new Date("2026-09-01T00:00:00Z"), endsAt: new Date("2026-11-01T00:00:00Z"), countedFrom: new Date("2026-09-01T00:00:00Z"), createdBy: "test" },
+    });
+    const before = problems.length;
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.getByRole("link", { name: "Seasons" }).click();
+    await page.getByRole("heading", { name: "Seasons", level: 1 }).waitFor();
+    const form = page.locator("form", { has: page.getByRole("heading", { name: "Start a season" }) });
+    const name = unique("winter-");
+
+    await page.getByLabel("Name", { exact: true }).fill(name);
+    await page.getByLabel("Ends (UTC, optional)").fill("2020-01-01T00:00");
+    await page.getByRole("button", { name: "Start season" }).click();
+    await form.getByRole("alert").filter({ hasText: "endsAt: not after startsAt" }).waitFor();
+    expect(await prisma.leaderboardPeriod.count({ where: { key: name } })).toBe(0);
+
+    await page.getByLabel("Ends (UTC, optional)").fill("");
+    await page.getByRole("button", { name: "Start season" }).click();
+    await page.getByRole("status").filter({ hasText: `Started ${name}: from ` }).first().waitFor();
+    const row = page.locator(`table.seasons tbody tr[data-season="${name}"]`);
+    await expect(row.locator(".badge").textContent()).resolves.toBe("running");
+    await expect(row.locator('td[data-label="Ends"]').textContent()).resolves.toBe("when ended");
+    const ended = page.locator(`table.seasons tbody tr[data-season="${past}"]`);
+    await expect(ended.locator(".badge").textContent()).resolves.toBe("ended");
+    await expect(ended.getByRole("button").count()).resolves.toBe(0);
+
+    await page.getByLabel("Name", { exact: true }).fill(name);
+    await page.getByRole("button", { name: "Start season" }).click();
+    await form.getByRole("alert").filter({ hasText: `Season '${name}' already exists` }).waitFor();
+
+    await row.getByRole("button", { name: `End ${name}` }).click();
+    const dialog = page.getByRole("dialog", { name: `End ${name}?` });
+    await dialog.getByLabel("Ends (UTC, optional)").fill("2099-01-01T00:00");
+    await dialog.getByRole("button", { name: "End season" }).click();
+    await dialog.waitFor({ state: "detached" });
+    await page.getByRole("status").filter({ hasText: `${name} ends 2099-01-01 00:00:00 UTC.` }).first().waitFor();
+    await expect(row.locator('td[data-label="Ends"]').textContent()).resolves.toBe("2099-01-01 00:00:00 UTC");
+    const audit = await prisma.auditLog.findMany({ where: { target: `season:${name}` }, orderBy: { id: "asc" } });
+    expect(audit.map((a) => [a.action, a.actor])).toEqual([["season.start", "admin-b"], ["season.end", "admin-b"]]);
+    await page.screenshot({ path: shot("seasons"), fullPage: true });
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 860 });
+    const failed = (status: string) => `Failed to load resource: the server responded with a status of ${status}`;
+    expect(problems.splice(before)).toEqual([failed("400 (Bad Request)"), failed("409 (Conflict)")]);
+    expect(outside).toEqual([]);
+  }, 60_000);
 });

@@ -68,3 +68,4 @@ export type WebhookEndpoint = Schemas["WebhookEndpoint"];
 export type WebhookDelivery = Schemas["WebhookDelivery"];
 export type PlayerExport = Schemas["PlayerExport"];
 export type ErasureReceipt = Schemas["ErasureReceipt"];
+export type Season = NonNullable<Schemas["LeaderboardPeriod"]>;

@@ -1,6 +1,7 @@
 import { auditPage } from "./pages/audit.js";
 import { healthPage } from "./pages/health.js";
 import { playersPage } from "./pages/players.js";
+import { seasonsPage } from "./pages/seasons.js";
 import { usersPage } from "./pages/users.js";
 import { webhooksPage } from "./pages/webhooks.js";
 
@@ -20,5 +21,6 @@ export const PAGES: readonly ConsolePage[] = [
   { id: "audit", title: "Audit log", render: auditPage },
   { id: "webhooks", title: "Webhooks", render: webhooksPage },
   { id: "players", title: "Players", render: playersPage },
+  { id: "seasons", title: "Seasons", render: seasonsPage },
   { id: "health", title: "Health", render: healthPage },
 ];
