@@ -12,6 +12,7 @@ import { readLedger } from "../src/privacy/ledger.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { createTestDatabase, lockWaited, onPostgres } from "./helpers/database.js";
 import { erasePlayer } from "../src/privacy/erasure.js";
+import { ensurePeriods } from "../src/leaderboards/periods.js";
 import { makePlayer, makeWorld, unique } from "./helpers/fixtures.js";
 
 /**
@@ -52,6 +53,7 @@ async function community() {
   const prisma = t.database.db.prisma;
   const steve = await makePlayer(prisma, { pseudo: unique("Steve"), ip: "198.51.100.7", chatId: "chat-7" });
   const other = await makePlayer(prisma, { pseudo: unique("Alex") });
+  await ensurePeriods(prisma, "UTC"); // this day, week and month count the statistics' gains: 3 leaderboard rows
   await prisma.infectedStats.create({ data: { playerId: steve.id, kill: 12 } });
   const world = await makeWorld(prisma, { ownerId: steve.id });
   expect((await request(t.url).patch("/api/freebuild/update-world").set("X-API-Key", keyB).send({ id: world.id, tag: "castle" })).status).toBe(200);
@@ -81,13 +83,13 @@ describe("POST /api/admin/players/erase", () => {
       playerId: steve.id,
       erasedAt: expect.stringMatching(/Z$/),
       erasedBy: "user-A",
-      removed: { player: 1, infectedStats: 1, formAnswers: 1, rewardLogs: 2, worlds: 1 },
+      removed: { player: 1, infectedStats: 1, leaderboards: 3, formAnswers: 1, rewardLogs: 2, worlds: 1 },
       scrubbed: expect.objectContaining({ auditEntries: 4, idempotentAnswers: 1 }),
     });
 
     // Their rows: gone; the other player's: all there.
     expect(await prisma.player.findUnique({ where: { id: steve.id } })).toBeNull();
-    for (const count of [prisma.rewardLog.count({ where: { playerId: steve.id } }), prisma.formAnswer.count({ where: { playerId: steve.id } }), prisma.world.count({ where: { ownerId: steve.id } }), prisma.infectedStats.count({ where: { playerId: steve.id } })]) {
+    for (const count of [prisma.rewardLog.count({ where: { playerId: steve.id } }), prisma.formAnswer.count({ where: { playerId: steve.id } }), prisma.world.count({ where: { ownerId: steve.id } }), prisma.infectedStats.count({ where: { playerId: steve.id } }), prisma.leaderboardEntry.count({ where: { playerId: steve.id } })]) {
       expect(await count).toBe(0);
     }
     expect(await prisma.rewardLog.count({ where: { playerId: other.id } })).toBe(1);
@@ -249,7 +251,7 @@ describe("player export | erase | erasures at the command line", () => {
     expect((await cli(t.database.db, ["player", "erase", "--id", String(steve.id)])).code).toBe(2);
     const erased = await cli(t.database.db, ["player", "erase", "--pseudo", steve.pseudo, "--yes"]);
     expect(erased.code).toBe(0);
-    expect(erased.stdout).toMatch(new RegExp(`^Erased player ${steve.id}: receipt era_[0-9a-f]{32} at .*; removed 1 player, 1 infectedStats, 1 formAnswers, 2 rewardLogs, 1 worlds; scrubbed`));
+    expect(erased.stdout).toMatch(new RegExp(`^Erased player ${steve.id}: receipt era_[0-9a-f]{32} at .*; removed 1 player, 1 infectedStats, 3 leaderboards, 1 formAnswers, 2 rewardLogs, 1 worlds; scrubbed`));
     const again = await cli(t.database.db, ["player", "erase", "--id", String(steve.id), "--yes"]);
     expect([again.code, again.stderr]).toEqual([1, expect.stringContaining(`Player ${steve.id} was erased at`)]);
     expect((await cli(t.database.db, ["player", "export", "--pseudo", steve.pseudo])).stderr).toBe(`Player '${steve.pseudo}' not found\n`);

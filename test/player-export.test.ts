@@ -2,6 +2,7 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makePlayer, makeWorld, unique } from "./helpers/fixtures.js";
+import { ensurePeriods } from "../src/leaderboards/periods.js";
 
 /**
  * A player's personal data, exported (issue 51): POST /api/admin/players/export, group A. Every row that names
@@ -27,7 +28,9 @@ describe("POST /api/admin/players/export", () => {
     const prisma = t.database.db.prisma;
     const steve = await makePlayer(prisma, { pseudo: unique("Steve"), ip: "198.51.100.7", chatId: "chat-7" });
     const other = await makePlayer(prisma);
+    await ensurePeriods(prisma, "UTC"); // this day, week and month count the gains: steve's 12 kills in each
     await prisma.infectedStats.create({ data: { playerId: steve.id, kill: 12 } });
+    await prisma.infectedStats.create({ data: { playerId: other.id, kill: 3 } });
     const world = await makeWorld(prisma, { ownerId: steve.id });
     for (const p of [steve, other]) {
       expect((await post(keyB, "/website/create-reward-log", { playerId: p.id, rewardId: 42 })).status).toBe(201);
@@ -43,11 +46,17 @@ describe("POST /api/admin/players/export", () => {
       madeBy: "user-A",
       player: { id: steve.id, pseudo: steve.pseudo },
       parts: expect.objectContaining({ player: expect.stringContaining("every field"), events: expect.any(String) }),
-      counts: { player: 1, infectedStats: 1, formAnswers: 1, rewardLogs: 1, worlds: 1, auditEntries: 2, events: 2 },
+      counts: { player: 1, infectedStats: 1, leaderboards: 3, formAnswers: 1, rewardLogs: 1, worlds: 1, auditEntries: 2, events: 2 },
     });
     // The API's field names, the sensitive ones included.
     expect(doc.player).toMatchObject({ id: steve.id, pseudo: steve.pseudo, token: "secret-token", ip: "198.51.100.7", chatId: "chat-7" });
     expect(doc.infectedStats).toMatchObject({ playerId: steve.id, kill: 12 });
+    // Their gains per leaderboard period: the period named, every statistic; no one else's.
+    const current = await prisma.leaderboardPeriod.findMany({ where: { kind: { in: ["day", "week", "month"] }, startsAt: { lte: new Date() }, endsAt: { gt: new Date() } } });
+    const gains = doc.leaderboards as { period: { kind: string; key: string; startsAt: string; endsAt: string }; kill: number; death: number }[];
+    expect(gains.map((g) => [g.period.kind, g.period.key, g.kill, g.death]).sort()).toEqual(current.map((p) => [p.kind, p.key, 12, 0]).sort());
+    expect(gains.map((g) => g.period.startsAt)).toEqual(gains.map((g) => g.period.startsAt).sort());
+    expect(gains[0]!.period.startsAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     expect(doc.formAnswers.map((f: { playerId: number }) => f.playerId)).toEqual([steve.id]);
     expect(doc.rewardLogs).toEqual([{ id: expect.any(Number), playerId: steve.id, rewardId: 42, rewardedAt: expect.any(String) }]);
     expect(doc.worlds.map((w: { id: number }) => w.id)).toEqual([world.id]);

@@ -21,3 +21,7 @@ export const infectedStats = defineEntity({
   },
   component: { id: "InfectedStats", description: "Infected v2 statistics of one player" },
 });
+
+/** The numeric statistics (what the leaderboards rank): every field but the player's id and the newPlayer flag. */
+export type Statistic = Exclude<keyof typeof infectedStats.fields, "playerId" | "newPlayer">;
+export const STATISTICS = Object.keys(infectedStats.fields).filter((name) => name !== "playerId" && name !== "newPlayer") as Statistic[];

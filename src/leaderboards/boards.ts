@@ -1,5 +1,5 @@
 import type { ReadClient } from "../db/client.js";
-import { infectedStats } from "../entities/infected.js";
+import { STATISTICS, type Statistic } from "../entities/infected.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { rowsAbove } from "./value-counts.js";
 
@@ -12,9 +12,7 @@ import { rowsAbove } from "./value-counts.js";
  * of the table.
  */
 
-/** The numeric statistics: every field of InfectedStats but the player's id and the newPlayer flag. */
-export const STATISTICS = Object.keys(infectedStats.fields).filter((name) => name !== "playerId" && name !== "newPlayer") as Statistic[];
-export type Statistic = Exclude<keyof typeof infectedStats.fields, "playerId" | "newPlayer">;
+export { STATISTICS, type Statistic };
 
 /** Where a board's rows are: all-time, or one period's gains. */
 export type BoardSource = { kind: "all" } | { kind: "period"; periodId: number };

@@ -101,12 +101,13 @@ export async function erasePlayer(
               AND ${playerId}::text IN ("responseBody"::jsonb ->> 'playerId', "responseBody"::jsonb ->> 'ownerId') RETURNING 1)
     SELECT (SELECT count(*) FROM a)::int AS "auditEntries", (SELECT count(*) FROM ev)::int AS events,
            (SELECT count(*) FROM d)::int AS deliveries, (SELECT count(*) FROM i)::int AS "idempotentAnswers"`;
-  const [removed] = await tx.$queryRaw<{ infectedStats: number; formAnswers: number; rewardLogs: number; worlds: number }[]>`
+  const [removed] = await tx.$queryRaw<{ infectedStats: number; leaderboards: number; formAnswers: number; rewardLogs: number; worlds: number }[]>`
     WITH s AS (DELETE FROM infected_stats WHERE "playerId" = ${playerId} RETURNING 1),
+         l AS (DELETE FROM leaderboard_entries WHERE "playerId" = ${playerId} RETURNING 1),
          f AS (DELETE FROM form_answers WHERE "playerId" = ${playerId} RETURNING 1),
          r AS (DELETE FROM reward_logs WHERE "playerId" = ${playerId} RETURNING 1),
          w AS (DELETE FROM worlds WHERE "ownerId" = ${playerId} RETURNING 1)
-    SELECT (SELECT count(*) FROM s)::int AS "infectedStats", (SELECT count(*) FROM f)::int AS "formAnswers",
+    SELECT (SELECT count(*) FROM s)::int AS "infectedStats", (SELECT count(*) FROM l)::int AS leaderboards, (SELECT count(*) FROM f)::int AS "formAnswers",
            (SELECT count(*) FROM r)::int AS "rewardLogs", (SELECT count(*) FROM w)::int AS worlds`;
   await tx.$executeRaw`DELETE FROM players WHERE id = ${playerId}`;
   if (!options.receipt) {

@@ -1,6 +1,6 @@
 import type { DbClient } from "../db/client.js";
 import { formAnswer } from "../entities/form.js";
-import { infectedStats } from "../entities/infected.js";
+import { infectedStats, STATISTICS } from "../entities/infected.js";
 import { player } from "../entities/player.js";
 import { rewardLog } from "../entities/reward-log.js";
 import { world } from "../entities/world.js";
@@ -13,6 +13,7 @@ import { eventNamesPlayer, type PlayerSelector } from "./erasure.js";
 export interface PlayerRows {
   player: Record<string, unknown>;
   infectedStats: Record<string, unknown> | null;
+  leaderboards: Record<string, unknown>[];
   formAnswers: Record<string, unknown>[];
   rewardLogs: Record<string, unknown>[];
   worlds: Record<string, unknown>[];
@@ -23,10 +24,13 @@ export interface PlayerRows {
 /** The player is being erased (a transaction holds their row to delete it): their export would be of rows going. */
 export const BEING_ERASED = "being erased";
 
+/** A leaderboard period as an export shows it, and what the player gained in it (leaderboard_entries). */
+const GAINS = Prisma.raw(`json_build_object('kind', lp.kind, 'key', lp.key, 'startsAt', ${timestampSql(`lp."startsAt"`)}, 'endsAt', ${timestampSql(`lp."endsAt"`)}) AS period, ${STATISTICS.map((s) => `e."${s}"`).join(", ")}`);
+
 const rows = (sql: Prisma.Sql, order = Prisma.sql`x.id`) => Prisma.sql`(SELECT coalesce(json_agg(x ORDER BY ${order}), '[]'::json) FROM (${sql}) x)`;
 
 /**
- * The player's rows: their record, statistics, form answers, reward logs and worlds; the audit entries of
+ * The player's rows: their record, statistics and leaderboard gains, form answers, reward logs and worlds; the audit entries of
  * those records (and of the player), and the events of the outbox whose data names them. Undefined: no such player.
  */
 export async function readPlayerRows(db: DbClient, selector: PlayerSelector): Promise<PlayerRows | typeof BEING_ERASED | undefined> {
@@ -43,6 +47,10 @@ export async function readPlayerRows(db: DbClient, selector: PlayerSelector): Pr
     SELECT EXISTS (SELECT 1 FROM p) AS found, EXISTS (SELECT 1 FROM seen) AS seen,
       (SELECT row_to_json(x) FROM (SELECT ${player.full.columns} FROM players WHERE id = (SELECT id FROM p)) x) AS player,
       (SELECT row_to_json(x) FROM (SELECT ${infectedStats.full.columns} FROM infected_stats WHERE "playerId" = (SELECT id FROM p)) x) AS "infectedStats",
+      ${rows(
+        Prisma.sql`SELECT ${GAINS} FROM leaderboard_entries e JOIN leaderboard_periods lp ON lp.id = e."periodId" WHERE e."playerId" = (SELECT id FROM p)`,
+        Prisma.sql`x.period->>'startsAt', x.period->>'kind', x.period->>'key'`,
+      )} AS leaderboards,
       ${rows(Prisma.sql`SELECT ${formAnswer.full.columns} FROM form_answers WHERE "playerId" = (SELECT id FROM p)`)} AS "formAnswers",
       ${rows(Prisma.sql`SELECT ${rewardLog.full.columns} FROM reward_logs WHERE "playerId" = (SELECT id FROM p)`)} AS "rewardLogs",
       ${rows(Prisma.sql`SELECT ${world.full.columns} FROM worlds WHERE "ownerId" = (SELECT id FROM p)`)} AS worlds,
@@ -56,7 +64,7 @@ export async function readPlayerRows(db: DbClient, selector: PlayerSelector): Pr
   if (!found?.found) return found?.seen ? BEING_ERASED : undefined;
   // Ordered by the outbox's id; shown without it (it means nothing outside this database).
   const events = found.events.map((event) => Object.fromEntries(Object.entries(event).filter(([name]) => name !== "id")));
-  return { player: found.player, infectedStats: found.infectedStats, formAnswers: found.formAnswers, rewardLogs: found.rewardLogs, worlds: found.worlds, auditEntries: found.auditEntries, events };
+  return { player: found.player, infectedStats: found.infectedStats, leaderboards: found.leaderboards, formAnswers: found.formAnswers, rewardLogs: found.rewardLogs, worlds: found.worlds, auditEntries: found.auditEntries, events };
 }
 
 /** The export's format: a document a person can read (the API's field names) and a machine can parse. */
@@ -67,6 +75,7 @@ export const PLAYER_EXPORT_VERSION = 1;
 export const PLAYER_EXPORT_PARTS = {
   player: "The player's record, every field (PlayerFull): pseudo, token, address, chat account, connection history, time played",
   infectedStats: "Their Infected statistics (InfectedStats), or null",
+  leaderboards: "What they gained in each leaderboard period that counted them (a day, week, month or season: its kind, key, start and end), per statistic; derived from their statistics",
   formAnswers: "Their form answers (FormAnswer): free-text answers and video links",
   rewardLogs: "The rewards recorded for them (RewardLog)",
   worlds: "The Freebuild worlds they own (World)",
@@ -79,6 +88,7 @@ export function exportCounts(found: PlayerRows): Record<keyof typeof PLAYER_EXPO
   return {
     player: 1,
     infectedStats: found.infectedStats ? 1 : 0,
+    leaderboards: found.leaderboards.length,
     formAnswers: found.formAnswers.length,
     rewardLogs: found.rewardLogs.length,
     worlds: found.worlds.length,

@@ -495,7 +495,7 @@ export interface paths {
         put?: never;
         /**
          * Export one player's personal data (GDPR art. 15, 20): every row that names them
-         * @description One JSON document: the player, their statistics, form answers, reward logs and worlds, the audit entries of those records and the events that carry their data, with a manifest saying what each part is and when it was made. By `id` or by `pseudo` (regardless of case), one of the two. Read in one snapshot. Recorded in the audit log (player.export, who asked, the counts), in the same transaction: an export is never made unrecorded (during a write freeze, it waits with the writes: 503). Never stored: a request resent with its Idempotency-Key is answered 409, make the export again. The admin routes' callers (groups A and B).
+         * @description One JSON document: the player, their statistics and leaderboard gains per period, form answers, reward logs and worlds, the audit entries of those records and the events that carry their data, with a manifest saying what each part is and when it was made. By `id` or by `pseudo` (regardless of case), one of the two. Read in one snapshot. Recorded in the audit log (player.export, who asked, the counts), in the same transaction: an export is never made unrecorded (during a write freeze, it waits with the writes: 503). Never stored: a request resent with its Idempotency-Key is answered 409, make the export again. The admin routes' callers (groups A and B).
          *
          *     **Callers:** user-A, user-B (caller groups A, B).
          */
@@ -1349,6 +1349,7 @@ export interface components {
                 parts: {
                     player: string;
                     infectedStats: string;
+                    leaderboards: string;
                     formAnswers: string;
                     rewardLogs: string;
                     worlds: string;
@@ -1362,6 +1363,40 @@ export interface components {
             };
             player: components["schemas"]["PlayerFull"];
             infectedStats: components["schemas"]["InfectedStats"] | null;
+            leaderboards: {
+                period: {
+                    /** @enum {string} */
+                    kind: "day" | "week" | "month" | "season";
+                    /** @example 2026-W49 */
+                    key: string;
+                    /** @example 2026-11-30T00:00:00Z */
+                    startsAt: string;
+                    /** @description null: a season not ended yet */
+                    endsAt: string | null;
+                };
+                /** Format: int64 */
+                kill: number;
+                /** Format: int64 */
+                assist: number;
+                /** Format: int64 */
+                death: number;
+                /** Format: int64 */
+                game: number;
+                /** Format: int64 */
+                eligibleGame: number;
+                /** Format: int64 */
+                winZ: number;
+                /** Format: int64 */
+                winH: number;
+                /** Format: int64 */
+                playtime: number;
+                /** Format: int64 */
+                coin: number;
+                /** Format: int64 */
+                point: number;
+                /** Format: int64 */
+                objectif: number;
+            }[];
             formAnswers: components["schemas"]["FormAnswer"][];
             rewardLogs: components["schemas"]["RewardLog"][];
             worlds: components["schemas"]["World"][];
@@ -1403,6 +1438,7 @@ export interface components {
              * @example {
              *       "player": 1,
              *       "infectedStats": 1,
+             *       "leaderboards": 14,
              *       "formAnswers": 2,
              *       "rewardLogs": 12,
              *       "worlds": 1

@@ -17,7 +17,7 @@ export const erasureReceipt = z
     playerId: z.number().int().meta({ description: "The erased player's id: all that is kept of them", example: 7 }),
     erasedAt: z.string().meta({ description: "When (ISO 8601, UTC)", example: "2026-12-02T10:00:00.000Z" }),
     erasedBy: z.string().meta({ description: "Who asked: the API user, or `cli:<os user>`", example: "user-A" }),
-    removed: counts.meta({ description: "Rows deleted per kind", example: { player: 1, infectedStats: 1, formAnswers: 2, rewardLogs: 12, worlds: 1 } }),
+    removed: counts.meta({ description: "Rows deleted per kind", example: { player: 1, infectedStats: 1, leaderboards: 14, formAnswers: 2, rewardLogs: 12, worlds: 1 } }),
     scrubbed: counts.meta({
       description: "Copies emptied of their values per kind: audit entries, events, webhook deliveries, stored idempotent answers",
       example: { auditEntries: 15, events: 16, deliveries: 4, idempotentAnswers: 1 },

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { errors } from "../../core/errors.js";
 import { formAnswer } from "../../entities/form.js";
-import { infectedStats } from "../../entities/infected.js";
+import { infectedStats, STATISTICS } from "../../entities/infected.js";
 import { player } from "../../entities/player.js";
 import { rewardLog } from "../../entities/reward-log.js";
 import { world } from "../../entities/world.js";
@@ -20,6 +20,17 @@ const event = z.strictObject({
   data: z.record(z.string(), z.unknown()).meta({ description: "The record as the API answered it then" }),
 });
 
+/** A period's gains: the leaderboard period and what the player gained in it, per statistic. */
+const gains = z.strictObject({
+  period: z.strictObject({
+    kind: z.enum(["day", "week", "month", "season"]),
+    key: z.string().meta({ example: "2026-W49" }),
+    startsAt: z.string().meta({ example: "2026-11-30T00:00:00Z" }),
+    endsAt: z.string().nullable().meta({ description: "null: a season not ended yet" }),
+  }),
+  ...Object.fromEntries(STATISTICS.map((stat) => [stat, z.number().int()])),
+});
+
 const exportSchema = z
   .strictObject({
     manifest: z.strictObject({
@@ -33,6 +44,7 @@ const exportSchema = z
     }),
     player: player.full.response,
     infectedStats: infectedStats.full.response.nullable(),
+    leaderboards: z.array(gains),
     formAnswers: z.array(formAnswer.full.response),
     rewardLogs: z.array(rewardLog.full.response),
     worlds: z.array(world.full.response),
@@ -47,7 +59,7 @@ export const playerExportRoutes = [
     path: "/admin/players/export",
     summary: "Export one player's personal data (GDPR art. 15, 20): every row that names them",
     description:
-      "One JSON document: the player, their statistics, form answers, reward logs and worlds, the audit entries of those records " +
+      "One JSON document: the player, their statistics and leaderboard gains per period, form answers, reward logs and worlds, the audit entries of those records " +
       "and the events that carry their data, with a manifest saying what each part is and when it was made. By `id` or by `pseudo` " +
       "(regardless of case), one of the two. Read in one snapshot. Recorded in the audit log (player.export, who asked, the counts), " +
       "in the same transaction: an export is never made unrecorded (during a write freeze, it waits with the writes: 503). " +
