@@ -38,7 +38,7 @@ describe.skipIf(!onPostgres)("event streams across instances on one PostgreSQL",
   const stream = async (url: string, headers: Record<string, string> = {}) => {
     const s = await openStream(url, key, "types=reward_log.created", headers);
     streams.push(s);
-    expect(s.status).toBe(200);
+    expect(s.status, s.body).toBe(200);
     await s.waitFor("the position", () => s.lastId !== "");
     return s;
   };
