@@ -12,6 +12,9 @@ export const KINDS = {
   // What operators run first (with --production), then what each part of it costs.
   "service-production": { label: "service, production settings", script: "dist/main.js" },
   "service-production-unlogged": { label: "service, production settings but no request log", script: "dist/main.js" },
+  // With --tracing: production settings exporting traces to a collector (bench/otlp-sink.ts), sampled at 10 % and 100 %.
+  "service-production-traced-10": { label: "service, production settings, traces 10 % sampled", script: "dist/main.js" },
+  "service-production-traced-100": { label: "service, production settings, traces 100 % sampled", script: "dist/main.js" },
   "service-limits": { label: "service, lean + rate limits in Redis", script: "dist/main.js" },
   service: { label: "service, lean", script: "dist/main.js" },
   express: { label: "Express 5 + pg", script: "bench/baseline/express.mjs" },
@@ -33,9 +36,10 @@ export interface Target {
 }
 
 /** The kinds a run compares: the production ones only with --production; with --servers, those alone and the two the ratios are taken against. */
-export function kindsOf(production: boolean, servers: string | undefined): Kind[] {
+export function kindsOf(production: boolean, servers: string | undefined, tracing = false): Kind[] {
   return (Object.keys(KINDS) as Kind[])
     .filter((k) => production || !["service-production", "service-production-unlogged", "service-limits"].includes(k))
+    .filter((k) => (production && tracing) || !k.startsWith("service-production-traced"))
     // --servers service,service-limits: those alone (a quicker A/B), with the two the ratios are taken against.
     .filter((k) => !servers || k === "plain" || k === "express" || servers.split(",").includes(k));
 }
@@ -62,6 +66,9 @@ export function runtimes(asked: string | undefined): Runtime[] {
 
 const SERVICE_NODE_OPTIONS = startFlags().join(" ");
 
+/** Where the traced servers export their spans (bench/otlp-sink.ts), once started. */
+export const collector = { url: "" };
+
 /** The environment of a server of `kind` on the database `dbUrl`; the limits, where counted, under `redisPrefix` in Redis. */
 export function envOf(kind: Kind, dbUrl: string, redisPrefix: string): NodeJS.ProcessEnv {
   // Set here whatever the environment or a .env file says: one process, no replica, Redis only where asked.
@@ -77,6 +84,10 @@ export function envOf(kind: Kind, dbUrl: string, redisPrefix: string): NodeJS.Pr
   }
   // Production: every request logged, metrics served, limits counted in Redis, high enough never to refuse.
   // The same without the request log line (LOG_LEVEL warn): what that line costs.
+  if (kind === "service-production-traced-10" || kind === "service-production-traced-100") {
+    const sampled = { OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: kind.endsWith("-10") ? "0.1" : "1" };
+    return { ...service, ...productionSettings(redisPrefix), OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, ...sampled };
+  }
   if (kind === "service-production" || kind === "service-production-unlogged") {
     return { ...service, ...productionSettings(redisPrefix), ...(kind === "service-production" ? {} : { LOG_LEVEL: "warn" }) };
   }

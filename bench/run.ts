@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --players 10000 --rounds 3 --duration 8 --warmup 5 --runtimes 24,22,26 --production --only nick,reward --lists --out bench/results.md
+ * npm run bench [-- --players 10000 --rounds 3 --duration 8 --warmup 5 --runtimes 24,22,26 --production --tracing --only nick,reward --lists --out bench/results.md
  *                  --load wrk|autocannon --servers service-production,express]
  *
  * Creates a database on the PostgreSQL server of DATABASE_URL (default: the
@@ -41,7 +41,8 @@ import { availableTool } from "./load.js";
 import { loadAverage, rssMb } from "./proc.js";
 import { perSecond, runSection, writeSection } from "./run-report.js";
 import { loadRun, scenarios, selectScenarios, type Sample, type Scenario } from "./run-scenarios.js";
-import { isService, KINDS, kindsOf, runtimes, Servers, type Target } from "./run-servers.js";
+import { collector, isService, KINDS, kindsOf, runtimes, Servers, type Target } from "./run-servers.js";
+import { startSink } from "./otlp-sink.js";
 import { BENCH_REDIS_URL, dropRedisKeys, scratchDatabase } from "./service.js";
 
 const { values: args } = parseArgs({
@@ -53,6 +54,7 @@ const { values: args } = parseArgs({
     only: { type: "string" },
     runtimes: { type: "string" },
     production: { type: "boolean", default: false },
+    tracing: { type: "boolean", default: false },
     lists: { type: "boolean", default: false },
     out: { type: "string", default: "bench/results.md" },
     load: { type: "string" },
@@ -76,7 +78,10 @@ const LOAD = availableTool(args.load);
 
 async function main() {
   const found = runtimes(args.runtimes);
-  const kinds = kindsOf(args.production, args.servers);
+  const kinds = kindsOf(args.production, args.servers, args.tracing);
+  // With --tracing: a collector for the traced servers, taking OTLP/HTTP and keeping nothing.
+  const sink = args.tracing ? await startSink() : undefined;
+  if (sink) collector.url = sink.url;
   const targets: Target[] = found.flatMap((runtime) => kinds.map((kind) => ({ id: `${kind}@${runtime.major}`, kind, runtime })));
   const scratch = scratchDatabase("bench");
   const dbName = new URL(scratch.url).pathname.slice(1);
@@ -185,6 +190,8 @@ async function main() {
     console.log(`\nwritten to ${args.out}`);
   } finally {
     await servers.stopAll();
+    await sink?.close();
+    if (sink) console.log(`the collector took ${sink.spans()} spans in ${sink.exports()} exports`);
     await scratch.drop();
     if (args.production) await dropRedisKeys(redisPrefix);
   }

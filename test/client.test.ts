@@ -143,12 +143,12 @@ describe("the TypeScript client against the service", () => {
 
 /** A stand-in server for the failures the service cannot be made to give on cue: it answers from a script. */
 async function scripted(answers: ((res: ServerResponse, req: IncomingMessage) => void)[]) {
-  const seen: { method: string; key: string | undefined; body: string; at: number }[] = [];
+  const seen: { method: string; key: string | undefined; traceparent: string | undefined; body: string; at: number }[] = [];
   const server: Server = createServer((req, res) => {
     let body = "";
     req.on("data", (c: Buffer) => (body += c.toString()));
     req.on("end", () => {
-      seen.push({ method: req.method!, key: req.headers["idempotency-key"] as string | undefined, body, at: Date.now() });
+      seen.push({ method: req.method!, key: req.headers["idempotency-key"] as string | undefined, traceparent: req.headers.traceparent as string | undefined, body, at: Date.now() });
       const answer = answers[seen.length - 1] ?? ((r: ServerResponse) => r.writeHead(500).end());
       answer(res, req);
     });
@@ -159,6 +159,7 @@ async function scripted(answers: ((res: ServerResponse, req: IncomingMessage) =>
 }
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) => (res: ServerResponse) =>
   res.writeHead(status, { "Content-Type": "application/json", ...headers }).end(JSON.stringify(body));
+const drop = (res: ServerResponse) => res.socket!.destroy();
 const unavailable = json(503, { code: 503, message: "Database unavailable, retry later" }, { "Retry-After": "1" });
 
 describe("the TypeScript client's retries", () => {
@@ -177,8 +178,19 @@ describe("the TypeScript client's retries", () => {
     }
   });
 
+  it("when a call carries the caller's traceparent, then every try sends it as given (the service continues that trace)", async () => {
+    const s = await scripted([drop, json(200, [])]);
+    try {
+      const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+      const client = createApiClient({ baseUrl: s.url, apiKey: "k" });
+      expect((await client.GET("/parkour/get-all-maps", { headers: { traceparent } })).response.status).toBe(200);
+      expect(s.seen.map((r) => r.traceparent)).toEqual([traceparent, traceparent]);
+    } finally {
+      await s.close();
+    }
+  });
+
   it("when a GET's connection is lost, then it is tried again; after the last try, the failure is the caller's", async () => {
-    const drop = (res: ServerResponse) => res.socket!.destroy();
     const s = await scripted([drop, json(200, []), drop, drop, drop]);
     try {
       const client = createApiClient({ baseUrl: s.url, apiKey: "k" });

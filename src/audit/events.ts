@@ -1,4 +1,5 @@
 import type { DbClient } from "../db/client.js";
+import { currentTraceparent } from "../core/tracing.js";
 import { Prisma } from "../generated/prisma/client.js";
 
 /**
@@ -44,6 +45,12 @@ export interface RowEvent {
   columns: Prisma.Sql;
 }
 
+/** The traceparent column and value of an event written now: the active span's, when tracing is on (core/tracing.ts). */
+function traced(): { column: Prisma.Sql; value: Prisma.Sql } {
+  const traceparent = currentTraceparent();
+  return traceparent === null ? { column: Prisma.empty, value: Prisma.empty } : { column: Prisma.sql`, traceparent`, value: Prisma.sql`, ${traceparent}` };
+}
+
 /**
  * The CTEs that record the events of the rows of `w` (a preceding CTE of the
  * same statement holding the written rows), with a delivery for each endpoint
@@ -52,10 +59,11 @@ export interface RowEvent {
  */
 export function eventCtes(event: RowEvent): Prisma.Sql {
   const type = typeof event.type === "string" ? Prisma.sql`${event.type}::varchar` : event.type;
+  const trace = traced();
   return Prisma.sql`,
     webhook_e AS (
-      INSERT INTO webhook_events (type, data)
-      SELECT t.webhook_type, row_to_json(p)::text
+      INSERT INTO webhook_events (type, data${trace.column})
+      SELECT t.webhook_type, row_to_json(p)::text${trace.value}
         FROM w CROSS JOIN LATERAL (SELECT ${type} AS webhook_type) t CROSS JOIN LATERAL (SELECT ${event.columns}) p
       RETURNING id, type),
     webhook_d AS (
@@ -71,11 +79,12 @@ export function eventCtes(event: RowEvent): Prisma.Sql {
  * Returns whether the event was recorded.
  */
 export async function recordEvent(client: DbClient, type: string, data: Record<string, unknown>, onlyIf?: Prisma.Sql): Promise<boolean> {
+  const trace = traced();
   const [row] = await client.$queryRaw<{ n: number }[]>`
     WITH ${onlyIf ? Prisma.sql`gate AS (${onlyIf}),` : Prisma.empty}
     webhook_e AS (
-      INSERT INTO webhook_events (type, data)
-      SELECT ${type}, ${JSON.stringify(data)} ${onlyIf ? Prisma.sql`FROM gate` : Prisma.empty}
+      INSERT INTO webhook_events (type, data${trace.column})
+      SELECT ${type}, ${JSON.stringify(data)}${trace.value} ${onlyIf ? Prisma.sql`FROM gate` : Prisma.empty}
       RETURNING id, type),
     webhook_d AS (
       INSERT INTO webhook_deliveries ("eventId", "endpointId")

@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import type { Request, Response } from "express";
 import type { CallerGroup } from "../core/config.js";
 import type { requestContext } from "../core/context.js";
+import { annotate, tracing } from "../core/tracing.js";
 import type { Logger } from "../core/logger.js";
 import { errors, type ApiError } from "../core/errors.js";
 import { keyFingerprint } from "../core/api-keys.js";
@@ -109,6 +110,8 @@ export function authenticate(deps: AuthenticationDeps, failures: FailedAuthentic
 export function authorize(callers: readonly CallerGroup[], deps: Pick<AuthenticationDeps, "callers">): Step {
   return (req: Request) => {
     const username = req.caller!.username;
+    // The caller's groups on the request's span: who called, never the key (core/tracing.ts).
+    if (tracing.on) annotate({ "app.caller.groups": [...deps.callers.groupsOf(username)].sort().join(",") });
     if (deps.callers.may(username, callers)) return;
     throw deps.callers.groupsOf(username).size === 0 ? errors.inNoCallerGroup() : errors.forbidden();
   };

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { OperatorError } from "./operator-error.js";
+import { TRACING_ENV } from "./tracing-config.js";
 import { integer, optionalUrl, parseTrustProxy, secretKey, timeZone, usernameList, validTrustProxy } from "./config-rules.js";
 
 /** The longest a request may be set to wait for a full-list slot (its Retry-After is this at most). */
@@ -134,6 +135,8 @@ export const envSchema = z.object({
    */
   BACKUP_SIGNING_KEY: secretKey(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Traces: the standard OTEL_* variables (tracing-config.ts); off unless an OTLP endpoint is set. */
+  ...TRACING_ENV,
   /** Usernames of each caller group, as configured (compared case-insensitively). */
   CALLERS_USER_A: usernameList("user-A,user_A"),
   CALLERS_USER_B: usernameList("user-B"),

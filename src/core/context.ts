@@ -4,6 +4,9 @@ import { AsyncLocalStorage } from "node:async_hooks";
 export interface RequestContext {
   requestId: string;
   user?: string;
+  /** The request's trace and span, when tracing is on (core/tracing.ts). */
+  traceId?: string;
+  spanId?: string;
 }
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();

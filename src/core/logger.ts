@@ -57,7 +57,9 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       mixin() {
         const ctx = requestContext.getStore();
         if (!ctx) return {};
-        return ctx.user ? { reqId: ctx.requestId, user: ctx.user } : { reqId: ctx.requestId };
+        const line: Record<string, string> = ctx.user ? { reqId: ctx.requestId, user: ctx.user } : { reqId: ctx.requestId };
+        if (ctx.traceId !== undefined) Object.assign(line, { trace_id: ctx.traceId, span_id: ctx.spanId });
+        return line;
       },
     },
     destination ?? logDestination(1),
@@ -82,7 +84,7 @@ export interface RequestLine {
  * (the history of bench/results.md). The caller checks that info is enabled.
  */
 export function writeRequestLine(logger: Logger, ctx: RequestContext, line: RequestLine): void {
-  const who = ctx.user === undefined ? "" : `,"user":${JSON.stringify(ctx.user)}`;
+  const who = (ctx.user === undefined ? "" : `,"user":${JSON.stringify(ctx.user)}`) + (ctx.traceId === undefined ? "" : `,"trace_id":"${ctx.traceId}","span_id":"${ctx.spanId}"`);
   const own = logger as unknown as Record<symbol, unknown>;
   // A child logger's bindings (a cluster worker's `worker`), already serialized by pino, come after the time.
   const bindings = (own[pino.symbols.chindingsSym] as string | undefined) ?? "";

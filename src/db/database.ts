@@ -4,6 +4,7 @@ import { citext } from "@electric-sql/pglite/contrib/citext";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { traced } from "./traced-adapter.js";
 import { PrismaClient } from "../generated/prisma/client.js";
 import type { ReadClient } from "./client.js";
 import { acquireDataDirLock } from "./embedded-lock.js";
@@ -91,9 +92,9 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 function openPostgres(url: string, limits: PostgresLimits): Database {
   const connectionTimeoutMillis = limits.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const pool = boundedPool(url, limits, connectionTimeoutMillis);
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  const prisma = new PrismaClient({ adapter: traced(new PrismaPg(pool, { disposeExternalPool: true })) });
   const replicaPool = limits.readUrl ? boundedPool(limits.readUrl, limits, connectionTimeoutMillis) : undefined;
-  const reader = replicaPool ? new PrismaClient({ adapter: new PrismaPg(replicaPool, { disposeExternalPool: true }) }) : prisma;
+  const reader = replicaPool ? new PrismaClient({ adapter: traced(new PrismaPg(replicaPool, { disposeExternalPool: true })) }) : prisma;
   // Connections of their own (migrations, LISTEN) wait no longer than the pool's.
   const sessions = postgresSessions({ connectionString: limits.directUrl ?? url, connectionTimeoutMillis });
   let listen = true;
@@ -197,7 +198,7 @@ function openEmbedded(options: { kind: "embedded"; dataDir: string; command: str
     release();
     throw error;
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const prisma = new PrismaClient({ adapter: traced(new PrismaPGlite(pglite)) });
   const db: Database = {
     kind: "embedded",
     prisma,

@@ -6,6 +6,7 @@ import { ApiError, ERROR_NAME_HEADER, errors } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
 import { malformedJsonMessage } from "./json-position.js";
 import { requestContext } from "../core/context.js";
+import { recordFailure } from "../core/tracing.js";
 
 interface HttpError {
   type?: unknown;
@@ -74,6 +75,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     } else if (apiError.status >= 500) {
       logger.error({ err: apiError.cause ?? error, status: apiError.status }, "request failed");
     }
+    // On the request's span (tracing on): the exception, its type and message, and the span marked failed.
+    if (apiError.status >= 500) recordFailure(apiError.cause ?? error);
     // Nothing was done, and the cause (a database restart, a burst) usually passes within seconds: a
     // client retries after this, backing off further on its own. A 503 that knows better (LISTS_BUSY) set its own.
     if (apiError.kind === "WRITES_FROZEN") res.setHeader("Retry-After", String(FROZEN_RETRY_AFTER_S));

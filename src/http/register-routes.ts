@@ -5,6 +5,7 @@ import { conflictMessage, generatedKeyCollision } from "../entities/constraints.
 import { uniqueViolation } from "../db/prisma-errors.js";
 import type { AppDeps } from "./deps.js";
 import { errors } from "../core/errors.js";
+import { inSpan, tracing } from "../core/tracing.js";
 import { jsonBody } from "./body.js";
 import { runRead } from "./read.js";
 import type { RouteInput, RouteSpec } from "./route.js";
@@ -28,7 +29,7 @@ export function registerRoutes(
   deps: AppDeps,
   guards: AuthenticationGuards = { after: [] },
 ): Map<string, Map<string, CompiledRoute>> {
-  const authenticated: Step[] = [authenticate(deps, guards.failures), ...guards.after];
+  const authenticated: Step[] = [inStepSpan("authenticate", authenticate(deps, guards.failures)), ...guards.after];
   const compiled = new Map<string, Map<string, CompiledRoute>>();
   for (const route of routes) {
     const id = `${route.method} ${route.path}`;
@@ -78,6 +79,12 @@ export function registerRoutes(
     router.all(path, compile([...authenticated, refuse]));
   }
   return compiled;
+}
+
+/** A step in a span of its own when tracing is on (core/tracing.ts); the step itself otherwise. */
+function inStepSpan(name: string, step: Step): Step {
+  if (!tracing.on) return step;
+  return (req, res) => inSpan(name, {}, async () => step(req, res));
 }
 
 /**

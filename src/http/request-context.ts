@@ -3,6 +3,8 @@ import type { Request, RequestHandler, Response } from "express";
 import { maskKeys } from "../core/api-keys.js";
 import { requestContext, type RequestContext } from "../core/context.js";
 import { writeRequestLine, type Logger } from "../core/logger.js";
+import { context } from "@opentelemetry/api";
+import { endRequestSpan, startRequestSpan, tracing } from "../core/tracing.js";
 import { JSON_HEADERS } from "./security-headers.js";
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -36,6 +38,14 @@ export function requestLifecycle(logger: Logger, onFinished?: OnFinished): Reque
     res.setHeader("X-Request-Id", requestId);
     for (const [name, value] of JSON_HEADERS) res.setHeader(name, value);
     const ctx: RequestContext = { requestId };
+    // Tracing on (OTEL_EXPORTER_OTLP_ENDPOINT): the request's span, its ids on the log line (core/tracing.ts).
+    const traced = tracing.on ? startRequestSpan(req.method, req.headers) : undefined;
+    if (traced) {
+      const ids = traced.span.spanContext();
+      ctx.traceId = ids.traceId;
+      ctx.spanId = ids.spanId;
+      res.on("close", () => endRequestSpan(traced.span, req.method, (res.locals as { route?: string }).route, res.statusCode));
+    }
     if (timed) {
       res.on("finish", () => {
         const ns = Number(process.hrtime.bigint() - started);
@@ -47,6 +57,7 @@ export function requestLifecycle(logger: Logger, onFinished?: OnFinished): Reque
         }
       });
     }
-    requestContext.run(ctx, next);
+    if (traced) context.with(traced.context, () => requestContext.run(ctx, next));
+    else requestContext.run(ctx, next);
   };
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { Request, RequestHandler, Response } from "express";
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { tracing } from "../core/tracing.js";
 import type { Database } from "../db/database.js";
 import type { Bulkhead } from "../limits/bulkhead.js";
 import { RequestDurations } from "./request-durations.js";
@@ -38,6 +39,7 @@ export class Metrics {
       registers: [this.registry],
     });
     this.countingLocally.set(0);
+    if (tracing.on) this.tracingDrops();
     const pool = db?.poolStats();
     if (db && pool) {
       const stat = this.readGauge.bind(this);
@@ -53,6 +55,23 @@ export class Metrics {
     const gauge = this.readGauge.bind(this);
     gauge("heavy_lists_in_progress", "Full lists holding a slot (built or being sent), at most HEAVY_LISTS_AT_ONCE.", () => bulkhead.state.active);
     gauge("heavy_lists_waiting", "Full lists waiting for a slot (at most HEAVY_LIST_WAIT_MS each).", () => bulkhead.state.waiting);
+  }
+
+  /** tracing_spans_dropped_total: the spans tracing lost (core/tracing.ts), counted by the SDK's batch processor. */
+  private tracingDrops(): void {
+    const reported = { queue_full: 0, export_failed: 0 };
+    new Counter({
+      name: "tracing_spans_dropped_total",
+      help: "Spans not exported: reason=queue_full (OTEL_BSP_MAX_QUEUE_SIZE was reached), reason=export_failed (the collector did not take them).",
+      labelNames: ["reason"],
+      registers: [this.registry],
+      collect() {
+        for (const reason of ["queue_full", "export_failed"] as const) {
+          this.inc({ reason }, tracing.dropped[reason] - reported[reason]);
+          reported[reason] = tracing.dropped[reason];
+        }
+      },
+    });
   }
 
   /** A gauge read when scraped, registered once: asked for again, the first one stays. */

@@ -5,6 +5,7 @@ import { loadConfig } from "../core/config.js";
 import { createLogger, type Logger } from "../core/logger.js";
 import { failureText } from "../core/operator-error.js";
 import { startService } from "./server.js";
+import { startTracing } from "./tracing-setup.js";
 
 dotenv.config({ quiet: true });
 
@@ -17,6 +18,8 @@ async function main(): Promise<void> {
   }
   const worker = cluster.isWorker ? cluster.worker : undefined;
   const logger = worker ? root.child({ worker: worker.id }) : root;
+  // Before the app is built (it reads whether tracing is on once); nothing is loaded when it is off.
+  const tracing = await startTracing(config, logger);
 
   // Signal handlers go in before anything can announce that we are up: without
   // one, SIGTERM's default action kills the process on the spot, skipping the
@@ -33,7 +36,11 @@ async function main(): Promise<void> {
         (service) => service.stop(),
         () => false,
       )
-      .then((graceful) => exit(logger, graceful ? 0 : 1));
+      .then(async (graceful) => {
+        // The spans of the last requests, exported within OTEL_BSP_EXPORT_TIMEOUT at most.
+        await tracing?.shutdown();
+        exit(logger, graceful ? 0 : 1);
+      });
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));

@@ -4,6 +4,7 @@ import type { Logger } from "../core/logger.js";
 import { attempt, type AttemptResult } from "./attempt.js";
 import { DELIVERIES_CHANNEL } from "../audit/events.js";
 import { openSecret, SecretUnavailable } from "./secrets.js";
+import { annotate, contextOf, currentTraceparent, inSpan, SpanKind, tracing } from "../core/tracing.js";
 
 /** How often the outbox is looked at without a notification (retries that came due, expired leases, a lost LISTEN). */
 export const POLL_MS = 500;
@@ -25,6 +26,8 @@ interface Claimed {
   endpointId: number;
   url: string;
   secret: string;
+  /** The write's trace (tracing on): the attempt continues it, and sends it to the receiver. */
+  traceparent: string | null;
 }
 
 /** The wait before attempt n+1 after n failed ones: exponential, capped, with jitter (half fixed, half random). */
@@ -151,10 +154,17 @@ export class DeliveryWorker {
                  FOR UPDATE SKIP LOCKED) due,
              webhook_events e, webhook_endpoints ep
        WHERE d.id = due.id AND e.id = d."eventId" AND ep.id = d."endpointId"
-      RETURNING d.id, d.attempts, d."retrySince", e."messageId", e.type, e.data, e."createdAt", ep.id AS "endpointId", ep.url, ep.secret`;
+      RETURNING d.id, d.attempts, d."retrySince", e."messageId", e.type, e.data, e."createdAt", e.traceparent, ep.id AS "endpointId", ep.url, ep.secret`;
   }
 
-  private async deliver(d: Claimed): Promise<void> {
+  private deliver(d: Claimed): Promise<void> {
+    if (!tracing.on) return this.deliverNow(d);
+    // In the trace of the write that recorded the event (a root span when it had none).
+    const attributes = { "webhook.endpoint.id": d.endpointId, "webhook.event.type": d.type, "webhook.attempt": d.attempts };
+    return inSpan("webhook.deliver", attributes, () => this.deliverNow(d), { kind: SpanKind.PRODUCER, parent: contextOf(d.traceparent) });
+  }
+
+  private async deliverNow(d: Claimed): Promise<void> {
     let result: AttemptResult;
     try {
       const secret = openSecret(d.secret, this.config.webhooksSecretKey);
@@ -162,6 +172,7 @@ export class DeliveryWorker {
         timeoutMs: this.config.webhooksTimeoutMs,
         allowPrivate: this.config.webhooksAllowPrivate,
         userAgent: "game-community-api-webhooks",
+        traceparent: currentTraceparent(),
       });
     } catch (error) {
       if (!(error instanceof SecretUnavailable)) throw error;
@@ -188,6 +199,8 @@ export class DeliveryWorker {
       await record(UNRECORDABLE_ANSWER);
     }
     this.onOutcome(outcome);
+    annotate({ "webhook.outcome": outcome, ...(result.status === null ? {} : { "http.response.status_code": result.status }) });
+    if (!result.ok) annotate({ "error.type": result.status === null ? "no answer" : String(result.status) });
     if (!result.ok) {
       // Never the secret, nor the body: which delivery, where (without the URL's query), and what came back.
       const target = URL.parse(d.url);

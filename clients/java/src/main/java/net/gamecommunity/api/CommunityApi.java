@@ -106,6 +106,7 @@ public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, Cre
     private ClientLog log;
     private String threadPrefix = "community-api";
     private int maxConcurrentRequests = 16;
+    private java.util.function.Supplier<? extends java.util.Map<String, String>> traceContext;
 
     private Builder(String baseUrl, String apiKey) {
       String url = Objects.requireNonNull(baseUrl, "baseUrl").replaceAll("/+$", "");
@@ -224,6 +225,21 @@ public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, Cre
     }
 
     /**
+     * Joins the service's traces to the plugin's (OpenTelemetry, or any W3C Trace Context): on the thread that
+     * makes each call, {@code headers} gives the current context's {@code traceparent} (and {@code tracestate}),
+     * sent with every attempt of that call; a malformed or missing one is not sent. No dependency on OpenTelemetry:
+     * {@code () -> { Map<String, String> m = new HashMap<>(); GlobalOpenTelemetry.getPropagators()
+     * .getTextMapPropagator().inject(Context.current(), m, Map::put); return m; }}.
+     *
+     * @param headers the current trace context's headers (its other keys are ignored); called once per call
+     * @return this builder
+     */
+    public Builder traceContext(java.util.function.Supplier<? extends java.util.Map<String, String>> headers) {
+      this.traceContext = Objects.requireNonNull(headers, "headers");
+      return this;
+    }
+
+    /**
      * @param log where the client says what an operator must know ({@link ClientLog#standard()} by default)
      * @return this builder
      */
@@ -247,7 +263,7 @@ public non-sealed interface CommunityApi extends PlayerCalls, CosmeticCalls, Cre
       String client = "game-community-api-java/" + HttpCommunityApi.VERSION + " (Java " + Runtime.version().feature() + ")";
       String userAgent = product == null ? client : product + " " + client;
       Transport transport = new Transport(baseUrl, apiKey, userAgent, connectTimeout, requestTimeout, retryPolicy, executor, strictDecoding,
-          log != null ? log : ClientLog.standard(), threadPrefix, maxConcurrentRequests);
+          log != null ? log : ClientLog.standard(), threadPrefix, maxConcurrentRequests, traceContext);
       return new HttpCommunityApi(transport, deadline, callbackExecutor);
     }
   }

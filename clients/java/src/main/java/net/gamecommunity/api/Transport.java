@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -44,10 +45,14 @@ final class Transport {
   private final Exchange.Shared exchanges;
   private final InFlight inFlight = new InFlight();
   private volatile boolean closed;
+  /** The plugin's trace context, read on the calling thread (Builder.traceContext); null: none sent. */
+  private final Supplier<? extends Map<String, String>> traceContext;
 
   Transport(String baseUrl, String apiKey, String userAgent, Duration connectTimeout, Duration requestTimeout,
-      RetryPolicy retryPolicy, Executor executor, boolean strictDecoding, ClientLog log, String threadPrefix, int maxConcurrentRequests) {
+      RetryPolicy retryPolicy, Executor executor, boolean strictDecoding, ClientLog log, String threadPrefix, int maxConcurrentRequests,
+      Supplier<? extends Map<String, String>> traceContext) {
     this.baseUrl = baseUrl;
+    this.traceContext = traceContext;
     this.log = log;
     this.poolThreads = new ClientThreads(threadPrefix);
     this.timerThreads = new ClientThreads(threadPrefix + "-timer");
@@ -121,6 +126,7 @@ final class Transport {
             : HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
     if (body != null) request.header("Content-Type", "application/json");
     headers.forEach(request::header);
+    if (traceContext != null) TraceHeaders.add(traceContext, request, log);
     InFlight.Call call = inFlight.track(result, !"GET".equals(route.method));
     if (closed) {
       // close() may have looked at the calls in flight before this one came in.

@@ -66,7 +66,9 @@ final class ScriptedServer implements AutoCloseable {
         "ifNoneMatch", String.valueOf(exchange.getRequestHeaders().getFirst("If-None-Match")),
         "apiKey", String.valueOf(exchange.getRequestHeaders().getFirst("X-API-Key")),
         "userAgent", String.valueOf(exchange.getRequestHeaders().getFirst("User-Agent")),
-        "lastEventId", String.valueOf(exchange.getRequestHeaders().getFirst("Last-Event-ID"))));
+        "lastEventId", String.valueOf(exchange.getRequestHeaders().getFirst("Last-Event-ID")),
+        "traceparent", String.valueOf(exchange.getRequestHeaders().getFirst("traceparent")),
+        "tracestate", String.valueOf(exchange.getRequestHeaders().getFirst("tracestate"))));
     Reply next = byMethod.get(exchange.getRequestMethod());
     if (next == null) next = script.poll();
     if (next == null) next = Reply.of(500, "{\"code\":500,\"message\":\"script ran out\"}", Map.of());

@@ -1,0 +1,118 @@
+import { maskKeys } from "./api-keys.js";
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from "@opentelemetry/api";
+
+/**
+ * Traces (docs/OPERATIONS.md, "Traces"): the spans this service makes, through the OpenTelemetry API alone.
+ * The SDK that records and exports them is loaded by service/tracing-setup.ts only when an exporter is
+ * configured; until then `tracing.on` is false and every helper here returns at once, without a span, a
+ * context or an allocation: tracing off costs a request one boolean test per helper.
+ *
+ * A span holds route templates, statement kinds and table names, ids and statuses: never a key, a secret,
+ * a query's values or a personal field (a pseudo, an address).
+ */
+export const tracing = {
+  /** Set once, at start, before the first request. */
+  on: false,
+  /**
+   * Spans lost since start (tracing_spans_dropped_total): no room in the queue (OTEL_BSP_MAX_QUEUE_SIZE), or in an
+   * export that failed (the collector unreachable, refusing, or too slow).
+   */
+  dropped: { queue_full: 0, export_failed: 0 },
+};
+
+const tracer = () => trace.getTracer("game-community-api");
+
+/** Context carriers: a request's headers, a stored `traceparent`. */
+const headerGetter = {
+  keys: (carrier: Record<string, unknown>) => Object.keys(carrier),
+  get: (carrier: Record<string, unknown>, key: string) => {
+    const value = carrier[key];
+    return typeof value === "string" ? value : Array.isArray(value) ? (value[0] as string | undefined) : undefined;
+  },
+};
+
+/**
+ * A request's server span, continuing the caller's trace when it sent a valid `traceparent` (a malformed
+ * one starts a new trace). Run the request's work in the returned context. Undefined when tracing is off.
+ */
+export function startRequestSpan(method: string, headers: Record<string, unknown>): { span: Span; context: Context } | undefined {
+  if (!tracing.on) return undefined;
+  const parent = propagation.extract(ROOT_CONTEXT, headers, headerGetter);
+  const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { "http.request.method": method } }, parent);
+  return { span, context: trace.setSpan(parent, span) };
+}
+
+/** Ends a request's span with its route template (`GET /api/cosmetic/get-cosmetic`) and status; a 5xx is an error. */
+export function endRequestSpan(span: Span, method: string, route: string | undefined, status: number): void {
+  if (route) {
+    span.updateName(`${method} ${route}`);
+    span.setAttribute("http.route", route);
+  }
+  span.setAttribute("http.response.status_code", status);
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
+/** Adds attributes to the active span (the request's, or the one `inSpan` made), if any. */
+export function annotate(attributes: Attributes): void {
+  if (!tracing.on) return;
+  trace.getActiveSpan()?.setAttributes(attributes);
+}
+
+/** Records a failure on the active span: its exception event, and the span's status. */
+export function recordFailure(error: unknown): void {
+  if (!tracing.on) return;
+  const span = trace.getActiveSpan();
+  if (!span) return;
+  const shown = exceptionOf(error);
+  span.recordException(shown);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: shown.message });
+}
+
+/** An exception as a span records it: its type, message (keys masked, as in the log) and stack. */
+function exceptionOf(error: unknown): { name: string; message: string; stack?: string } {
+  if (!(error instanceof Error)) return { name: "Error", message: maskKeys(String(error)) };
+  return { name: error.name, message: maskKeys(error.message), ...(error.stack ? { stack: maskKeys(error.stack) } : {}) };
+}
+
+/**
+ * Runs `work` in a child span of the active one (a root span with `parent`'s context if given): ended when
+ * `work` settles, a throw recorded on it. Without tracing, `work` alone.
+ */
+export function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>, options: { kind?: SpanKind; parent?: Context } = {}): Promise<T> {
+  if (!tracing.on) return work();
+  const span = tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes }, options.parent ?? context.active());
+  return context.with(trace.setSpan(options.parent ?? context.active(), span), async () => {
+    try {
+      return await work();
+    } catch (error) {
+      span.recordException(exceptionOf(error));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** The active span's W3C `traceparent` (what an event stores, what a webhook sends), or null. */
+export function currentTraceparent(): string | null {
+  if (!tracing.on) return null;
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ?? null;
+}
+
+/** The context a stored `traceparent` names (a span started in it joins that trace), or the root context. */
+export function contextOf(traceparent: string | null | undefined): Context {
+  return traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }, headerGetter) : ROOT_CONTEXT;
+}
+
+/** The active span's ids, for the request log line; undefined without one. */
+export function traceIds(): { traceId: string; spanId: string } | undefined {
+  if (!tracing.on) return undefined;
+  const span = trace.getActiveSpan()?.spanContext();
+  return span ? { traceId: span.traceId, spanId: span.spanId } : undefined;
+}
+
+export { SpanKind };
