@@ -10,6 +10,7 @@ import { statementOf } from "../src/db/traced-adapter.js";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
 import { freePort, spawnService, type ServiceProcess } from "./helpers/process.js";
 import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.js";
+import { openStream } from "./helpers/sse.js";
 
 /**
  * Traces (issue 53) as an operator meets them: the service started with the standard OTEL_* variables, a
@@ -91,6 +92,8 @@ describe("tracing with an OTLP collector", () => {
   it("when a write comes with a traceparent, then its spans, its SQL and its webhook delivery are one trace, which the receiver gets", async () => {
     const added = await request(server.url).post("/api/admin/webhooks/add").set("X-API-Key", server.key).send({ url: receiver.url, events: ["api_user.created"] });
     expect(added.status).toBe(201);
+    const stream = await openStream(server.url, server.key, "types=api_user.created");
+    expect(stream.status).toBe(200);
     const traceId = randomBytes(16).toString("hex");
     const callerSpan = randomBytes(8).toString("hex");
     const name = `traced_${randomBytes(3).toString("hex")}`;
@@ -123,11 +126,29 @@ describe("tracing with an OTLP collector", () => {
     const exported = collector.bodies.join("\n");
     for (const secret of [server.key, newKey, name, (added.body as { secret: string }).secret]) expect(exported).not.toContain(secret);
     expect(exported).not.toContain("db.query.text");
+    // The event stream's frame names the write's trace.
+    await stream.waitFor("the event", () => stream.events.some((e) => e.data.includes(name)));
+    expect(stream.events.find((e) => e.data.includes(name))!.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+    await stream.close();
     // The request's log line names its trace and span.
     const requestLine = () => server.service.lines().find((l) => l.msg === "request" && l.path === "/api/inscription");
     await server.service.waitFor("the request's log line", () => requestLine() !== undefined);
     const line = requestLine();
     expect([line?.trace_id, line?.span_id]).toEqual([traceId, root!.spanId]);
+  }, 60_000);
+
+  it("when the caller's trace is not sampled, then none of its spans is exported, and the receiver is told it is not (flags 00)", async () => {
+    const traceId = randomBytes(16).toString("hex");
+    const name = `unsampled_${randomBytes(3).toString("hex")}`;
+    const res = await request(server.url).post("/api/inscription").set("X-API-Key", server.key).set("traceparent", `00-${traceId}-${randomBytes(8).toString("hex")}-00`).send({ username: name });
+    expect(res.status).toBe(201);
+    await receiver.waitFor("the delivery", () => receiver.received.some((r) => r.body.includes(name)));
+    expect(String(receiver.received.find((r) => r.body.includes(name))!.headers.traceparent)).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`));
+    // A later, sampled request's spans are exported: by then the unsampled one's would have been too.
+    const marker = randomBytes(16).toString("hex");
+    await request(server.url).get("/livez").set("traceparent", `00-${marker}-${randomBytes(8).toString("hex")}-01`);
+    await server.service.waitFor("a later span", () => collector.spans.some((s) => s.traceId === marker));
+    expect(collector.spans.filter((s) => s.traceId === traceId)).toEqual([]);
   }, 60_000);
 
   it("when the traceparent is malformed, then the request starts a trace of its own; a failure's span says so", async () => {

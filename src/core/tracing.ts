@@ -1,5 +1,5 @@
 import { maskKeys } from "./api-keys.js";
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from "@opentelemetry/api";
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Span } from "@opentelemetry/api";
 
 /**
  * Traces (docs/OPERATIONS.md, "Traces"): the spans this service makes, through the OpenTelemetry API alone.
@@ -81,8 +81,13 @@ function exceptionOf(error: unknown): { name: string; message: string; stack?: s
  */
 export function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>, options: { kind?: SpanKind; parent?: Context } = {}): Promise<T> {
   if (!tracing.on) return work();
-  const span = tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes }, options.parent ?? context.active());
-  return context.with(trace.setSpan(options.parent ?? context.active(), span), async () => {
+  const parent = options.parent ?? context.active();
+  // A trace the sampler left out: its children would be left out too (parent-based), so none is made at all.
+  // (In a parent given, still: what it propagates, a webhook's traceparent, says so.)
+  const within = trace.getSpanContext(parent);
+  if (within && (within.traceFlags & TraceFlags.SAMPLED) === 0) return options.parent ? context.with(parent, work) : work();
+  const span = tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes }, parent);
+  return context.with(trace.setSpan(parent, span), async () => {
     try {
       return await work();
     } catch (error) {

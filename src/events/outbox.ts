@@ -35,20 +35,23 @@ interface OutboxRow {
   type: string;
   data: string;
   createdAt: Date;
+  traceparent: string | null;
 }
 
 const XMIN = Prisma.sql`pg_snapshot_xmin(pg_current_snapshot())::text::bigint`;
 /** Over the table as `e`: the ORDER BYs name its columns, not the text columns of the same names they select. */
 const after = (key: EventKey) => Prisma.sql`(e."writtenBy", e.id) > (${key.xid}::bigint, ${key.id}::bigint)`;
 const upToKey = (key: EventKey) => Prisma.sql`(e."writtenBy", e.id) <= (${key.xid}::bigint, ${key.id}::bigint)`;
-const COLUMNS = Prisma.sql`e."writtenBy"::text AS xid, e.id::text AS id, e.type, e.data, e."createdAt"`;
+const COLUMNS = Prisma.sql`e."writtenBy"::text AS xid, e.id::text AS id, e.type, e.data, e."createdAt", e.traceparent`;
 const toKey = (row: { xid: string; id: string }): EventKey => ({ xid: BigInt(row.xid), id: BigInt(row.id) });
 
 function toStreamEvent(row: OutboxRow, framing: EventFraming): StreamEvent {
   // The webhook body, byte for byte (webhooks/attempt.ts).
   const body = messageBody({ messageId: "", type: row.type, data: row.data, createdAt: row.createdAt });
   const key = toKey(row);
-  const frame = `id: ${framing.ids.event(key)}\nevent: ${row.type}\ndata: ${body}\n\n`;
+  // The write's trace (tracing on), as a field EventSource and the clients ignore unless they look for it.
+  const trace = row.traceparent ? `traceparent: ${row.traceparent}\n` : "";
+  const frame = `id: ${framing.ids.event(key)}\nevent: ${row.type}\n${trace}data: ${body}\n\n`;
   return { key, topic: framing.topicOf(row.type, row.data, row.createdAt), frame };
 }
 
@@ -89,7 +92,7 @@ export async function lastEvent(db: Database, from?: EventKey): Promise<EventKey
 export async function nextEvents(db: Database, framing: EventFraming, from: EventKey): Promise<{ events: StreamEvent[]; held: boolean }> {
   const rows = await db.prisma.$queryRaw<(OutboxRow & { held: boolean })[]>`
     WITH s AS (SELECT ${XMIN} AS xmin)
-    SELECT e.xid, e.id, e.type, e.data, e."createdAt",
+    SELECT e.xid, e.id, e.type, e.data, e."createdAt", e.traceparent,
            EXISTS (SELECT 1 FROM webhook_events h WHERE h."writtenBy" >= s.xmin) AS held
       FROM s LEFT JOIN LATERAL (
         SELECT ${COLUMNS} FROM webhook_events e WHERE ${after(from)} AND e."writtenBy" < s.xmin

@@ -15,6 +15,8 @@ export interface SseEvent {
   id: string;
   event: string;
   data: string;
+  /** The write's trace, when the service traced it (docs/OPERATIONS.md, "Traces"). */
+  traceparent?: string;
 }
 
 /**
@@ -67,7 +69,7 @@ export class SseClient {
           const line = buffer.slice(0, newline);
           buffer = buffer.slice(newline + (buffer.startsWith("\r\n", newline) ? 2 : 1));
           if (line === "") {
-            if (data.length > 0) this.events.push({ id: this.lastId, event: event.event ?? "message", data: data.join("\n") });
+            if (data.length > 0) this.events.push({ id: this.lastId, event: event.event ?? "message", data: data.join("\n"), ...(event.traceparent ? { traceparent: event.traceparent } : {}) });
             event = {};
             data = [];
           } else if (line.startsWith(":")) this.comments.push(line.slice(1).trim());
@@ -77,6 +79,7 @@ export class SseClient {
             const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
             if (field === "id") this.lastId = value;
             else if (field === "event") event.event = value;
+            else if (field === "traceparent") event.traceparent = value;
             else if (field === "data") data.push(value);
             else if (field === "retry") this.retry = Number(value);
           }
