@@ -4,6 +4,7 @@
  * group of them started, checked to answer the same bytes, and stopped.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
 import { freePort, productionSettings, startFlags } from "./service.js";
 import { rssMb } from "./proc.js";
 
@@ -12,6 +13,8 @@ export const KINDS = {
   // What operators run first (with --production), then what each part of it costs.
   "service-production": { label: "service, production settings", script: "dist/main.js" },
   "service-production-unlogged": { label: "service, production settings but no request log", script: "dist/main.js" },
+  // With BENCH_BEFORE=<a checkout, built>: its service in production settings, beside this one's (an A/B of a change).
+  "service-production-before": { label: "service, production settings, the build before (BENCH_BEFORE)", script: path.join(process.env.BENCH_BEFORE ?? ".", "dist/main.js") },
   // With --tracing: production settings exporting traces to a collector (bench/otlp-sink.ts), sampled at 10 % and 100 %.
   "service-production-traced-10": { label: "service, production settings, traces 10 % sampled", script: "dist/main.js" },
   "service-production-traced-100": { label: "service, production settings, traces 100 % sampled", script: "dist/main.js" },
@@ -40,6 +43,7 @@ export function kindsOf(production: boolean, servers: string | undefined, tracin
   return (Object.keys(KINDS) as Kind[])
     .filter((k) => production || !["service-production", "service-production-unlogged", "service-limits"].includes(k))
     .filter((k) => (production && tracing) || !k.startsWith("service-production-traced"))
+    .filter((k) => (production && process.env.BENCH_BEFORE !== undefined) || k !== "service-production-before")
     // --servers service,service-limits: those alone (a quicker A/B), with the two the ratios are taken against.
     .filter((k) => !servers || k === "plain" || k === "express" || servers.split(",").includes(k));
 }
@@ -88,7 +92,7 @@ export function envOf(kind: Kind, dbUrl: string, redisPrefix: string): NodeJS.Pr
     const sampled = { OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: kind.endsWith("-10") ? "0.1" : "1" };
     return { ...service, ...productionSettings(redisPrefix), OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, ...sampled };
   }
-  if (kind === "service-production" || kind === "service-production-unlogged") {
+  if (kind === "service-production" || kind === "service-production-unlogged" || kind === "service-production-before") {
     return { ...service, ...productionSettings(redisPrefix), ...(kind === "service-production" ? {} : { LOG_LEVEL: "warn" }) };
   }
   // The reference servers build a whole list in memory, as naive servers do: room for four at 1,000,000 players.
