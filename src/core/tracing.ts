@@ -8,7 +8,8 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, Tr
  * context or an allocation: tracing off costs a request one boolean test per helper.
  *
  * A span holds route templates, statement kinds and table names, ids and statuses: never a key, a secret,
- * a query's values or a personal field (a pseudo, an address).
+ * a query's text or values, a request's query string or body; a 5xx's exception message (keys masked) is
+ * the one free text, as in its log line.
  */
 export const tracing = {
   /** Set once, at start, before the first request. */
