@@ -10,6 +10,7 @@ import { statementOf } from "../src/db/traced-adapter.js";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
 import { freePort, spawnService, type ServiceProcess } from "./helpers/process.js";
 import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.js";
+import { redisTestUrl } from "./helpers/redis.js";
 import { openStream } from "./helpers/sse.js";
 
 /**
@@ -161,6 +162,28 @@ describe("tracing with an OTLP collector", () => {
     expect(ok!.parentSpanId ?? "").toBe("");
     expect(ok!.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect([attribute(refused, "http.response.status_code"), attribute(refused, "app.caller.groups")]).toEqual([401, undefined]);
+  }, 60_000);
+});
+
+describe.runIf(redisTestUrl !== undefined)("tracing with Redis counting the rate limits", () => {
+  it("when a request takes a rate-limit lease from Redis, then the command is a span of its trace, named by the command alone", async () => {
+    const collector = await startCollector();
+    try {
+      const { url, key } = await serve({ REDIS_URL: redisTestUrl!, RATE_LIMIT_PER_MINUTE: "600", OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: "50" });
+      const traceId = randomBytes(16).toString("hex");
+      const res = await request(url).get("/api/parkour/get-all-maps").set("X-API-Key", key).set("traceparent", `00-${traceId}-${randomBytes(8).toString("hex")}-01`);
+      expect(res.status).toBe(200);
+      const redis = () => collector.spans.filter((s) => s.traceId === traceId && s.name.startsWith("redis "));
+      await new Promise<void>((resolve, reject) => {
+        const until = Date.now() + 30_000;
+        const look = () => (redis().length > 0 ? resolve() : Date.now() > until ? reject(new Error("no Redis span")) : setTimeout(look, 25));
+        look();
+      });
+      expect(redis().map((s) => [attribute(s, "db.system.name"), attribute(s, "db.operation.name")])).toContainEqual(["redis", expect.stringMatching(/^[A-Z]+$/)]);
+      expect(collector.bodies.join("\n")).not.toContain(key);
+    } finally {
+      await collector.close();
+    }
   }, 60_000);
 });
 

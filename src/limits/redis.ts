@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import type { Logger } from "../core/logger.js";
 import { throttledWarning } from "../core/throttled-warning.js";
+import { inSpan, SpanKind, tracing } from "../core/tracing.js";
 
 export type { Redis };
 
@@ -33,7 +34,22 @@ export function createRedis(url: string, logger: Logger): Redis {
     if (failing) logger.info("Redis reachable again: rate limits are shared again");
     failing = false;
   });
+  if (tracing.on) traceCommands(redis);
   return redis;
+}
+
+/**
+ * Tracing on (core/tracing.ts): a span per command, in the context that sent it (a request's, when a rate
+ * limit takes a lease), named by the command alone (`redis EVALSHA`): never its keys nor its arguments.
+ */
+function traceCommands(redis: Redis): void {
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = ((command: Parameters<Redis["sendCommand"]>[0], stream?: Parameters<Redis["sendCommand"]>[1]) => {
+    const attributes = { "db.system.name": "redis", "db.operation.name": command.name.toUpperCase() };
+    // The span ends with the command's answer; its failure is the caller's to handle (recorded here too).
+    void inSpan(`redis ${command.name.toUpperCase()}`, attributes, () => command.promise, { kind: SpanKind.CLIENT }).catch(() => undefined);
+    return send(command, stream);
+  });
 }
 
 /**
