@@ -23,6 +23,7 @@ interface OtlpSpan {
   traceId: string;
   spanId: string;
   parentSpanId?: string;
+  links?: { traceId: string; spanId: string }[];
   name: string;
   attributes?: { key: string; value: { stringValue?: string; intValue?: string | number } }[];
   status?: { code?: number };
@@ -131,6 +132,10 @@ describe("tracing with an OTLP collector", () => {
     await stream.waitFor("the event", () => stream.events.some((e) => e.data.includes(name)));
     expect(stream.events.find((e) => e.data.includes(name))!.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
     await stream.close();
+    // Handing it to the streams was a span of its own, linked to the write's trace.
+    await server.service.waitFor("the fan-out's span", () => collector.spans.some((s) => s.name === "events.fan_out" && s.links?.some((l) => l.traceId === traceId)));
+    const fanOut = collector.spans.find((s) => s.name === "events.fan_out" && s.links?.some((l) => l.traceId === traceId))!;
+    expect([fanOut.traceId === traceId, attribute(fanOut, "events.streams"), (attribute(fanOut, "events.count") as number) >= 1]).toEqual([false, 1, true]);
     // The request's log line names its trace and span.
     const requestLine = () => server.service.lines().find((l) => l.msg === "request" && l.path === "/api/inscription");
     await server.service.waitFor("the request's log line", () => requestLine() !== undefined);

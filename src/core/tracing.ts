@@ -1,5 +1,5 @@
 import { maskKeys } from "./api-keys.js";
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Span } from "@opentelemetry/api";
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Link, type Span } from "@opentelemetry/api";
 
 /**
  * Traces (docs/OPERATIONS.md, "Traces"): the spans this service makes, through the OpenTelemetry API alone.
@@ -80,14 +80,14 @@ function exceptionOf(error: unknown): { name: string; message: string; stack?: s
  * Runs `work` in a child span of the active one (a root span with `parent`'s context if given): ended when
  * `work` settles, a throw recorded on it. Without tracing, `work` alone.
  */
-export function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>, options: { kind?: SpanKind; parent?: Context } = {}): Promise<T> {
+export function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>, options: { kind?: SpanKind; parent?: Context; links?: readonly (string | null)[] } = {}): Promise<T> {
   if (!tracing.on) return work();
   const parent = options.parent ?? context.active();
   // A trace the sampler left out: its children would be left out too (parent-based), so none is made at all.
   // (In a parent given, still: what it propagates, a webhook's traceparent, says so.)
   const within = trace.getSpanContext(parent);
   if (within && (within.traceFlags & TraceFlags.SAMPLED) === 0) return options.parent ? context.with(parent, work) : work();
-  const span = tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes }, parent);
+  const span = tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes, links: linksTo(options.links) }, parent);
   return context.with(trace.setSpan(parent, span), async () => {
     try {
       return await work();
@@ -99,6 +99,17 @@ export function inSpan<T>(name: string, attributes: Attributes, work: () => Prom
       span.end();
     }
   });
+}
+
+/** Links to the spans stored `traceparent`s name (an event's write), the valid ones, at most 128 (the SDK's limit). */
+function linksTo(traceparents: readonly (string | null)[] | undefined): Link[] | undefined {
+  if (!traceparents) return undefined;
+  const links: Link[] = [];
+  for (const traceparent of traceparents) {
+    const linked = traceparent ? trace.getSpanContext(contextOf(traceparent)) : undefined;
+    if (linked && links.length < 128) links.push({ context: linked });
+  }
+  return links;
 }
 
 /** The active span's W3C `traceparent` (what an event stores, what a webhook sends), or null. */

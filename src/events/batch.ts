@@ -1,5 +1,6 @@
 import { compareKeys, type EventKey } from "./event-id.js";
 import type { StreamEvent } from "./outbox.js";
+import { contextOf, inSpan, tracing } from "../core/tracing.js";
 
 /** Bytes of frames at most in one batch (but one event, whatever its size): what a slow reader may hold over its buffer. */
 const BATCH_BYTES = 65_536;
@@ -86,4 +87,15 @@ export function* batches(events: readonly StreamEvent[]): Generator<Batch> {
     bytes += size;
   }
   if (start < events.length) yield new Batch(events.slice(start));
+}
+
+/**
+ * Tracing on (core/tracing.ts): handing a batch to the streams is an `events.fan_out` span, of its own trace,
+ * linked to the traces of the writes whose events it carries. Off: the work alone.
+ */
+export function fanOutSpan<T>(batch: Batch, streams: number, work: () => Promise<T>): Promise<T> {
+  if (!tracing.on) return work();
+  const attributes = { "events.count": batch.events.length, "events.streams": streams };
+  // A root: a batch holds the events of many writes (and a write's own request may have woken the reader).
+  return inSpan("events.fan_out", attributes, work, { parent: contextOf(null), links: batch.events.map((e) => e.traceparent) });
 }

@@ -9,7 +9,7 @@ import { EventIds, ZERO_KEY, type EventKey } from "./event-id.js";
 import { adoptForeignEvents, eventsBetween, keyState, lastEvent, nextEvents, PAGE, syncKey, type EventFraming, type StreamEvent } from "./outbox.js";
 import { startPoint } from "./resume.js";
 import { topicOf, typeOf } from "./topics.js";
-import { batches, type Batch } from "./batch.js";
+import { batches, fanOutSpan, type Batch } from "./batch.js";
 import { inSlices, ReadPace } from "./pace.js";
 import { Heartbeats } from "./heartbeats.js";
 import { Stream, streamHead, type StreamRequest, type Tail } from "./stream.js";
@@ -230,7 +230,7 @@ export class EventHub implements Tail {
 
   /** Hands a batch to every live stream, in slices with the event loop free between them; tells the pace what the slices took. */
   private async fanOut(batch: Batch): Promise<void> {
-    this.pace.handed(await inSlices([...this.streams], (stream) => stream.live(batch)));
+    this.pace.handed(await fanOutSpan(batch, this.streams.size, () => inSlices([...this.streams], (stream) => stream.live(batch))));
   }
 
   /**

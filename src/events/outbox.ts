@@ -21,6 +21,8 @@ export interface StreamEvent {
   key: EventKey;
   topic: string;
   frame: string;
+  /** The write's trace, when it was traced: the fan-out's span links to it (batch.ts). */
+  traceparent: string | null;
 }
 
 /** How the rows read become events: their ids (sealed under the database's key) and topics. */
@@ -52,7 +54,7 @@ function toStreamEvent(row: OutboxRow, framing: EventFraming): StreamEvent {
   // The write's trace (tracing on), as a field EventSource and the clients ignore unless they look for it.
   const trace = row.traceparent ? `traceparent: ${row.traceparent}\n` : "";
   const frame = `id: ${framing.ids.event(key)}\nevent: ${row.type}\n${trace}data: ${body}\n\n`;
-  return { key, topic: framing.topicOf(row.type, row.data, row.createdAt), frame };
+  return { key, topic: framing.topicOf(row.type, row.data, row.createdAt), frame, traceparent: row.traceparent };
 }
 
 /** The database's sync key (migration 20261125100000_sync_identity), which seals event ids as it seals sync tokens. */
