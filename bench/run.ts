@@ -79,9 +79,6 @@ const LOAD = availableTool(args.load);
 async function main() {
   const found = runtimes(args.runtimes);
   const kinds = kindsOf(args.production, args.servers, args.tracing);
-  // With --tracing: a collector for the traced servers, taking OTLP/HTTP and keeping nothing.
-  const sink = args.tracing ? await startSink() : undefined;
-  if (sink) collector.url = sink.url;
   const targets: Target[] = found.flatMap((runtime) => kinds.map((kind) => ({ id: `${kind}@${runtime.major}`, kind, runtime })));
   const scratch = scratchDatabase("bench");
   const dbName = new URL(scratch.url).pathname.slice(1);
@@ -96,6 +93,9 @@ async function main() {
 
   const dbUrl = scratch.url;
   await scratch.create();
+  // With --tracing: a collector for the traced servers, taking OTLP/HTTP and keeping nothing (closed in the finally below).
+  const sink = args.tracing ? await startSink() : undefined;
+  if (sink) collector.url = sink.url;
   const servers = new Servers(dbUrl, redisPrefix);
   const loadAtStart = loadAverage();
   try {

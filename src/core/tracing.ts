@@ -125,11 +125,4 @@ export function contextOf(traceparent: string | null | undefined): Context {
   return traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }, headerGetter) : ROOT_CONTEXT;
 }
 
-/** The active span's ids, for the request log line; undefined without one. */
-export function traceIds(): { traceId: string; spanId: string } | undefined {
-  if (!tracing.on) return undefined;
-  const span = trace.getActiveSpan()?.spanContext();
-  return span ? { traceId: span.traceId, spanId: span.spanId } : undefined;
-}
-
 export { SpanKind };

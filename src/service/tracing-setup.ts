@@ -1,5 +1,4 @@
 import type { Attributes, DiagLogger, MeterProvider } from "@opentelemetry/api";
-import type { SpanExporter } from "@opentelemetry/sdk-trace";
 import type { Config } from "../core/config.js";
 import type { Logger } from "../core/logger.js";
 import { throttledWarning } from "../core/throttled-warning.js";
@@ -24,8 +23,8 @@ const SHUTDOWN_EXPORT_MS = 2_000;
  * exporter's failures are one warning a minute. Before the app is built: the routes and the database read
  * `tracing.on` once.
  */
-export async function startTracing(config: Config, logger: Logger, options: { exporter?: SpanExporter } = {}): Promise<Tracing | undefined> {
-  if (!tracingWanted(config) && !options.exporter) return undefined;
+export async function startTracing(config: Config, logger: Logger): Promise<Tracing | undefined> {
+  if (!tracingWanted(config)) return undefined;
   const [api, { AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, sdk, { resourceFromAttributes }] = await Promise.all([
     import("@opentelemetry/api"),
     import("@opentelemetry/context-async-hooks"),
@@ -36,7 +35,7 @@ export async function startTracing(config: Config, logger: Logger, options: { ex
   const warn = throttledWarning(logger, "tracing: spans could not be exported (the collector is unreachable, refusing or slow); requests are not affected", WARN_EVERY_MS);
   api.diag.setLogger(diagnostics(warn), api.DiagLogLevel.WARN);
   // The exporter reads OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _HEADERS, _TIMEOUT and _COMPRESSION itself.
-  const exporter = options.exporter ?? new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter();
+  const exporter = new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter();
   const ratio = config.otelTracesSamplerArg;
   const samplers = {
     always_on: () => new sdk.AlwaysOnSampler(),
