@@ -1,5 +1,6 @@
-import { AggregatorRegistry, Histogram, Registry } from "prom-client";
+import { AggregatorRegistry, Counter, Histogram, Registry, type OpenMetricsContentType } from "prom-client";
 import { describe, expect, it } from "vitest";
+import { acceptsOpenMetrics, openMetricsText } from "../src/service/open-metrics.js";
 import { RequestDurations } from "../src/service/request-durations.js";
 
 const NAME = "http_request_duration_seconds";
@@ -60,5 +61,43 @@ describe("request durations (the metrics' histogram)", () => {
     const durations = ours.getSingleMetric(NAME) as unknown as RequestDurations;
     durations.observe("GET", "/livez", 200, 0.002);
     expect(await ours.metrics()).toBe(await again.theirs.metrics());
+  });
+
+  it("when requests carry sampled traces, then OpenMetrics shows each bucket's last trace as its exemplar, as prom-client's Histogram does", async () => {
+    const traced = OBSERVED.map((o, i) => [...o, i % 3 === 2 ? undefined : `${String(i).padStart(2, "0")}`.repeat(16)] as const);
+    const theirs = new Registry<OpenMetricsContentType>();
+    theirs.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+    const histogram = new Histogram<string>({ name: NAME, help: HELP, labelNames: ["method", "route", "status"], buckets: BUCKETS, registers: [theirs], enableExemplars: true });
+    const ours = new Registry();
+    const durations = new RequestDurations(NAME, HELP, BUCKETS);
+    ours.registerMetric(durations.asMetric());
+    for (const registers of [[theirs], [ours]]) new Counter({ name: "rate_limit_rejections_total", help: "Answered 429.", registers }).inc(2);
+    for (const [method, route, status, seconds, traceId] of traced) {
+      histogram.observe({ labels: { method, route, status: String(status) }, value: seconds, exemplarLabels: traceId ? { trace_id: traceId } : {} });
+      durations.observe(method, route, status, seconds, traceId);
+    }
+    const at = (text: string) => text.replace(/ \d+(\.\d+)?$/gm, (t) => (/\d{10}/.test(t) ? " <time>" : t));
+    const text = await openMetricsText(ours);
+    expect(at(text)).toBe(at(await theirs.metrics()));
+    // 0.7 s, the fifth observation, is the 1 s bucket's exemplar; an untraced answer leaves its bucket without one.
+    expect(text).toContain(`${NAME}_bucket{le="1",method="GET",route="/api/player/get-player-by-nick",status="200"} 3 # {trace_id="${"04".repeat(16)}"} 0.7 `);
+    expect(text).toMatch(/_bucket\{le="0.001",method="GET",route="\/api\/player\/get-player-by-nick",status="404"\} 1\n/);
+    expect(text).toMatch(/^# TYPE rate_limit_rejections counter\nrate_limit_rejections_total 2$/m);
+    expect(text.endsWith("# EOF\n")).toBe(true);
+    // The registry itself stays in Prometheus text, names unchanged, without exemplars.
+    const plain = await ours.metrics();
+    expect(plain).toContain("# TYPE rate_limit_rejections_total counter\nrate_limit_rejections_total 2");
+    expect(plain).not.toContain("trace_id");
+  });
+
+  it("when a scraper states what it accepts, then OpenMetrics is chosen only when asked for at least as much as the text format", () => {
+    const prometheus = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
+    expect([prometheus, "text/plain;version=0.0.4;q=0.9,application/openmetrics-text;q=0.5", "application/openmetrics-text;q=0", "*/*", undefined].map(acceptsOpenMetrics)).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -1,14 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { statementOf } from "../src/db/traced-adapter.js";
-import { createServerDatabase, onPostgres } from "./helpers/database.js";
-import { freePort, spawnService, type ServiceProcess } from "./helpers/process.js";
+import { attribute, serveTraced, startCollector, type Served } from "./helpers/otlp.js";
+import { freePort } from "./helpers/process.js";
 import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.js";
 import { redisTestUrl } from "./helpers/redis.js";
 import { openStream } from "./helpers/sse.js";
@@ -19,60 +14,16 @@ import { openStream } from "./helpers/sse.js";
  * `traceparent` is one trace: its server span, the key check, its SQL, the webhook delivery, and the
  * receiver gets the same trace id.
  */
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  links?: { traceId: string; spanId: string }[];
-  name: string;
-  attributes?: { key: string; value: { stringValue?: string; intValue?: string | number } }[];
-  status?: { code?: number };
-}
-
-/** A collector: every span it was sent, and the raw bodies (to look for what must not be in them). */
-async function startCollector(): Promise<{ url: string; spans: OtlpSpan[]; bodies: string[]; close(): Promise<void> }> {
-  const spans: OtlpSpan[] = [];
-  const bodies: string[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
-    req.on("end", () => {
-      bodies.push(body);
-      const parsed = JSON.parse(body) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] };
-      for (const r of parsed.resourceSpans) for (const s of r.scopeSpans) spans.push(...s.spans);
-      res.writeHead(200, { "Content-Type": "application/json" }).end("{}");
-    });
-  });
-  server.listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, spans, bodies, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
-
-const attribute = (span: OtlpSpan | undefined, key: string) => {
-  const value = span?.attributes?.find((a) => a.key === key)?.value;
-  return value?.stringValue ?? (value?.intValue === undefined ? undefined : Number(value.intValue));
-};
-
-const dirs: string[] = [];
 const drops: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const drop of drops) await drop();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A server of its own (embedded, or a fresh PostgreSQL database), with `env`; its first user's key. */
-async function serve(env: Record<string, string>): Promise<{ service: ServiceProcess; url: string; key: string }> {
-  const dir = mkdtempSync(path.join(tmpdir(), "tracing-"));
-  dirs.push(dir);
-  const database = onPostgres ? await createServerDatabase() : undefined;
-  const service = spawnService({ DATA_DIR: path.join(dir, "data"), DATABASE_URL: database?.url ?? "", DATABASE_READ_URL: "", REDIS_URL: "", ...env });
-  drops.push(async () => {
-    await service.stop();
-    await database?.drop();
-  });
-  const url = `http://127.0.0.1:${await service.port()}`;
-  return { service, url, key: /\b(gsk_[A-Za-z0-9_-]{43})\b/.exec(service.output())![1]! };
+/** A server of its own (embedded, or a fresh PostgreSQL database), with `env`, stopped after the file. */
+async function serve(env: Record<string, string>): Promise<Served> {
+  const served = await serveTraced(env);
+  drops.push(served.close);
+  return served;
 }
 
 describe("tracing with an OTLP collector", () => {

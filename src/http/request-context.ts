@@ -3,7 +3,7 @@ import type { Request, RequestHandler, Response } from "express";
 import { maskKeys } from "../core/api-keys.js";
 import { requestContext, type RequestContext } from "../core/context.js";
 import { writeRequestLine, type Logger } from "../core/logger.js";
-import { context } from "@opentelemetry/api";
+import { context, TraceFlags } from "@opentelemetry/api";
 import { endRequestSpan, startRequestSpan, tracing } from "../core/tracing.js";
 import { JSON_HEADERS } from "./security-headers.js";
 
@@ -16,8 +16,8 @@ export function requestIdOf(offered: string | string[] | undefined): string {
   return typeof offered === "string" && SANE_REQUEST_ID.test(offered) && maskKeys(offered) === offered ? offered : randomUUID();
 }
 
-/** Told when a request's answer has been handed to the connection, with the time it took. */
-export type OnFinished = (req: Request, res: Response, seconds: number) => void;
+/** Told when a request's answer has been handed to the connection, with the time it took and its trace if sampled. */
+export type OnFinished = (req: Request, res: Response, seconds: number, traceId: string | undefined) => void;
 
 /**
  * What every request gets, in one step (each middleware layer costs Express
@@ -40,16 +40,18 @@ export function requestLifecycle(logger: Logger, onFinished?: OnFinished): Reque
     const ctx: RequestContext = { requestId };
     // Tracing on (OTEL_EXPORTER_OTLP_ENDPOINT): the request's span, its ids on the log line (core/tracing.ts).
     const traced = tracing.on ? startRequestSpan(req.method, req.headers) : undefined;
+    let sampledTrace: string | undefined;
     if (traced) {
       const ids = traced.span.spanContext();
       ctx.traceId = ids.traceId;
       ctx.spanId = ids.spanId;
+      if (ids.traceFlags & TraceFlags.SAMPLED) sampledTrace = ids.traceId;
       res.on("close", () => endRequestSpan(traced.span, req.method, (res.locals as { route?: string }).route, res.statusCode));
     }
     if (timed) {
       res.on("finish", () => {
         const ns = Number(process.hrtime.bigint() - started);
-        onFinished?.(req, res, ns / 1e9);
+        onFinished?.(req, res, ns / 1e9, sampledTrace);
         if (logLines) {
           // A key pasted into the path (a client's mistake) must not land in the log.
           const path = maskKeys(req.originalUrl.split("?")[0] ?? "");

@@ -173,7 +173,7 @@ export function createApp(options: AppOptions): Express {
   // After the routes: a route's request need not pass through the documents' router on its way.
   api.use(docsRouter(buildOpenApiDocument(routes), config.publicUrl));
 
-  app.use(requestLifecycle(logger, options.requestMetrics === false ? undefined : (req, res, seconds) => metrics.requestFinished(req, res, seconds)));
+  app.use(requestLifecycle(logger, options.requestMetrics === false ? undefined : (req, res, seconds, traceId) => metrics.requestFinished(req, res, seconds, traceId)));
   // The routes' own requests, by exact path, before any router: the rest goes on below.
   app.use(directRoutes("/api", compiled));
   healthRoutes(app, db, lifecycle);

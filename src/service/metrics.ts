@@ -4,6 +4,7 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { tracing } from "../core/tracing.js";
 import type { Database } from "../db/database.js";
 import type { Bulkhead } from "../limits/bulkhead.js";
+import { acceptsOpenMetrics, openMetricsText } from "./open-metrics.js";
 import { RequestDurations } from "./request-durations.js";
 
 /**
@@ -87,12 +88,15 @@ export class Metrics {
     });
   }
 
-  /** Times a request once answered (request-context.ts calls it); the route label is the declared path, so URLs with values do not explode the series. */
-  requestFinished(req: Request, res: Response, seconds: number): void {
+  /**
+   * Times a request once answered (request-context.ts calls it); the route label is the declared path, so URLs with
+   * values do not explode the series. `traceId`, the request's trace when sampled, is kept as its bucket's exemplar.
+   */
+  requestFinished(req: Request, res: Response, seconds: number, traceId?: string): void {
     // A compiled route names itself (http/register-routes.ts); other routers' routes are named by Express.
     const named = (res.locals as { route?: string }).route;
     const route = named ?? (req.route ? `${mountOf(res.locals)}${String((req.route as { path: unknown }).path)}` : "unmatched");
-    this.requests.observe(req.method, route, res.statusCode, seconds);
+    this.requests.observe(req.method, route, res.statusCode, seconds, traceId);
   }
 
   /** Marks where a router is mounted (req.baseUrl is only right while routing), for the route label. */
@@ -111,7 +115,9 @@ export class Metrics {
     this.countingLocally.set(locally ? 1 : 0);
   }
 
-  async text(): Promise<{ contentType: string; body: string }> {
+  /** The metrics in the scraper's format: OpenMetrics, with exemplars, when tracing is on and `accept` asks for it; else Prometheus text. */
+  async text(accept?: string): Promise<{ contentType: string; body: string }> {
+    if (tracing.on && acceptsOpenMetrics(accept)) return { contentType: Registry.OPENMETRICS_CONTENT_TYPE, body: await openMetricsText(this.registry) };
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 }
@@ -131,9 +137,9 @@ export function serveMetrics(metrics: Pick<Metrics, "text">): Server {
       res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" }).end("Not found: the metrics are at GET /metrics\n");
       return;
     }
-    metrics.text().then(
+    metrics.text(req.headers.accept).then(
       ({ contentType, body }) => {
-        res.writeHead(200, { "Content-Type": contentType }).end(req.method === "HEAD" ? undefined : body);
+        res.writeHead(200, { "Content-Type": contentType, Vary: "Accept" }).end(req.method === "HEAD" ? undefined : body);
       },
       (error: unknown) => {
         res.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" }).end(`metrics failed: ${String(error)}\n`);

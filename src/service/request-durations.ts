@@ -8,7 +8,14 @@ interface Value {
   sharedLabels?: Labels;
   value: number;
   metricName: string;
-  exemplar?: null;
+  exemplar?: Exemplar | null;
+}
+
+/** The last sampled trace a bucket counted: written after its line in OpenMetrics (`# {trace_id="…"} 0.0042 1764763200.123`). */
+interface Exemplar {
+  labelSet: { trace_id: string };
+  value: number;
+  timestamp: number;
 }
 
 interface Exported {
@@ -25,6 +32,8 @@ interface Series {
   counts: Float64Array;
   sum: number;
   count: number;
+  /** Per bucket (the last is +Inf), once a traced request was observed. */
+  exemplars?: (Exemplar | undefined)[];
 }
 
 /**
@@ -52,7 +61,8 @@ export class RequestDurations {
     private readonly bounds: readonly number[],
   ) {}
 
-  observe(method: string, route: string, status: number, seconds: number): void {
+  /** Counts one answer; `traceId`, a sampled trace's id, becomes its bucket's exemplar (tracing on: core/tracing.ts). */
+  observe(method: string, route: string, status: number, seconds: number, traceId?: string): void {
     let byMethod = this.byRoute.get(route);
     if (byMethod === undefined) this.byRoute.set(route, (byMethod = new Map<string, Map<number, Series>>()));
     let byStatus = byMethod.get(method);
@@ -64,11 +74,12 @@ export class RequestDurations {
       this.series.push(series);
     }
     const { bounds } = this;
-    for (let i = 0; i < bounds.length; i++) {
-      if (seconds <= bounds[i]!) {
-        series.counts[i]! += 1;
-        break;
-      }
+    let i = 0;
+    while (i < bounds.length && seconds > bounds[i]!) i++;
+    if (i < bounds.length) series.counts[i]! += 1;
+    if (traceId !== undefined) {
+      series.exemplars ??= Array.from({ length: bounds.length + 1 }, () => undefined);
+      series.exemplars[i] = { labelSet: { trace_id: traceId }, value: seconds, timestamp: Date.now() / 1000 };
     }
     series.sum += seconds;
     series.count += 1;
@@ -78,8 +89,8 @@ export class RequestDurations {
   getForPromString(): Promise<Exported> {
     const values: Value[] = [];
     const bucket = `${this.name}_bucket`;
-    // prom-client's exemplar field: null on the bucket lines (no exemplars kept), absent on sum and count.
-    const value = (labels: Record<string, string | number>, v: number, metricName: string, sharedLabels: Labels, exemplar?: null): Value => ({
+    // prom-client's exemplar field: the bucket's or null on the bucket lines, absent on sum and count.
+    const value = (labels: Record<string, string | number>, v: number, metricName: string, sharedLabels: Labels, exemplar?: Exemplar | null): Value => ({
       labels,
       sharedLabels,
       value: v,
@@ -90,9 +101,9 @@ export class RequestDurations {
       let cumulated = 0;
       this.bounds.forEach((le, i) => {
         cumulated += s.counts[i]!;
-        values.push(value({ le }, cumulated, bucket, s.labels, null));
+        values.push(value({ le }, cumulated, bucket, s.labels, s.exemplars?.[i] ?? null));
       });
-      values.push(value({ le: "+Inf" }, s.count, bucket, s.labels, null));
+      values.push(value({ le: "+Inf" }, s.count, bucket, s.labels, s.exemplars?.[this.bounds.length] ?? null));
       values.push(value({}, s.sum, `${this.name}_sum`, s.labels));
       values.push(value({}, s.count, `${this.name}_count`, s.labels));
     }

@@ -54,7 +54,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
   let metrics: Metrics | undefined;
   const server = createHttpServer((req, res) => app(req, res), config, logger);
   const metricsServer =
-    config.metricsPort !== undefined && !options.clusterWorker ? serveMetrics({ text: () => metrics!.text() }) : undefined;
+    config.metricsPort !== undefined && !options.clusterWorker ? serveMetrics({ text: (accept) => metrics!.text(accept) }) : undefined;
   const accept: (() => void)[] = [];
   let db: Database;
   try {

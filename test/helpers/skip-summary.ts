@@ -5,7 +5,7 @@ import type { Reporter, TestModule } from "vitest/node";
  * At the end of `npm test`: the slowest files of the run, with their times,
  * then which tests were skipped, for want of what, and how to run them. A
  * suite's condition is not known to the reporter: the reason is read from its
- * title (the suites that need Chromium, nginx, PgBouncer, Redis or PostgreSQL
+ * title (the suites that need Chromium, nginx, PgBouncer, Prometheus, Redis or PostgreSQL
  * say so) and from this run's database.
  */
 const HOW = {
@@ -14,6 +14,7 @@ const HOW = {
   chromium: ["need Chromium", "apt-get install chromium, or CHROMIUM_PATH=/path/to/chromium npm test"],
   nginx: ["need nginx", "apt-get install nginx-light, or NGINX_PATH=/path/to/nginx npm test"],
   pgbouncer: ["need PgBouncer", "apt-get install pgbouncer, or PGBOUNCER_PATH=/path/to/pgbouncer npm test (with DATABASE_URL; REQUIRE_PGBOUNCER=1 fails without it)"],
+  prometheus: ["need Prometheus", "apt-get install --no-install-recommends prometheus, or PROMETHEUS_PATH=/path/to/prometheus npm test"],
   embedded: ["run on the embedded database only", "npm test without DATABASE_URL"],
 } as const;
 
@@ -46,6 +47,8 @@ function skipped(modules: ReadonlyArray<TestModule>): void {
         ? "chromium"
         : /nginx/.test(name)
           ? "nginx"
+          : /Prometheus/.test(name)
+          ? "prometheus"
           : onPostgres && /PgBouncer/.test(name)
           ? "pgbouncer"
           : !onPostgres && (/PostgreSQL/.test(name) || !/Redis/.test(name))
