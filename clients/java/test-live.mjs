@@ -1,14 +1,16 @@
 // Runs the Java client's tests against live servers of this repository on PostgreSQL:
 //   node clients/java/test-live.mjs
 // Builds the service (if dist/ is missing) and the client, creates a fresh database (dropped at the
-// end), starts three servers on 127.0.0.1 — the main one, one with a tiny rate limit (for 429), one
-// whose database connection is cut once it has started (for 503) — creates the API users of groups
+// end), starts four servers on 127.0.0.1 — the main one, one with a tiny rate limit (for 429), one
+// whose database connection is cut once it has started (for 503), one that traces to an OTLP/HTTP
+// collector kept here (its spans readable at GET /spans?trace=ID) — creates the API users of groups
 // A–D, imports the seed data, and runs JUnit with the addresses and keys in its environment. Each test
 // fails after a minute (src/test/resources/junit-platform.properties), and a JVM still running after
 // JAVA_TESTS_TIMEOUT_S (600 by default) is killed and the run fails: CI never hangs on it.
 // DATABASE_URL (or CI_POSTGRES_URL) names the server; the default is the local one.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { createServer } from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,6 +29,7 @@ const JUNIT_TIMEOUT_MS = Number(process.env.JAVA_TESTS_TIMEOUT_S ?? 600) * 1000;
 
 const servers = [];
 let proxy;
+let collector;
 let created = false;
 
 function run(cmd, args, opts = {}) {
@@ -79,10 +82,47 @@ function startProxy(target) {
   })));
 }
 
+/**
+ * The JVM, killed after JUNIT_TIMEOUT_MS; spawned, not spawnSync'd, so that this process goes on serving
+ * the collector the traced server exports to and the tests read.
+ */
+function java(args, { env }) {
+  return new Promise((resolve) => {
+    const child = spawn("java", args, { cwd: here, stdio: "inherit", env });
+    servers.push(child);
+    let timedOut = false;
+    const timer = setTimeout(() => { timedOut = true; child.kill("SIGKILL"); }, JUNIT_TIMEOUT_MS);
+    child.on("error", (error) => { clearTimeout(timer); resolve({ status: null, error }); });
+    child.on("exit", (code) => { clearTimeout(timer); resolve({ status: code, error: timedOut ? { code: "ETIMEDOUT" } : undefined }); });
+  });
+}
+
+/** An OTLP/HTTP (JSON) collector: the spans it is sent, by trace, at GET /spans?trace=ID (name, spanId, parentSpanId). */
+function startCollector() {
+  const spans = [];
+  const server = createServer((req, res) => {
+    const url = new URL(req.url, "http://collector");
+    if (req.method === "GET" && url.pathname === "/spans") {
+      const trace = url.searchParams.get("trace");
+      const found = spans.filter((s) => s.traceId === trace).map(({ name, spanId, parentSpanId }) => ({ name, spanId, parentSpanId }));
+      res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(found));
+      return;
+    }
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      for (const r of JSON.parse(body).resourceSpans ?? []) for (const s of r.scopeSpans ?? []) spans.push(...(s.spans ?? []));
+      res.writeHead(200, { "Content-Type": "application/json" }).end("{}");
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${server.address().port}`, server })));
+}
+
 async function cleanUp() {
   for (const child of servers) if (child.exitCode === null) child.kill("SIGTERM");
   await Promise.all(servers.map((c) => (c.exitCode === null ? new Promise((r) => c.once("exit", r)) : null)));
   await proxy?.cut().catch(() => {});
+  collector?.server.close();
   if (created) await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch((e) => console.error(`drop ${database}: ${e.message}`));
 }
 
@@ -119,9 +159,11 @@ try {
   const proxied = new URL(dbUrl);
   proxied.hostname = "127.0.0.1";
   proxied.port = String(proxy.port);
-  const [limited, unavailable] = await Promise.all([
+  collector = await startCollector();
+  const [limited, unavailable, traced] = await Promise.all([
     startServer("rate-limited", dbUrl, { RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) }),
     startServer("database-cut", proxied.toString(), { DB_CONNECT_TIMEOUT_MS: "500", DB_STATEMENT_TIMEOUT_MS: "1000" }),
+    startServer("traced", dbUrl, { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: "50" }),
   ]);
   await proxy.cut();
   step("servers ready");
@@ -129,18 +171,17 @@ try {
   const classpath = [
     "build/test-classes", "build/client.jar", GSON, "src/test/resources",
   ].join(":");
-  const junit = spawnSync("java", [
+  const junit = await java([
     "-jar", path.join(JUNIT, "junit-platform-console-standalone.jar"),
     "--disable-banner", "--disable-ansi-colors", "--details=tree", "--fail-if-no-tests",
     // The live tests skip themselves without COMMUNITY_API_URL (for mvn install); here they must run, or fail.
     "--config=junit.jupiter.conditions.deactivate=org.junit.*EnabledIfEnvironmentVariableCondition",
     "--class-path", classpath, "--scan-class-path", "build/test-classes",
   ], {
-    cwd: here, stdio: "inherit", timeout: JUNIT_TIMEOUT_MS, killSignal: "SIGKILL",
     env: {
       ...process.env,
       COMMUNITY_API_URL: main, COMMUNITY_API_RATE_LIMITED_URL: limited, COMMUNITY_API_RATE_LIMIT: String(RATE_LIMIT),
-      COMMUNITY_API_UNAVAILABLE_URL: unavailable,
+      COMMUNITY_API_UNAVAILABLE_URL: unavailable, COMMUNITY_API_TRACED_URL: traced, COMMUNITY_OTLP_SPANS_URL: `${collector.url}/spans`,
       COMMUNITY_API_KEY_A: keys.A, COMMUNITY_API_KEY_B: keys.B, COMMUNITY_API_KEY_C: keys.C, COMMUNITY_API_KEY_D: keys.D,
       COMMUNITY_API_KEY_LIMITED: limitedKey,
     },

@@ -3,6 +3,7 @@ package net.gamecommunity.api;
 import com.google.gson.JsonObject;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One event of the live stream ({@link CommunityApi#subscribe}): what a webhook receiver gets, with its
@@ -17,6 +18,7 @@ public final class Event {
   private final String type;
   private final Instant timestamp;
   private final String data;
+  private final String traceparent;
   private final boolean strict;
 
   /**
@@ -29,14 +31,15 @@ public final class Event {
    * @throws NullPointerException when an argument is null
    */
   public Event(String id, String type, Instant timestamp, JsonObject data) {
-    this(id, type, timestamp, Objects.requireNonNull(data, "data").toString(), false);
+    this(id, type, timestamp, Objects.requireNonNull(data, "data").toString(), null, false);
   }
 
-  Event(String id, String type, Instant timestamp, String data, boolean strict) {
+  Event(String id, String type, Instant timestamp, String data, String traceparent, boolean strict) {
     this.id = Objects.requireNonNull(id, "id");
     this.type = Objects.requireNonNull(type, "type");
     this.timestamp = Objects.requireNonNull(timestamp, "timestamp");
     this.data = Objects.requireNonNull(data, "data");
+    this.traceparent = traceparent;
     this.strict = strict;
   }
 
@@ -63,6 +66,17 @@ public final class Event {
   /** @return when the write happened */
   public Instant timestamp() {
     return timestamp;
+  }
+
+  /**
+   * The W3C {@code traceparent} of the write that recorded this event, when the service traces
+   * (docs/OPERATIONS.md, "Traces"): to continue that trace in the handler, or link to it. With
+   * OpenTelemetry: {@code propagator.extract(Context.current(), Map.of("traceparent", value), getter)}.
+   *
+   * @return the write's trace context; empty when the service does not trace, or for an event made by {@link #Event(String, String, Instant, JsonObject)}
+   */
+  public Optional<String> traceparent() {
+    return Optional.ofNullable(traceparent);
   }
 
   /**

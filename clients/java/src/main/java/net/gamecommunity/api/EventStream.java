@@ -7,7 +7,7 @@ import java.util.concurrent.Flow;
 
 /**
  * The reader of one {@code text/event-stream} connection (server-sent events, WHATWG parsing): each line
- * is a field ({@code id}, {@code data}, {@code retry}; comments and other fields are ignored), a blank line
+ * is a field ({@code id}, {@code data}, {@code retry}, {@code traceparent}; comments and other fields are ignored), a blank line
  * ends a frame. One line is requested at a time, the next once the {@link Frames} it reports to is done
  * with a frame: a reader of frames slower than the stream holds the stream back. It knows nothing of the
  * API's events, of resuming nor of reconnecting: {@link EventSubscription} does, through {@link Frames}.
@@ -37,10 +37,11 @@ final class EventStream implements Flow.Subscriber<String> {
      * A frame ended (a blank line).
      *
      * @param id its {@code id:} field, or null
+     * @param traceparent its {@code traceparent:} field when well-formed (the trace of the write that recorded the event), or null
      * @param data its {@code data:} lines, empty when it had none (a heartbeat, when it has no id either)
      * @return completed once the next line may be read; null to read no more (the connection is given up)
      */
-    CompletableFuture<?> frame(String id, List<String> data);
+    CompletableFuture<?> frame(String id, String traceparent, List<String> data);
 
     /**
      * The stream ended.
@@ -53,6 +54,7 @@ final class EventStream implements Flow.Subscriber<String> {
   private final Frames frames;
   private Flow.Subscription subscription;
   private String id;
+  private String traceparent;
   private final List<String> data = new ArrayList<>();
 
   EventStream(Frames frames) {
@@ -78,10 +80,12 @@ final class EventStream implements Flow.Subscriber<String> {
       return;
     }
     String position = id;
+    String trace = traceparent;
     List<String> frame = List.copyOf(data);
     id = null;
+    traceparent = null;
     data.clear();
-    CompletableFuture<?> handled = frames.frame(position, frame);
+    CompletableFuture<?> handled = frames.frame(position, trace, frame);
     if (handled != null) handled.whenComplete((done, error) -> subscription.request(1));
   }
 
@@ -96,6 +100,7 @@ final class EventStream implements Flow.Subscriber<String> {
         if (value.indexOf('\0') < 0) id = value;
       }
       case "data" -> data.add(value);
+      case "traceparent" -> traceparent = TraceHeaders.wellFormed(value) ? value : null;
       case "retry" -> {
         if (value.matches("\\d{1,9}")) frames.retry(Long.parseLong(value));
       }

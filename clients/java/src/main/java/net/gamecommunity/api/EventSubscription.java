@@ -269,7 +269,7 @@ public final class EventSubscription implements AutoCloseable {
     }
 
     @Override
-    public CompletableFuture<?> frame(String position, List<String> frame) {
+    public CompletableFuture<?> frame(String position, String traceparent, List<String> frame) {
       String eventId;
       synchronized (lock) {
         if (closed || connection != generation) return null;
@@ -282,7 +282,7 @@ public final class EventSubscription implements AutoCloseable {
       if (!frame.isEmpty()) {
         JsonObject message = StrictJson.parse(String.join("\n", frame)).getAsJsonObject();
         event = new Event(eventId, message.get("type").getAsString(), Instant.parse(message.get("timestamp").getAsString()),
-            message.getAsJsonObject("data").toString(), transport.strictDecoding);
+            message.getAsJsonObject("data").toString(), traceparent, transport.strictDecoding);
       }
       // Through the listener's queue even without an event, so that the resume point moves in order. The next
       // line once the listener returned: a listener slower than the stream holds the stream back.

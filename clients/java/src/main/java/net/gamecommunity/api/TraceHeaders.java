@@ -16,6 +16,11 @@ final class TraceHeaders {
 
   private TraceHeaders() {}
 
+  /** @return whether {@code traceparent} is a version-00 W3C traceparent (what is sent, and what an event may carry) */
+  static boolean wellFormed(String traceparent) {
+    return traceparent != null && TRACEPARENT.matcher(traceparent).matches();
+  }
+
   static void add(Supplier<? extends Map<String, String>> context, HttpRequest.Builder request, ClientLog log) {
     Map<String, String> headers;
     try {
@@ -27,7 +32,7 @@ final class TraceHeaders {
     }
     if (headers == null) return;
     String parent = headers.get("traceparent");
-    if (parent == null || !TRACEPARENT.matcher(parent).matches()) return;
+    if (!wellFormed(parent)) return;
     request.header("traceparent", parent);
     String state = headers.get("tracestate");
     if (state != null && TRACESTATE.matcher(state).matches()) request.header("tracestate", state);
