@@ -92,8 +92,9 @@ export function envOf(kind: Kind, dbUrl: string, redisPrefix: string): NodeJS.Pr
     const sampled = { OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: kind.endsWith("-10") ? "0.1" : "1" };
     return { ...service, ...productionSettings(redisPrefix), OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, ...sampled };
   }
+  // The build before (BENCH_BEFORE) as this one: logged too, or an A/B measures the log line.
   if (kind === "service-production" || kind === "service-production-unlogged" || kind === "service-production-before") {
-    return { ...service, ...productionSettings(redisPrefix), ...(kind === "service-production" ? {} : { LOG_LEVEL: "warn" }) };
+    return { ...service, ...productionSettings(redisPrefix), ...(kind === "service-production-unlogged" ? { LOG_LEVEL: "warn" } : {}) };
   }
   // The reference servers build a whole list in memory, as naive servers do: room for four at 1,000,000 players.
   return { ...common, NODE_OPTIONS: "--max-old-space-size=16384" };
