@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inSlices, ReadPace } from "../src/events/pace.js";
+import { inSlices, ReadPace } from "../src/stream/pace.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makePlayer } from "./helpers/fixtures.js";
 import { openStream, strictlyIncreasing, type SseClient } from "./helpers/sse.js";
@@ -7,7 +7,7 @@ import { openStream, strictlyIncreasing, type SseClient } from "./helpers/sse.js
 /**
  * GET /api/events with many streams live on one instance (PGlite, or
  * PostgreSQL when DATABASE_URL is set): the tail is then read at a gap
- * (events/pace.ts), several events going to each stream in one write. Each
+ * (stream/pace.ts), several events going to each stream in one write. Each
  * stream still gets every event once, in the order of the others. The pace
  * itself first: with few streams no gap, with many one later read, not lost;
  * after a hand-out that kept the event loop busy, a gap in proportion.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WEBHOOK_EVENTS } from "../src/audit/events.js";
+import { EVENT_TYPES } from "../src/events/catalogue.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { openStream, positionsOf, type SseClient } from "./helpers/sse.js";
 
@@ -46,7 +46,7 @@ beforeAll(async () => {
   start = s.events.find((e) => e.data.includes('"id":-2'))!.id;
   await s.close();
   // Every type once; temporary items twice, inside their dates and not; then a marker every group sees.
-  const events = WEBHOOK_EVENTS.flatMap((type, i) => [
+  const events = EVENT_TYPES.flatMap((type, i) => [
     { type, data: dataOf(type, i, true) },
     ...(type.startsWith("temporary_item.") ? [{ type, data: dataOf(type, 1000 + i, false) }] : []),
   ]);
@@ -76,7 +76,7 @@ async function received(group: keyof typeof SEEN_BY, query = ""): Promise<{ type
 describe("GET /api/events: who sees which event", () => {
   it.each(GROUPS)("when a caller of group %s streams every type it may, then it gets exactly the events the rule gives it", async (group) => {
     const got = await received(group);
-    const expected = WEBHOOK_EVENTS.flatMap((type) => [
+    const expected = EVENT_TYPES.flatMap((type) => [
       ...(SEEN_BY[group](type, true) ? [{ type, active: true }] : []),
       ...(type.startsWith("temporary_item.") && SEEN_BY[group](type, false) ? [{ type, active: false }] : []),
     ]);
@@ -84,13 +84,13 @@ describe("GET /api/events: who sees which event", () => {
   });
 
   it.each(GROUPS)("when a caller of group %s asks for a type the rule does not give it, then 403 naming it", async (group) => {
-    const refused = WEBHOOK_EVENTS.filter((type) => !SEEN_BY[group](type, true));
+    const refused = EVENT_TYPES.filter((type) => !SEEN_BY[group](type, true));
     for (const type of refused) {
       const s = await openStream(t.url, keys[group], `types=${type}`);
       expect(s.status).toBe(403);
       expect(JSON.parse(s.body).message).toMatch(new RegExp(`^types: this API user may not subscribe to ${type.replace(".", "\\.")} `));
     }
-    for (const type of WEBHOOK_EVENTS.filter((type) => SEEN_BY[group](type, true))) {
+    for (const type of EVENT_TYPES.filter((type) => SEEN_BY[group](type, true))) {
       const s = await openStream(t.url, keys[group], `types=${type}`);
       expect(s.status).toBe(200);
       await s.close();
@@ -98,7 +98,7 @@ describe("GET /api/events: who sees which event", () => {
   });
 
   it("when a stream asks for one type, then it gets that type alone, temporary items outside their dates only for groups A and B", async () => {
-    const items = WEBHOOK_EVENTS.filter((type) => type.startsWith("temporary_item."));
+    const items = EVENT_TYPES.filter((type) => type.startsWith("temporary_item."));
     // With the marker's type, and the cosmetic events before it.
     const query = `types=${items.join(",")},cosmetic.updated`;
     const itemsOf = async (group: "B" | "D") => (await received(group, query)).filter((e) => e.type !== "cosmetic.updated");

@@ -1,8 +1,8 @@
 import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { EVENTS_CHANNEL } from "../src/events/channels.js";
-import { compareKeys, EVENT_ID } from "../src/events/event-id.js";
-import { EventHub } from "../src/events/hub.js";
+import { EVENTS_CHANNEL } from "../src/stream/channels.js";
+import { compareKeys, EVENT_ID } from "../src/stream/event-id.js";
+import { EventHub } from "../src/stream/hub.js";
 import { Prisma } from "../src/generated/prisma/client.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { onPostgres } from "./helpers/database.js";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { WEBHOOK_EVENTS } from "../src/audit/events.js";
+import { EVENT_TYPES } from "../src/events/catalogue.js";
 import { ERROR_CATALOGUE } from "../src/core/error-catalogue.js";
 import { STATISTICS } from "../src/leaderboards/boards.js";
 import { PERIOD_KINDS } from "../src/leaderboards/periods.js";
@@ -35,7 +35,7 @@ describe("the Java client's names", () => {
   });
 
   it("when EventType is read, then its constants name the service's event types, UNKNOWN aside", () => {
-    expect(declared("EventType.java").map(wireName).sort()).toEqual([...WEBHOOK_EVENTS].sort());
+    expect(declared("EventType.java").map(wireName).sort()).toEqual([...EVENT_TYPES].sort());
   });
 
   it("when Statistic and PeriodKind are read, then their wire names are the boards' statistics and periods, and Board's limits are the routes'", () => {

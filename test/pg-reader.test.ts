@@ -54,7 +54,7 @@ describe.skipIf(!onPostgres)("read queries without Prisma (PostgreSQL)", () => {
       (db) => playerByNick(db, player.pseudo.toUpperCase()),
       (db) => cosmeticById(db, cosmetic.id),
       (db) => cosmeticById(db, -1),
-      (db) => tableVersion(db, "players"),
+      (db) => tableVersion(db, { table: "players", versioned: true }),
       (db) => readAll(db, allPlayers),
       (db) => readAll(db, allMaps),
       // The first batch of a list, with the snapshot facts a Sync-Token is made of (read apart: they move).

@@ -2,7 +2,7 @@ import os from "node:os";
 import type { DbClient } from "../db/client.js";
 import { RowUpdate } from "../db/sql.js";
 import { Prisma } from "../generated/prisma/client.js";
-import { eventCtes, type RowEvent } from "./events.js";
+import { eventCtes, type RowEvent } from "../events/record.js";
 
 /**
  * The audit log: one row per write, written atomically with it (the same

@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENTS } from "../audit/events.js";
+import { isEventType } from "../events/catalogue.js";
 import { ENTITIES } from "../entities/all.js";
 import type { Entity } from "../fields/entity.js";
 import { issueMessages, PARSE_OPTIONS } from "../http/validation.js";
@@ -55,7 +55,7 @@ export function checkEndpoint(row: Record<string, unknown>): void {
     throw new BackupFileError(`webhook endpoint ${id}'s ${(error as Error).message}: the file was altered`);
   }
   const events = row.events;
-  if (!Array.isArray(events) || !events.every((e) => typeof e === "string" && WEBHOOK_EVENTS.includes(e))) {
+  if (!Array.isArray(events) || !events.every((e) => typeof e === "string" && isEventType(e))) {
     throw new BackupFileError(`webhook endpoint ${id}'s events are not a list of this service's event types: the file was altered`);
   }
 }

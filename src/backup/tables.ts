@@ -1,3 +1,4 @@
+import { ENTITIES } from "../entities/all.js";
 import { q, type Tx } from "../transfer/import-checks.js";
 import type { SchemaConstraints, TableConstraints } from "./keys.js";
 
@@ -18,21 +19,18 @@ export interface BackupTable {
   skip?: (kept: KeptFor) => string;
 }
 
+/** An entity's table (entities/all.ts), by its primary key. */
+const entityTable = (e: (typeof ENTITIES)[number]): BackupTable => (e.generatedKey ? { table: e.table, key: [e.primaryKey] } : { table: e.table, key: [e.primaryKey], unserial: true });
+
 /**
  * Every table a backup holds, in an order that restores them (a table after
- * those its foreign keys name). test/backup.test.ts fails when a migration adds
- * a table that is neither here nor in NOT_BACKED_UP.
+ * those its foreign keys name): the API users, every entity in ENTITIES'
+ * order, then the service's own. test/backup.test.ts fails when a migration
+ * adds a table that is neither here nor in NOT_BACKED_UP.
  */
 export const BACKUP_TABLES: readonly BackupTable[] = [
   { table: "api_users", key: ["id"] },
-  { table: "players", key: ["id"] },
-  { table: "cosmetics", key: ["id"] },
-  { table: "form_answers", key: ["id"] },
-  { table: "infected_stats", key: ["playerId"] },
-  { table: "temporary_items", key: ["id"] },
-  { table: "reward_logs", key: ["id"] },
-  { table: "worlds", key: ["id"] },
-  { table: "parkour_maps", key: ["id"] },
+  ...ENTITIES.map(entityTable),
   // After infected_stats: its trigger adds gains to the periods counting, and there are none yet then.
   { table: "leaderboard_periods", key: ["id"] },
   { table: "leaderboard_entries", key: ["periodId", "playerId"], unserial: true },

@@ -1,12 +1,16 @@
 import type { DbClient, ReadClient } from "./client.js";
 
-export type VersionedTable = "players" | "infected_stats" | "temporary_items" | "parkour_maps";
+/** An entity declared `versioned` (fields/entity.ts): its table's writes are counted in data_versions. */
+export interface Versioned {
+  table: string;
+  versioned: true;
+}
 
 /**
  * The table's version (bumped by a trigger in every writing transaction), for
  * ETags: one primary-key read instead of building the answer.
  */
-export async function tableVersion(prisma: ReadClient, table: VersionedTable): Promise<string> {
+export async function tableVersion(prisma: ReadClient, { table }: Versioned): Promise<string> {
   const rows = await prisma.$queryRaw<{ version: string }[]>`SELECT version::text AS version FROM data_versions WHERE name = ${table}`;
   return rows[0]?.version ?? "0";
 }

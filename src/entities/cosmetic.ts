@@ -2,6 +2,8 @@ import { defineEntity, field } from "../fields/entity.js";
 
 export const cosmetic = defineEntity({
   table: "cosmetics",
+  kind: "cosmetic",
+  eventsSeenThrough: "/cosmetic/get-cosmetic",
   fields: {
     id: field.id().describe("Cosmetic id"),
     name: field.text(128).unique({ subject: "Cosmetic name" }).describe("Name, unique", "Halo"),

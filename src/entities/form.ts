@@ -9,6 +9,7 @@ const commentRule = z
 
 export const formAnswer = defineEntity({
   table: "form_answers",
+  kind: "form",
   fields: {
     id: field.id().describe("Answer id"),
     playerId: field.id().references("players").describe("Id of the answering player"),

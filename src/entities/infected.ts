@@ -2,6 +2,9 @@ import { defineEntity, field } from "../fields/entity.js";
 
 export const infectedStats = defineEntity({
   table: "infected_stats",
+  kind: "infected_stats",
+  versioned: true,
+  eventsSeenThrough: "/infecte2/get-all-infectes",
   primaryKey: "playerId",
   generatedKey: false,
   fields: {

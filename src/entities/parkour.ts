@@ -2,6 +2,9 @@ import { defineEntity, field } from "../fields/entity.js";
 
 export const parkourMap = defineEntity({
   table: "parkour_maps",
+  kind: "parkour_map",
+  versioned: true,
+  eventsSeenThrough: "/parkour/get-all-maps",
   fields: {
     id: field.id().describe("Map id"),
     name: field.text(64).describe("Map name", "Sky run"),

@@ -4,6 +4,9 @@ import { defineEntity, field } from "../fields/entity.js";
 /** The language field is spelled `language` everywhere. */
 export const player = defineEntity({
   table: "players",
+  kind: "player",
+  versioned: true,
+  eventsSeenThrough: "/player/get-all-full-players-by-gradeId",
   fields: {
     id: field.id().describe("Player id"),
     pseudo: field.text(64).caseInsensitive().unique().describe("Pseudo, unique regardless of case", "Steve"),

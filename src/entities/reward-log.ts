@@ -8,6 +8,7 @@ const oncePerMoment = { constraint: "reward_logs_player_reward_time_key", subjec
 
 export const rewardLog = defineEntity({
   table: "reward_logs",
+  kind: "reward_log",
   fields: {
     id: field.id().describe("Log id"),
     playerId: field.id().references("players").unique(oncePerMoment).describe("Id of the rewarded player"),

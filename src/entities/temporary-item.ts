@@ -12,6 +12,9 @@ const stringId = z
 
 export const temporaryItem = defineEntity({
   table: "temporary_items",
+  kind: "temporary_item",
+  versioned: true,
+  eventsSeenThrough: "/temporary-item/get-active-items",
   fields: {
     id: field.custom(stringId, z.string().regex(/^\d+$/), String, (column) => `${column}::text`).describe("Item id, written as a string", "5"),
     itemName: field.text(128).describe("Item name", "Double XP"),

@@ -8,6 +8,7 @@ const gameruleFlag = z
 
 export const world = defineEntity({
   table: "worlds",
+  kind: "world",
   fields: {
     id: field.id().describe("World id"),
     name: field.text(64).describe("World name", "Nether base"),

@@ -1,47 +1,20 @@
+/**
+ * The outbox rows a write records, in its own transaction: the event (webhook_events), and a delivery
+ * for each endpoint subscribed to it. Webhooks (webhooks/) deliver them; the event stream (stream/)
+ * reads them too. The types are catalogue.ts's.
+ */
 import type { DbClient } from "../db/client.js";
 import { currentTraceparent } from "../core/tracing.js";
 import { Prisma } from "../generated/prisma/client.js";
-
-/**
- * The events announced to webhook endpoints. The API's writes announce the
- * first six; an import announces each record it writes as `<kind>.created`
- * or `<kind>.updated`. Every event carries the resource as the API answers it
- * (`api_user.created`: the username and role, never the key).
- */
-export const IMPORT_KINDS = {
-  players: "player",
-  cosmetics: "cosmetic",
-  formAnswers: "form",
-  infectedStats: "infected_stats",
-  temporaryItems: "temporary_item",
-  rewardLogs: "reward_log",
-  worlds: "world",
-  parkourMaps: "parkour_map",
-} as const;
-
-export const WEBHOOK_EVENTS: readonly string[] = [
-  ...new Set([
-    "reward_log.created",
-    "form.created",
-    "cosmetic.updated",
-    "world.updated",
-    "api_user.created",
-    // A player erased (docs/PRIVACY.md): their id and the receipt's, nothing else of theirs.
-    "player.erased",
-    // Leaderboards (src/leaderboards/periods.ts): a period begun (with the last one's final top), a season ended.
-    "leaderboard.period_started",
-    "season.ended",
-    ...Object.values(IMPORT_KINDS).flatMap((kind) => [`${kind}.created`, `${kind}.updated`]),
-  ]),
-];
+import type { EventType } from "./catalogue.js";
 
 /** The channel on which new deliveries are announced (a trigger of webhook_deliveries, at commit). */
 export const DELIVERIES_CHANNEL = "webhook_deliveries";
 
 /** The event of a write made in SQL: its type, and the answer's SELECT list (entity.full.columns) over the written row. */
 export interface RowEvent {
-  /** A type, or an SQL expression over the written row `w` choosing one. */
-  type: string | Prisma.Sql;
+  /** A type, or an SQL expression over the written row `w` choosing one (an import's `.created` or `.updated`). */
+  type: EventType | Prisma.Sql;
   columns: Prisma.Sql;
 }
 
@@ -78,7 +51,7 @@ export function eventCtes(event: RowEvent): Prisma.Sql {
  * is recorded in the same statement, and only if that write returned a row.
  * Returns whether the event was recorded.
  */
-export async function recordEvent(client: DbClient, type: string, data: Record<string, unknown>, onlyIf?: Prisma.Sql): Promise<boolean> {
+export async function recordEvent(client: DbClient, type: EventType, data: Record<string, unknown>, onlyIf?: Prisma.Sql): Promise<boolean> {
   const trace = traced();
   const [row] = await client.$queryRaw<{ n: number }[]>`
     WITH ${onlyIf ? Prisma.sql`gate AS (${onlyIf}),` : Prisma.empty}

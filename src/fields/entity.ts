@@ -19,8 +19,10 @@ export type PublicJson<F extends Fields> = Pick<Json<F>, Extract<PublicKeys<F>, 
 /** A database row with the entity's columns (Prisma's model type fits). */
 type RowOf<F extends Fields> = { [K in keyof F]: F[K] extends Field<z.ZodType, z.ZodType, infer V, boolean, z.ZodType> ? V : never };
 
-export interface EntityOptions<F extends Fields, Key extends keyof F & string> {
+export interface EntityOptions<F extends Fields, Key extends keyof F & string, Kind extends string, Versioned extends boolean> {
   table: string;
+  /** Its name in event types (`player.created`), audit targets (`player:7`) and an import's counts. */
+  kind: Kind;
   fields: F;
   /** The primary key's column (default id), and whether a sequence makes it. */
   primaryKey?: Key;
@@ -35,6 +37,17 @@ export interface EntityOptions<F extends Fields, Key extends keyof F & string> {
   summaryComponent?: { id: string; description: (omitted: string) => string };
   /** Columns besides the fields, kept by the database (a trigger) and never answered nor taken from a client. */
   bookkeeping?: readonly string[];
+  /**
+   * Its list is cached and synced: the table's writes are counted in data_versions (ETags, sync tokens).
+   * Its migration creates the triggers `<table>_data_version`, `<table>_deleted_by` and `<table>_written_by`
+   * and the `writtenBy` column (as 20261123100000_row_changes does); test/entity-lists.test.ts checks them.
+   */
+  versioned?: Versioned;
+  /**
+   * The route (path under /api) answering its record with every field its events carry: its callers see
+   * those events (resources/events/visibility.ts). None: the admin routes' callers alone.
+   */
+  eventsSeenThrough?: string;
 }
 
 /** One projection of an entity: its answer schema, its SELECT list and its row → answer mapper. */
@@ -112,7 +125,9 @@ function uniqueConstraints(table: string, fields: Fields): UniqueConstraint[] {
  * record and its summary (schemas, SELECT lists, mappers), the import rule,
  * the create and PATCH bodies, the foreign keys and unique constraints.
  */
-export function defineEntity<F extends Fields, Key extends keyof F & string = "id" & keyof F>(options: EntityOptions<F, Key>) {
+export function defineEntity<F extends Fields, Kind extends string, Key extends keyof F & string = "id" & keyof F, Versioned extends boolean = false>(
+  options: EntityOptions<F, Key, Kind, Versioned>,
+) {
   const { fields, table } = options;
   const key = options.primaryKey ?? "id";
   const names = Object.keys(fields) as (keyof F & string)[];
@@ -139,6 +154,9 @@ export function defineEntity<F extends Fields, Key extends keyof F & string = "i
   };
   return {
     table,
+    kind: options.kind,
+    versioned: (options.versioned ?? false) as Versioned,
+    eventsSeenThrough: options.eventsSeenThrough,
     fields,
     primaryKey: key,
     generatedKey: options.generatedKey ?? true,

@@ -3,7 +3,7 @@ import type { CallerDirectory } from "../auth/callers.js";
 import type { Config } from "../core/config.js";
 import type { requestContext } from "../core/context.js";
 import type { Database } from "../db/database.js";
-import type { EventHub } from "../events/hub.js";
+import type { EventHub } from "../stream/hub.js";
 import type { Bulkhead } from "../limits/bulkhead.js";
 import type { Logger } from "../core/logger.js";
 import type { ApiUsers } from "../users/users.js";

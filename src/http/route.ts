@@ -5,7 +5,7 @@ import type { CallerDirectory } from "../auth/callers.js";
 import type { CallerGroup, Config } from "../core/config.js";
 import type { DbClient, ReadClient } from "../db/client.js";
 import type { ListSource } from "../db/list-query.js";
-import type { StreamStart } from "../events/event-id.js";
+import type { StreamStart } from "../stream/event-id.js";
 import type { ApiError } from "../core/errors.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import type { ApiUsers } from "../users/users.js";
@@ -121,7 +121,7 @@ export interface ListDeclaration<I = RouteInput> {
 /**
  * What an event stream's handler answers (GET /api/events): the types and
  * the resume point it validated and authorized; the stream itself is served
- * by the instance's EventHub (events/hub.ts).
+ * by the instance's EventHub (stream/hub.ts).
  */
 export class EventStreamAnswer {
   constructor(

@@ -1,5 +1,6 @@
 import { recordAudit, type AuditSource } from "../audit/audit.js";
-import { recordEvent } from "../audit/events.js";
+import type { EventType } from "../events/catalogue.js";
+import { recordEvent } from "../events/record.js";
 import { errors } from "../core/errors.js";
 import type { DbClient, ReadClient } from "../db/client.js";
 import { Prisma } from "../generated/prisma/client.js";
@@ -98,7 +99,7 @@ export async function announce(db: DbClient): Promise<number> {
 }
 
 /** Sets `mark` on the period if it is still unset and, in the same statement, records the event; 1 if it did. */
-async function markAndAnnounce(db: DbClient, id: number, mark: Prisma.Sql, type: string, data: Record<string, unknown>): Promise<number> {
+async function markAndAnnounce(db: DbClient, id: number, mark: Prisma.Sql, type: EventType, data: Record<string, unknown>): Promise<number> {
   const marked = Prisma.sql`UPDATE leaderboard_periods SET ${mark} = now() WHERE id = ${id}::int AND ${mark} IS NULL RETURNING id`;
   return (await recordEvent(db, type, data, marked)) ? 1 : 0;
 }

@@ -1,5 +1,6 @@
 import type { ReadClient } from "../db/client.js";
 import { tableVersion } from "../db/versions.js";
+import { infectedStats } from "../entities/infected.js";
 import { Prisma } from "../generated/prisma/client.js";
 
 /**
@@ -50,7 +51,7 @@ export async function rowsAbove(
   value: number,
   maxDistinct = MAX_DISTINCT,
 ): Promise<number | undefined> {
-  const key = `${board}@${await tableVersion(db, "infected_stats")}`;
+  const key = `${board}@${await tableVersion(db, infectedStats)}`;
   let kept = keptBy.get(db);
   if (!kept) keptBy.set(db, (kept = new Map<string, Promise<Counts | undefined>>()));
   let counts = kept.get(key);

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { recordAudit, type AuditSource } from "../audit/audit.js";
-import { recordEvent } from "../audit/events.js";
+import { recordEvent } from "../events/record.js";
 import { ERROR_CATALOGUE } from "../core/error-catalogue.js";
 import type { DbClient } from "../db/client.js";
 import { Prisma } from "../generated/prisma/client.js";

@@ -113,7 +113,7 @@ function steps(s: RetentionSettings): { kind: RetentionKind; limit?: number; run
  * Deletes the events older than WEBHOOKS_RETAIN_DAYS none of whose deliveries is pending, with their
  * deliveries (ON DELETE CASCADE). Only from the outbox's start, in the event stream's order (up to the
  * first event still kept): while an event is in the outbox, every later one is too, which is how a
- * stream knows it can resume after it (events/resume.ts), and answers 410 when it cannot.
+ * stream knows it can resume after it (stream/resume.ts), and answers 410 when it cannot.
  */
 export function pruneOutbox(db: DbClient, retainDays: number): Promise<number> {
   const cutoff = days(retainDays);

@@ -7,7 +7,7 @@ import type { KeyCache } from "../auth/key-cache.js";
 import { requestContext } from "../core/context.js";
 import type { Database } from "../db/database.js";
 import { errors } from "../core/errors.js";
-import { EventHub } from "../events/hub.js";
+import { EventHub } from "../stream/hub.js";
 import { withTimeout } from "../db/database.js";
 import { isDatabaseUnavailable } from "../db/prisma-errors.js";
 import { frozenWrite } from "../db/service-state.js";

@@ -2,7 +2,7 @@ import type { RequestListener, Server } from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { createApp, type Lifecycle } from "./app.js";
 import { startControlChannel, type ControlChannel } from "../cli/control-channel.js";
-import { EventHub } from "../events/hub.js";
+import { EventHub } from "../stream/hub.js";
 import { KeyCache } from "../auth/key-cache.js";
 import { keepKeyCacheInSync } from "../users/key-invalidation.js";
 import type { Config } from "../core/config.js";

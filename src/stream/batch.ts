@@ -8,7 +8,7 @@ const BATCH_BYTES = 65_536;
 const topicSets = new Map<string, ReadonlySet<string>>();
 
 /**
- * The set of these topics (events/topics.ts), one object for every stream
+ * The set of these topics (stream/topics.ts), one object for every stream
  * that may see the same ones (in any order): held once, and a batch's bytes
  * for them are built once for all of them (Batch.of).
  */

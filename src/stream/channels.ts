@@ -2,7 +2,7 @@ import { ListenUnavailableError, type Database, type Subscription } from "../db/
 import type { Logger } from "../core/logger.js";
 import { throttledWarning } from "../core/throttled-warning.js";
 import { USER_CHANGED_CHANNEL } from "../users/users.js";
-import { DELIVERIES_CHANNEL } from "../audit/events.js";
+import { DELIVERIES_CHANNEL } from "../events/record.js";
 
 /** The channel every instance's hub listens on for new events; the instance that committed them notifies it (HubChannels.announce). */
 export const EVENTS_CHANNEL = "webhook_events";

@@ -2,7 +2,7 @@ import { AddressAllowList } from "../auth/address-allow-list.js";
 import type { Database } from "../db/database.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { messageBody } from "../webhooks/attempt.js";
-import { WEBHOOK_EVENTS } from "../audit/events.js";
+import { EVENT_TYPES } from "../events/catalogue.js";
 import type { EventIds, EventKey } from "./event-id.js";
 
 /**
@@ -16,7 +16,7 @@ import type { EventIds, EventKey } from "./event-id.js";
 /** Events read at once, by the tail and by a stream catching up. */
 export const PAGE = 500;
 
-/** An event as streams send it: its place in the stream, its topic (events/topics.ts), and its SSE frame. */
+/** An event as streams send it: its place in the stream, its topic (stream/topics.ts), and its SSE frame. */
 export interface StreamEvent {
   key: EventKey;
   topic: string;
@@ -116,7 +116,7 @@ export async function eventsBetween(
   types: readonly string[],
 ): Promise<{ events: StreamEvent[]; next: EventKey }> {
   const range = Prisma.sql`${after(from)} AND ${upToKey(upTo)}`;
-  const rows = types.length >= WEBHOOK_EVENTS.length
+  const rows = types.length >= EVENT_TYPES.length
       ? await db.prisma.$queryRaw<OutboxRow[]>`
           SELECT ${COLUMNS} FROM webhook_events e WHERE ${range} ORDER BY e."writtenBy", e.id LIMIT ${PAGE}`
       : await db.prisma.$queryRaw<OutboxRow[]>`

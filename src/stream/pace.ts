@@ -39,7 +39,7 @@ export async function inSlices<T>(items: readonly T[], each: (item: T) => void):
   return busy + performance.now() - start;
 }
 
-/** When the hub's tail may be read next (events/hub.ts): a gap after the last read, by the number of live streams and the last hand-out's cost. */
+/** When the hub's tail may be read next (stream/hub.ts): a gap after the last read, by the number of live streams and the last hand-out's cost. */
 export class ReadPace {
   /** When the last read began. */
   private last = -Infinity;

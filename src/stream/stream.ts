@@ -18,7 +18,7 @@ export interface StreamRequest {
   keyHash: string;
   /** The client's address (req.ip): the stream ends when the user's allowed addresses no longer hold it. */
   address: string | undefined;
-  /** The topics it may see among the types it asked for (events/topics.ts, resources/events/visibility.ts). */
+  /** The topics it may see among the types it asked for (stream/topics.ts, resources/events/visibility.ts). */
   topics: ReadonlySet<string>;
   /** After which event to start, as the client sent it (the id, and the header or parameter it came in), or at which moment; undefined: from now. */
   resumeAfter: StreamStart | undefined;
@@ -34,7 +34,7 @@ export function streamHead(res: Response): void {
   res.setHeader("X-Accel-Buffering", "no");
 }
 
-/** Where a stream catching up reads, and up to where (events/hub.ts). */
+/** Where a stream catching up reads, and up to where (stream/hub.ts). */
 export interface Tail {
   readonly position: EventKey;
   /** The events after `after` up to `upTo` of these topics' types (a page), and where the next read starts. */

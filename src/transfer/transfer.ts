@@ -3,7 +3,7 @@ import { advanceIdSequence, largestId } from "../entities/constraints.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
 import { issueMessages, PARSE_OPTIONS } from "../http/validation.js";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
-import { eventCtes, IMPORT_KINDS } from "../audit/events.js";
+import { eventCtes } from "../events/record.js";
 import { checkAgainstDatabase, checkWithinFile, q, stagedRows, type Tx } from "./import-checks.js";
 import { ImportError, Problems } from "./import-error.js";
 import { fileParts, FileShapeError } from "./json-records.js";
@@ -160,7 +160,7 @@ async function upsert(tx: Tx, r: TransferResource, columns: string[], count: num
   const values = columns.map((c) => `x.${q(c)}`).join(", ");
   const updates = columns.filter((c) => c !== r.entity.primaryKey).map((c) => `${q(c)} = EXCLUDED.${q(c)}`).join(", ");
   // Each record written announces itself (xmax = 0: inserted), in the same statement.
-  const kind = IMPORT_KINDS[r.key as keyof typeof IMPORT_KINDS];
+  const { kind } = r.entity;
   const upsertSql = (from: number) => Prisma.sql`WITH w AS (
     INSERT INTO ${Prisma.raw(q(r.entity.table))} (${Prisma.raw(list)})
     SELECT ${Prisma.raw(values)} FROM ${Prisma.raw(stagedRows(r))} WHERE s.key = ${r.key} AND s.idx >= ${from} AND s.idx < ${from + BATCH} ORDER BY s.idx

@@ -12,7 +12,7 @@ import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
 import { auditUpdate, lockedForUpdate } from "./audited-update.js";
 import { DEFAULT_GRACE_SECONDS } from "./grace.js";
 import type { KeyUsage } from "./key-usage.js";
-import { recordEvent } from "../audit/events.js";
+import { recordEvent } from "../events/record.js";
 
 /** A username as it may exist: what the routes that address a user take. */
 export const existingUsernameSchema = z

@@ -3,7 +3,8 @@ import type { DbClient, ReadClient } from "../db/client.js";
 import { errors } from "../core/errors.js";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
 import { checkHost, RefusedTarget } from "./address-guard.js";
-import { DELIVERIES_CHANNEL, WEBHOOK_EVENTS } from "../audit/events.js";
+import { EVENT_TYPES, isEventType } from "../events/catalogue.js";
+import { DELIVERIES_CHANNEL } from "../events/record.js";
 import { generateSecret, sealSecret } from "./secrets.js";
 
 /**
@@ -101,8 +102,8 @@ export async function checkEndpointUrl(raw: string, allowPrivate: boolean): Prom
 }
 
 export function checkEvents(events: readonly string[]): string[] {
-  const unknown = events.filter((e) => !WEBHOOK_EVENTS.includes(e));
-  if (unknown.length > 0) throw errors.validation(`events: unknown ${unknown.join(", ")}; known: ${WEBHOOK_EVENTS.join(", ")}`);
+  const unknown = events.filter((e) => !isEventType(e));
+  if (unknown.length > 0) throw errors.validation(`events: unknown ${unknown.join(", ")}; known: ${EVENT_TYPES.join(", ")}`);
   return [...new Set(events)];
 }
 

@@ -2,7 +2,7 @@ import type { Config } from "../core/config.js";
 import { ListenUnavailableError, type Database, type Subscription } from "../db/database.js";
 import type { Logger } from "../core/logger.js";
 import { attempt, type AttemptResult } from "./attempt.js";
-import { DELIVERIES_CHANNEL } from "../audit/events.js";
+import { DELIVERIES_CHANNEL } from "../events/record.js";
 import { openSecret, SecretUnavailable } from "./secrets.js";
 import { annotate, contextOf, currentTraceparent, inSpan, SpanKind, tracing } from "../core/tracing.js";
 
@@ -69,7 +69,7 @@ export class DeliveryWorker {
     }
     try {
       this.subscription = await this.db.subscribe(DELIVERIES_CHANNEL, {
-        // Every write announces its events here (events/channels.ts): only worth a look when an endpoint may want them.
+        // Every write announces its events here (stream/channels.ts): only worth a look when an endpoint may want them.
         message: () => {
           if (this.endpointsExist) this.kick();
         },

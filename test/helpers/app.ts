@@ -5,7 +5,7 @@ import { Writable } from "node:stream";
 import express from "express";
 import { createApp, type AppOptions } from "../../src/service/app.js";
 import { loadConfig, type Config } from "../../src/core/config.js";
-import { EventHub } from "../../src/events/hub.js";
+import { EventHub } from "../../src/stream/hub.js";
 import { createHttpServer } from "../../src/service/http-server.js";
 import { createLogger } from "../../src/core/logger.js";
 import { closeRedis, createRedis, redisSettled } from "../../src/limits/redis.js";

@@ -1,6 +1,6 @@
 import type { Database } from "../../src/db/database.js";
-import { compareKeys, EventIds, type EventKey } from "../../src/events/event-id.js";
-import { lastEvent, syncKey } from "../../src/events/outbox.js";
+import { compareKeys, EventIds, type EventKey } from "../../src/stream/event-id.js";
+import { lastEvent, syncKey } from "../../src/stream/outbox.js";
 import { Prisma } from "../../src/generated/prisma/client.js";
 import http from "node:http";
 

@@ -4,7 +4,7 @@ import { INT32_MAX } from "../../fields/rules.js";
 import { formatTimestamp, TIMESTAMP_PATTERN } from "../../fields/timestamp.js";
 import { queryInt } from "../../fields/query-params.js";
 import { defineRoute, Page } from "../../http/route.js";
-import { WEBHOOK_EVENTS } from "../../audit/events.js";
+import { EVENT_TYPES } from "../../events/catalogue.js";
 import {
   addEndpointIn,
   checkEndpointUrl,
@@ -101,14 +101,14 @@ export const webhookRoutes = [
       "Events are sent to `url` (http or https) from now on, signed as the Standard Webhooks specification says with the " +
       "`secret` returned, which is shown only in this answer. A host resolving to a private, loopback or link-local address " +
       "is refused unless the service runs with WEBHOOKS_ALLOW_PRIVATE=true. `events` chooses the types sent (any of " +
-      `${WEBHOOK_EVENTS.join(", ")}); absent or empty: every event.`,
+      `${EVENT_TYPES.join(", ")}); absent or empty: every event.`,
     callers: ADMIN_CALLERS,
     body: z
       .strictObject({
         url: z.string("expected the receiver's URL").min(1, "expected the receiver's URL").max(MAX_URL, `expected at most ${MAX_URL} characters`),
         events: z
           .array(z.string("expected an event type").max(64, "expected at most 64 characters"), "expected an array of event types")
-          .max(WEBHOOK_EVENTS.length, `expected at most ${WEBHOOK_EVENTS.length} event types`)
+          .max(EVENT_TYPES.length, `expected at most ${EVENT_TYPES.length} event types`)
           .optional()
           .meta({ description: "Event types to send; absent or empty: every event", example: ["reward_log.created"] }),
       })

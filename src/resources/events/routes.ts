@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { CALLER_GROUPS, type CallerGroup } from "../../core/config.js";
-import { EVENT_ID, EventIds, UNSEALED_EVENT_ID } from "../../events/event-id.js";
-import { topicSet } from "../../events/batch.js";
-import { HEARTBEAT_MS, RETRY_MS } from "../../events/stream.js";
+import { EVENT_ID, EventIds, UNSEALED_EVENT_ID } from "../../stream/event-id.js";
+import { topicSet } from "../../stream/batch.js";
+import { HEARTBEAT_MS, RETRY_MS } from "../../stream/stream.js";
 import { errors } from "../../core/errors.js";
 import { instant } from "../../fields/timestamp.js";
 import { defineRoute, EventStreamAnswer } from "../../http/route.js";
-import { WEBHOOK_EVENTS } from "../../audit/events.js";
+import { EVENT_TYPES, isEventType } from "../../events/catalogue.js";
 import { EVENT_CALLERS, VISIBILITY_TEXT, visibleTopics } from "./visibility.js";
 
 /** Ids as the document shows them: sealed under a key of zeros. */
@@ -21,10 +21,11 @@ const eventsQuery = z.strictObject({
   types: z
     .string()
     .transform((raw, ctx) => {
-      const types = [...new Set(raw.split(",").map((t) => t.trim()))];
-      const unknown = types.filter((t) => !EVENT_CALLERS.has(t));
-      if (types.length === 0 || unknown.length > 0) {
-        ctx.addIssue({ code: "custom", message: `unknown event type${unknown.length > 1 ? "s" : ""} ${unknown.map((t) => `'${t}'`).join(", ") || "''"}; expected any of ${WEBHOOK_EVENTS.join(", ")}` });
+      const asked = [...new Set(raw.split(",").map((t) => t.trim()))];
+      const types = asked.filter(isEventType);
+      const unknown = asked.filter((t) => !isEventType(t));
+      if (asked.length === 0 || unknown.length > 0) {
+        ctx.addIssue({ code: "custom", message: `unknown event type${unknown.length > 1 ? "s" : ""} ${unknown.map((t) => `'${t}'`).join(", ") || "''"}; expected any of ${EVENT_TYPES.join(", ")}` });
         return z.NEVER;
       }
       return types;

@@ -13,7 +13,7 @@ export const infectedRoutes = [
     callers: ["A", "B", "D"],
     query: z.strictObject({}),
     response: z.array(infectedStats.full.response),
-    etag: async (_input, { db }) => `infected-v${await tableVersion(db, "infected_stats")}`,
+    etag: async (_input, { db }) => `infected-v${await tableVersion(db, infectedStats)}`,
     heavy: true,
     list: { source: allInfectedStats },
   }),

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { errors } from "../../core/errors.js";
 import type { ReadClient } from "../../db/client.js";
 import { tableVersion } from "../../db/versions.js";
+import { infectedStats } from "../../entities/infected.js";
+import { player } from "../../entities/player.js";
 import { queryText } from "../../fields/query-params.js";
 import { STATISTICS, type BoardSource, type Statistic } from "../../leaderboards/boards.js";
 import { currentPeriod, listSeasons, PERIOD_KINDS, periodByKey, periodView, type Period } from "../../leaderboards/periods.js";
@@ -88,7 +90,7 @@ const FORMATS = { day: "a day is 2026-12-03", week: "a week is 2026-W49 (ISO)", 
 /** The board's ETag: the statistics' and the players' versions (names are answered), the period and whether it has ended. */
 export async function boardTag(db: ReadClient, query: BoardInput, rest: string): Promise<string> {
   const board = await boardOf(db, query);
-  const [stats, players] = [await tableVersion(db, "infected_stats"), await tableVersion(db, "players")];
+  const [stats, players] = [await tableVersion(db, infectedStats), await tableVersion(db, player)];
   const p = board.period;
   const period = p ? `${p.id}.${p.endsAt?.getTime() ?? "open"}.${periodView(p).ended ? "e" : "o"}` : "all";
   return `lb-${stats}-${players}-${period}-${board.stat}-${rest}`;

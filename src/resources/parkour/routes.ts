@@ -13,7 +13,7 @@ export const parkourRoutes = [
     callers: ["A", "B", "C"],
     query: z.strictObject({}),
     response: z.array(parkourMap.full.response),
-    etag: async (_input, { db }) => `maps-v${await tableVersion(db, "parkour_maps")}`,
+    etag: async (_input, { db }) => `maps-v${await tableVersion(db, parkourMap)}`,
     list: { source: allMaps },
   }),
 ];
