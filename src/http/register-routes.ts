@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response, Router } from "express";
 import type { z } from "zod";
 import { authenticate, authorize, type AuthenticationGuards, type Step } from "../auth/authenticate.js";
 import { conflictMessage, generatedKeyCollision } from "../entities/constraints.js";
-import { uniqueViolation } from "../db/prisma-errors.js";
+import { foreignKeyViolation, uniqueViolation } from "../db/prisma-errors.js";
 import type { AppDeps } from "./deps.js";
 import { errors } from "../core/errors.js";
 import { inSpan, tracing } from "../core/tracing.js";
@@ -57,7 +57,7 @@ export function registerRoutes(
       last = async (req, res) => {
         const input = parseInput(route, declared, req);
         if (checkFirst) await checkFirst(input, deps.config);
-        return runWrite(route, req, res, deps, (ctx) => conflictsNamed(write!(input, ctx), input));
+        return runWrite(route, req, res, deps, (ctx) => constraintsAnswered(route, write!(input, ctx), input));
       };
     }
     const handle = compile([...steps, last], `/api${route.path}`);
@@ -122,14 +122,20 @@ export function directRoutes(prefix: string, compiled: ReadonlyMap<string, Reado
   };
 }
 
-/** A unique violation is named with the value the client sent. */
-async function conflictsNamed<T>(handled: Promise<T>, input: RouteInput): Promise<T> {
+/** A violated constraint, answered as the route declares: a unique value is a 409 naming it, an unknown reference its kind. */
+async function constraintsAnswered<T>(route: RouteSpec, handled: Promise<T>, input: RouteInput): Promise<T> {
   try {
     return await handled;
   } catch (error) {
+    const sent = { ...asRecord(input.query), ...asRecord(input.body) };
+    const reference = route.unknownReference && foreignKeyViolation(error);
+    if (reference) {
+      const message = route.unknownReference!.of.unknownReference(sent, reference.constraint);
+      throw route.unknownReference!.kind === "VALIDATION" ? errors.validation(message) : errors.referenceNotFound(message);
+    }
     const violation = uniqueViolation(error);
     // An id the sequence drew that was already taken is no duplicate of the client's: the write is retried (http/write.ts).
-    if (violation && !generatedKeyCollision(error)) throw errors.duplicate(conflictMessage(violation, { ...asRecord(input.query), ...asRecord(input.body) }));
+    if (violation && !generatedKeyCollision(error)) throw errors.duplicate(conflictMessage(violation, sent));
     throw error;
   }
 }

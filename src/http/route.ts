@@ -171,8 +171,19 @@ type ReadDeclaration<Q extends z.ZodType, B extends z.ZodType, H extends z.ZodTy
     | { list: ListDeclaration<RouteInput<Q, B, H>>; handler?: never }
   );
 
+/**
+ * How a write's foreign key naming nothing (an unknown player) is answered: as `kind`, the message naming
+ * the column and the value sent (the entity's `unknownReference`). Rendered by register-routes.ts, as a
+ * unique violation is on every write (409 DUPLICATE naming the value).
+ */
+export interface UnknownReference {
+  of: { unknownReference(values: Record<string, unknown>, constraint?: string): string };
+  kind: "VALIDATION" | "REFERENCE_NOT_FOUND";
+}
+
 type WriteDeclaration<Q extends z.ZodType, B extends z.ZodType, H extends z.ZodType, R> = Declared<Q, B, H, R> & {
   method: "POST" | "PATCH";
+  unknownReference?: UnknownReference;
   /** For a POST whose answer holds a secret that must not be stored (a new API key): what an Idempotency-Key replay answers instead. */
   replayInstead?: (result: unknown) => ApiError;
   /**
@@ -197,6 +208,7 @@ export interface RouteSpec extends Declared<z.ZodType, z.ZodType, z.ZodType, z.Z
   write?: Handler<RouteInput, TransactionContext, unknown>;
   replayInstead?: (result: unknown) => ApiError;
   checkFirst?: (input: RouteInput, config: Config) => Promise<void>;
+  unknownReference?: UnknownReference;
   list?: ListDeclaration;
 }
 

@@ -2,7 +2,8 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiError } from "../../src/core/errors.js";
 import { parseIfMatch } from "../../src/http/if-match.js";
-import { updateCosmetic } from "../../src/resources/cosmetic/queries.js";
+import type { Cosmetic } from "../../src/generated/prisma/client.js";
+import { cosmeticUpdate, notUpdated } from "../../src/resources/cosmetic/queries.js";
 import { importData } from "../../src/transfer/transfer.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { makeCosmetic } from "../helpers/fixtures.js";
@@ -147,7 +148,12 @@ describe("PATCH /cosmetic/update-cosmetic with If-Match", () => {
     // Below HTTP, so that all of them are in flight together: a read-then-write would let them all through.
     const c = await makeCosmetic(prisma(), { price: 1 });
     const prices = Array.from({ length: 12 }, (_, i) => 201 + i);
-    const outcomes = await Promise.allSettled(prices.map((price) => updateCosmetic(prisma(), c.id, { price }, [1])));
+    // The statement the route runs (without its audit entry), and its answer when it wrote nothing.
+    const update = async (price: number) => {
+      const [row] = await prisma().$queryRaw<Cosmetic[]>(cosmeticUpdate(c.id, { price }, [1]).alone());
+      return row ?? notUpdated(prisma(), c.id, [1]);
+    };
+    const outcomes = await Promise.allSettled(prices.map(update));
     const won = outcomes.filter((o) => o.status === "fulfilled");
     expect(won).toHaveLength(1);
     for (const o of outcomes) if (o.status === "rejected") expect((o.reason as ApiError).kind).toBe("PRECONDITION_FAILED");

@@ -1,4 +1,4 @@
-import type { DbClient, ReadClient } from "../../db/client.js";
+import type { ReadClient } from "../../db/client.js";
 import { errors } from "../../core/errors.js";
 import { Prisma, type Cosmetic } from "../../generated/prisma/client.js";
 import type { RowUpdate } from "../../db/sql.js";
@@ -14,23 +14,18 @@ export async function cosmeticById(prisma: ReadClient, id: number): Promise<Cosm
 }
 
 /**
- * One UPDATE of the fields given, conditional on the version when If-Match
+ * The UPDATE of the fields given, conditional on the version when If-Match
  * named some (`versions`): the check and the write are one statement, so no
- * concurrent writer slips in between. `run` executes it (the route runs it
- * with its audit entry, through ctx.auditedWrite).
+ * concurrent writer slips in between. The route runs it with its audit entry
+ * (ctx.auditedWrite); when it wrote nothing, `notUpdated` says why.
  */
-export async function updateCosmetic(
-  prisma: DbClient,
-  id: number,
-  data: Record<string, unknown>,
-  versions: readonly number[] | undefined,
-  run: (update: RowUpdate) => Promise<Cosmetic[]> = (update) => prisma.$queryRaw<Cosmetic[]>(update.alone()),
-): Promise<Cosmetic> {
+export function cosmeticUpdate(id: number, data: Record<string, unknown>, versions: readonly number[] | undefined): RowUpdate {
   const matches = versions === undefined ? Prisma.empty : Prisma.sql` AND version IN (${Prisma.join(versions.length ? versions : [-1])})`;
-  const [row] = await run(cosmetic.update(id, data, matches));
-  if (row) return row;
-  // Nothing was written; only the answer depends on whether the cosmetic exists at all.
-  if (versions && (await prisma.cosmetic.count({ where: { id } })) > 0) throw errors.preconditionFailed(`Cosmetic ${id}`);
-  throw errors.notFound("Cosmetic");
+  return cosmetic.update(id, data, matches);
 }
 
+/** Why cosmeticUpdate wrote nothing: 412 when the cosmetic exists (If-Match named none of its versions), else 404. */
+export async function notUpdated(prisma: ReadClient, id: number, versions: readonly number[] | undefined): Promise<never> {
+  if (versions && (await prisma.$queryRaw<unknown[]>`SELECT 1 FROM cosmetics WHERE id = ${id}`).length > 0) throw errors.preconditionFailed(`Cosmetic ${id}`);
+  throw errors.notFound("Cosmetic");
+}

@@ -5,7 +5,7 @@ import { id } from "../../fields/rules.js";
 import { queryInt } from "../../fields/query-params.js";
 import { ifMatchHeader } from "../../http/if-match.js";
 import { defineRoute, Versioned, versioned } from "../../http/route.js";
-import { cosmeticById, updateCosmetic } from "./queries.js";
+import { cosmeticById, cosmeticUpdate, notUpdated } from "./queries.js";
 import { cosmetic } from "../../entities/cosmetic.js";
 import { cosmeticEtag, versionsNamed } from "./etag.js";
 
@@ -58,13 +58,13 @@ export const cosmeticRoutes = [
       // One UPDATE of the fields sent, conditional on the version when If-Match is sent, with its audit
       // entry and the values it replaces: concurrent updates of other fields are kept, and a stale If-Match
       // writes nothing.
-      const updated = await updateCosmetic(db, cosmeticId, changes, ifMatch ? versionsNamed(ifMatch, cosmeticId) : undefined, (update) =>
-        auditedWrite<Cosmetic>(update, {
-          action: "cosmetic.update",
-          target: Prisma.sql`'cosmetic:' || w.id`,
-          event: { type: "cosmetic.updated", columns: cosmetic.full.columns },
-        }),
-      );
+      const versions = ifMatch ? versionsNamed(ifMatch, cosmeticId) : undefined;
+      const [updated] = await auditedWrite<Cosmetic>(cosmeticUpdate(cosmeticId, changes, versions), {
+        action: "cosmetic.update",
+        target: Prisma.sql`'cosmetic:' || w.id`,
+        event: { type: "cosmetic.updated", columns: cosmetic.full.columns },
+      });
+      if (!updated) return notUpdated(db, cosmeticId, versions);
       return new Versioned(cosmeticEtag(updated), cosmetic.full.toJson(updated));
     },
   }),

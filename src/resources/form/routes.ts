@@ -1,6 +1,4 @@
-import { foreignKeyViolation } from "../../db/prisma-errors.js";
 import { insertColumns } from "../../db/sql.js";
-import { errors } from "../../core/errors.js";
 import { Prisma, type FormAnswer } from "../../generated/prisma/client.js";
 import { defineRoute } from "../../http/route.js";
 import { formAnswer } from "../../entities/form.js";
@@ -24,21 +22,16 @@ export const formRoutes = [
     response: formAnswer.full.response,
     errors: { 410: ERASED_REPLAY },
     successStatus: 201,
+    unknownReference: { of: formAnswer, kind: "VALIDATION" },
     async oneStatement({ body }, { auditedWrite }) {
-      try {
-        // The answer and its audit entry (the answer as stored, but its id), in one statement.
-        const [row] = await auditedWrite<FormAnswer>(Prisma.sql`INSERT INTO form_answers ${insertColumns(body)} RETURNING *`, {
-          action: "form.create",
-          target: Prisma.sql`'form_answer:' || w.id`,
-          changes: formAnswer.changesSql("w"),
-          event: { type: "form.created", columns: formAnswer.full.columns },
-        });
-        return formAnswer.full.toJson(row!);
-      } catch (error) {
-        const violation = foreignKeyViolation(error);
-        if (violation) throw errors.validation(formAnswer.unknownReference(body, violation.constraint));
-        throw error;
-      }
+      // The answer and its audit entry (the answer as stored, but its id), in one statement.
+      const [row] = await auditedWrite<FormAnswer>(Prisma.sql`INSERT INTO form_answers ${insertColumns(body)} RETURNING *`, {
+        action: "form.create",
+        target: Prisma.sql`'form_answer:' || w.id`,
+        changes: formAnswer.changesSql("w"),
+        event: { type: "form.created", columns: formAnswer.full.columns },
+      });
+      return formAnswer.full.toJson(row!);
     },
   }),
 ];

@@ -1,7 +1,4 @@
-import { conflictMessage, generatedKeyCollision } from "../../entities/constraints.js";
-import { foreignKeyViolation, uniqueViolation } from "../../db/prisma-errors.js";
 import { insertColumns } from "../../db/sql.js";
-import { errors } from "../../core/errors.js";
 import { Prisma, type RewardLog } from "../../generated/prisma/client.js";
 import { defineRoute } from "../../http/route.js";
 import { rewardLog } from "../../entities/reward-log.js";
@@ -30,32 +27,21 @@ export const rewardLogRoutes = [
       410: ERASED_REPLAY,
     },
     successStatus: 201,
+    // An unknown player is a 409 on this route, where the other routes answer 400. A DUPLICATE here means "already
+    // recorded" to clients (CALLING.md): only the reward's own uniqueness can be violated by the client's values.
+    unknownReference: { of: rewardLog, kind: "REFERENCE_NOT_FOUND" },
     async oneStatement({ body }, { now, auditedWrite }) {
       const values = rewardLog.withDefaults(body, now());
       // Only a moment the client sent makes it one grant per (player, reward, moment): the partial unique index.
       const rewardedAtSent = body.rewardedAt !== undefined;
-      try {
-        // The log and its audit entry, in one statement; the entry holds the log as answered.
-        const [row] = await auditedWrite<RewardLog>(
-          Prisma.sql`INSERT INTO reward_logs ${insertColumns({ ...values, rewardedAtSent })} RETURNING *`,
-          {
-            action: "reward_log.create",
-            target: Prisma.sql`'reward_log:' || w.id`,
-            changes: rewardLog.changesSql("w"),
-            event: { type: "reward_log.created", columns: rewardLog.full.columns },
-          },
-        );
-        return rewardLog.full.toJson(row!);
-      } catch (error) {
-        // An unknown player is a 409 on this route, where the other routes answer 400.
-        const unknown = foreignKeyViolation(error);
-        if (unknown) throw errors.referenceNotFound(rewardLog.unknownReference(values, unknown.constraint));
-        // A DUPLICATE here means "already recorded" to clients (CALLING.md): only the reward's own uniqueness says so. An
-        // id already taken (rows written past the sequence) is retried with a fresh one (http/write.ts).
-        const violation = uniqueViolation(error);
-        if (violation && !generatedKeyCollision(error)) throw errors.duplicate(conflictMessage(violation, values));
-        throw error;
-      }
+      // The log and its audit entry, in one statement; the entry holds the log as answered.
+      const [row] = await auditedWrite<RewardLog>(Prisma.sql`INSERT INTO reward_logs ${insertColumns({ ...values, rewardedAtSent })} RETURNING *`, {
+        action: "reward_log.create",
+        target: Prisma.sql`'reward_log:' || w.id`,
+        changes: rewardLog.changesSql("w"),
+        event: { type: "reward_log.created", columns: rewardLog.full.columns },
+      });
+      return rewardLog.full.toJson(row!);
     },
   }),
 ];

@@ -1,4 +1,3 @@
-import { foreignKeyViolation } from "../../db/prisma-errors.js";
 import { Prisma, type World } from "../../generated/prisma/client.js";
 import { errors } from "../../core/errors.js";
 import { defineRoute } from "../../http/route.js";
@@ -19,22 +18,17 @@ export const worldRoutes = [
     body: updateWorldBody,
     response: world.full.response,
     errors: { 404: "No world has this id: `World not found`." },
+    unknownReference: { of: world, kind: "VALIDATION" },
     async oneStatement({ body }, { auditedWrite }) {
       const { id: worldId, ...fields } = body;
-      try {
-        // The fields sent and their audit entry, with the values they replace, in one statement.
-        const [updated] = await auditedWrite<World>(world.update(worldId, fields), {
-          action: "world.update",
-          target: Prisma.sql`'world:' || w.id`,
-          event: { type: "world.updated", columns: world.full.columns },
-        });
-        if (!updated) throw errors.notFound("World");
-        return world.full.toJson(updated);
-      } catch (error) {
-        const violation = foreignKeyViolation(error);
-        if (violation) throw errors.validation(world.unknownReference(fields, violation.constraint));
-        throw error;
-      }
+      // The fields sent and their audit entry, with the values they replace, in one statement.
+      const [updated] = await auditedWrite<World>(world.update(worldId, fields), {
+        action: "world.update",
+        target: Prisma.sql`'world:' || w.id`,
+        event: { type: "world.updated", columns: world.full.columns },
+      });
+      if (!updated) throw errors.notFound("World");
+      return world.full.toJson(updated);
     },
   }),
 ];
