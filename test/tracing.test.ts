@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { statementOf } from "../src/db/traced-adapter.js";
@@ -164,6 +166,29 @@ describe("tracing with a collector that is not there", () => {
     expect(warnings()).toHaveLength(1);
     expect(warnings()[0]!.err).toMatchObject({ message: expect.stringContaining("ECONNREFUSED") });
     expect((await request(url).get("/api/player/get-all-players").set("X-API-Key", key)).status).toBe(200);
+  }, 60_000);
+});
+
+describe("tracing with a collector that takes the connection and never answers", () => {
+  it("when the queue is full, then requests are answered as before and the spans that did not fit are counted", async () => {
+    const held = new Set<Socket>();
+    const silent = createServer(() => undefined).on("connection", (socket) => held.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const metricsPort = await freePort();
+    try {
+      const { url, key } = await serve({
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        ...{ OTEL_BSP_SCHEDULE_DELAY: "20", OTEL_BSP_MAX_QUEUE_SIZE: "8", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "8", OTEL_BSP_EXPORT_TIMEOUT: "600000" },
+        ...{ METRICS_PORT: String(metricsPort), METRICS_HOST: "127.0.0.1" },
+      });
+      // The first batch's export hangs; the next spans fill the queue, and the rest are dropped, not waited for.
+      for (let i = 0; i < 20; i++) expect((await request(url).get("/api/player/get-all-players").set("X-API-Key", key)).status).toBe(200);
+      const text = (await request(`http://127.0.0.1:${metricsPort}`).get("/metrics")).text;
+      expect(Number(/^tracing_spans_dropped_total\{reason="queue_full"\} (\d+)/m.exec(text)?.[1])).toBeGreaterThan(0);
+    } finally {
+      for (const socket of held) socket.destroy();
+      silent.close();
+    }
   }, 60_000);
 });
 

@@ -10,7 +10,7 @@ import { rewardLogRoutes } from "./reward-log/routes.js";
 import { temporaryItemRoutes } from "./temporary-item/routes.js";
 import { worldRoutes } from "./world/routes.js";
 
-/** The twelve routes of the spec and the leaderboards: the data the event stream's types follow (events/routes.ts). */
+/** The twelve routes of the spec and the leaderboards: the data the event stream's types follow (resources/events/visibility.ts). */
 export const dataRoutes: readonly RouteSpec[] = [
   ...playerRoutes,
   ...cosmeticRoutes,

@@ -67,7 +67,7 @@ export interface AppOptions extends Pick<AppDeps, "config" | "db" | "logger">, P
    * service/server.ts says no when no metrics are served (METRICS_PORT off): no one could read them.
    */
   requestMetrics?: boolean;
-  /** The twelve routes of the spec unless given (tests add their own). */
+  /** Every route of the API (resources/index.ts) unless given (tests add their own). */
   routes?: readonly RouteSpec[];
   /** Called on every 429 of a rate limit, naming which one (the metrics count them too). */
   onRateLimited?: (kind: RateLimitKind) => void;
