@@ -2,23 +2,12 @@ import path from "node:path";
 import type { Socket } from "node:net";
 
 /**
- * The control channel lets the command line run beside a server that holds
- * the embedded database (PGlite admits one process): the CLI sends its
- * arguments over a Unix socket in DATA_DIR, the server runs the same command
- * on its open database and sends back what it writes and its exit code.
- *
- * Only the owner of DATA_DIR gets in: the socket (mode 0600) sits in a folder
- * only the owner may enter (0700), beside a token file (0600) the server
- * writes anew at each start; the CLI proves it could read it by sending it
- * first. The CLI, for its part, talks only to a socket of its own user (or
- * root's) in such a folder (control-client.ts). There is no network side.
- *
- * Messages are JSON objects, one a line, each at most MAX_MESSAGE_CHARS:
- * a larger one ends the connection (the other side's command fails, nothing
- * else). Files travel in pieces, one asked for at a time, so that neither side
- * holds more than a piece of one: the server asks the CLI for the next piece
- * of a file it reads (`read`) or sends the next piece of one it writes
- * (`write`), bytes in base64, and waits for the answer before the next.
+ * The control channel: the CLI runs beside a server that holds the embedded database (PGlite admits one
+ * process) by sending its arguments over a Unix socket in DATA_DIR; the server runs the command on its
+ * open database and sends back its output and exit code. Only the owner of DATA_DIR gets in: socket 0600
+ * in a folder 0700, and a token file (0600) written at each start that the CLI sends first
+ * (docs/SECURITY.md, "The CLI beside an embedded server"). Messages are JSON lines of at most
+ * MAX_MESSAGE_CHARS; files travel one piece at a time (`read`, `write`), bytes in base64.
  */
 export function controlPaths(dataDir: string): { dir: string; socket: string; token: string } {
   const dir = path.join(dataDir, "control");

@@ -70,18 +70,11 @@ const planOutdated = (error: unknown) =>
   error instanceof Error && (error as { code?: string }).code === "0A000" && error.message.includes("cached plan must not change result type");
 
 /**
- * Raw queries on PostgreSQL without Prisma: `$queryRaw` run on the pool
- * itself, for the read routes (db.readQueries) and the writes made as one
- * statement outside a transaction (db.writeQueries). Same SQL, same
- * parameters, same values back as Prisma's `$queryRaw` (test/pg-reader.test.ts),
- * without Prisma's request machinery around each query, which cost a point
- * read ~80–100 µs of CPU, more than the whole query on node-postgres
- * (the history of bench/results.md). Statements run more than once are prepared on each
- * connection (StatementNames) unless `prepared` is false
- * (DB_PREPARED_STATEMENTS: PgBouncer in transaction mode before 1.21).
- * Failures are node-postgres's own, which db/prisma-errors.ts maps like
- * Prisma's (503 when the database is unavailable, the constraint of a unique
- * or foreign-key violation).
+ * Raw queries on PostgreSQL without Prisma: `$queryRaw` on the pool itself, for the read routes and the
+ * one-statement writes. Same SQL, parameters and values as Prisma's (test/pg-reader.test.ts), without
+ * its request machinery, which cost a point read ~80–100 µs of CPU (bench/results.md). Statements are
+ * prepared per connection unless `prepared` is false (DB_PREPARED_STATEMENTS); failures are mapped as
+ * Prisma's are (db/prisma-errors.ts).
  */
 /** Whether statements are prepared: fixed, or asked at each query (database.ts turns it off behind a transaction-mode pooler). */
 export type Prepared = boolean | (() => boolean);
@@ -103,16 +96,10 @@ export function pgRawQueries(pool: pg.Pool | pg.PoolClient, prepared: Prepared =
 }
 
 /**
- * The read routes' queries with list snapshots (ReadClient.snapshot): a whole
- * list is read in one read-only REPEATABLE READ transaction on a connection of
- * its own, its first batch (with the sync facts) and then the rest as one
- * statement through a cursor, a batch per Execute as its client takes them.
- *
- * What holds a connection is bounded: at most half the pool's connections at
- * once (the rest stay for every other request; a list beyond that is read in
- * keyset batches, one statement each), each list under its heavy-list slot
- * and for at most `timeoutMs` (the transaction's statement_timeout, the
- * HEAVY_LIST_DEADLINE_MS at which the service cuts the list's client anyway).
+ * The read routes' queries with list snapshots (ReadClient.snapshot): a whole list read in one read-only
+ * REPEATABLE READ transaction on a connection of its own, through a cursor, a batch per Execute as its
+ * client takes them. At most half the pool's connections at once (beyond, keyset batches), each for at
+ * most `timeoutMs` (HEAVY_LIST_DEADLINE_MS, as statement_timeout).
  */
 export function pgListQueries(pool: pg.Pool, prepared: Prepared = true): ReadClient {
   const most = Math.max(1, Math.floor((pool.options.max ?? 10) / 2));

@@ -37,16 +37,9 @@ export interface EntityOptions<F extends Fields, Key extends keyof F & string, K
   summaryComponent?: { id: string; description: (omitted: string) => string };
   /** Columns besides the fields, kept by the database (a trigger) and never answered nor taken from a client. */
   bookkeeping?: readonly string[];
-  /**
-   * Its list is cached and synced: the table's writes are counted in data_versions (ETags, sync tokens).
-   * Its migration creates the triggers `<table>_data_version`, `<table>_deleted_by` and `<table>_written_by`
-   * and the `writtenBy` column (as 20261123100000_row_changes does); test/entity-lists.test.ts checks them.
-   */
+  /** Its list is cached and synced (data_versions); its migration adds the triggers of docs/DEVELOPMENT.md, "Adding a resource". */
   versioned?: Versioned;
-  /**
-   * The route (path under /api) answering its record with every field its events carry: its callers see
-   * those events (resources/events/visibility.ts). None: the admin routes' callers alone.
-   */
+  /** The route (under /api) answering its record with every field its events carry, whose callers see them; none: the admin routes'. */
   eventsSeenThrough?: string;
 }
 
@@ -132,6 +125,7 @@ export function defineEntity<F extends Fields, Kind extends string, Key extends 
   const key = options.primaryKey ?? "id";
   const names = Object.keys(fields) as (keyof F & string)[];
   const sensitive = names.filter((n) => fields[n]!.spec.sensitive);
+  const publicNames = names.filter((n) => !fields[n]!.spec.sensitive);
   const others = names.filter((n) => n !== key);
   const aliased = names.flatMap((n) => (fields[n]!.spec.alias ? [[fields[n]!.spec.alias, n] as const] : []));
   const summary = options.summaryComponent;
@@ -163,7 +157,7 @@ export function defineEntity<F extends Fields, Kind extends string, Key extends 
     /** The whole record as an import file holds it. */
     record,
     full: project<F, Json<F>>(fields, names, options.component),
-    summary: summary && project<F, PublicJson<F>>(fields, names.filter((n) => !fields[n]!.spec.sensitive), { id: summary.id, description: summary.description(listed(sensitive)) }),
+    summary: summary && project<F, PublicJson<F>>(fields, publicNames, { id: summary.id, description: summary.description(listed(sensitive)) }),
     /** The fields the summary leaves out. */
     sensitive,
     /** Foreign keys: column → referenced table. */

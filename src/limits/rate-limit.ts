@@ -29,16 +29,10 @@ export const WINDOW_MS = 60_000;
 /** The name of the per-user policy in the RateLimit and RateLimit-Policy headers. */
 const USER_POLICY = "user";
 /**
- * The two limits of the service, each left out entirely when set to 0:
- * - per API user (RATE_LIMIT_PER_MINUTE), after the key check, keyed by the
- *   user's id (not the key: a rotated key keeps its user's budget), with the
- *   standard RateLimit headers;
- * - per client address, failed key checks only (AUTH_FAILURES_PER_MINUTE),
- *   see failedAuthentications.
- * Both are fixed windows of a minute (windowMs), counted in Redis when it is configured.
- * While Redis is unreachable each instance counts in its own memory (the
- * limits hold per instance), and the shared counters are used again as soon
- * as the client has reconnected.
+ * The two limits (docs/CALLING.md, "Rate limits"), each off when set to 0: per API user
+ * (RATE_LIMIT_PER_MINUTE, keyed by the user, so a rotated key keeps its budget) and per client address,
+ * failed key checks only (AUTH_FAILURES_PER_MINUTE). Fixed windows of a minute, counted in Redis when
+ * configured, in each instance's memory while Redis is unreachable.
  */
 export function createRateLimits({
   config,
@@ -70,19 +64,11 @@ export function createRateLimits({
 type UserCounter = MemoryStore | LeasedCounter;
 
 /**
- * A fixed window per API user, keyed by the caller's id (not the key: a
- * rotated key keeps its user's budget), counted in express-rate-limit's
- * memory store, or in Redis by a LeasedCounter.
- * Headers: RateLimit and RateLimit-Policy of draft 8 of the IETF's RateLimit
- * header fields (named policies, so a second one can be added without
- * changing clients), plus Retry-After on a 429. No partition key (`pk`,
- * which express-rate-limit would make of a hash of the user's id: anyone
- * counting ids could read it back; the draft makes it optional, and a client
- * has one key, so one partition). No X-RateLimit-* headers. Written here
- * rather than through express-rate-limit's middleware, whose per-request
- * machinery the benchmark measured. With Redis, counted in slices of the
- * user's window that this instance takes from Redis (LeasedCounter): no
- * round trip per request, and never more than the limit across instances.
+ * A fixed window per API user, in express-rate-limit's memory store or in Redis by a LeasedCounter (slices
+ * of the window taken by this instance: no round trip per request, never more than the limit across
+ * instances). Headers: RateLimit and RateLimit-Policy of the IETF draft 8 (named policies; no partition
+ * key, which would be a hash of the user's id), and Retry-After on a 429. Not express-rate-limit's
+ * middleware, whose per-request cost the benchmark measured.
  */
 function perUser(store: UserCounter, limit: number, windowMs: number, logger: Logger, onLimited: (kind: RateLimitKind) => void): Step {
   if (store instanceof MemoryStore) store.init({ windowMs } as Options);
@@ -124,35 +110,13 @@ function perWindow(windowMs: number): string {
 }
 
 /**
- * The limit on failed authentication (a missing, unknown or revoked key:
- * 401; a valid key from an address its user may not use it from: 403), by
- * client address. It slows guessing without letting one misconfigured client
- * lock out the other servers of a network behind the same address. Three
- * counters per address and window: failures, failures per presented key
- * (by fingerprint, never the key), and how many different keys failed.
- * Under AUTH_FAILURES_PER_MINUTE failures, keys are checked as usual.
- * Beyond it, until the window ends:
- * - a key that already failed from this address gets 429 at once, without
- *   being checked (a looping revoked key costs one counter read);
- * - once the address has tried AUTH_FAILURES_PER_MINUTE different keys (it
- *   is guessing), only keys this instance has already authenticated, held
- *   in memory, pass; any other key gets 429 without a database lookup;
- * - otherwise the key is checked, passes if valid, and gets 429 if not.
- * Failures are counted when authentication decides them, not when the
- * answer is sent, so a client that hangs up still counts; a 429 is not
- * counted, except a key checked while the address is over (a new key, or a
- * request admitted as the window ends) that fails: it counts, in the window
- * in progress when it failed. Requests already under way when the budget
- * runs out may still be answered 401, so an address can overshoot by what it
- * sends at once.
- * With shared counters, a key this instance already knows (and may be used
- * from the address) does not read the address's failures from Redis on
- * every request: an address found under the limit is taken as such for
- * UNDER_LIMIT_FOR_MS, or until this instance counts a failure for it. Only
- * known keys from an allowed address skip the read, and such a key passes
- * whatever the address's failures (unless that very key failed from it), so
- * what the shortcut can let through is a known key whose own 403s, counted
- * by other instances in that second, reached the limit.
+ * The limit on failed authentication (401, and a 403 for a key used from a refused address), by client
+ * address: it slows guessing without letting one misconfigured client lock out its neighbours. Beyond
+ * AUTH_FAILURES_PER_MINUTE failures in the window, a key that already failed from the address gets 429
+ * unchecked; an address that tried as many different keys passes only keys this instance already knows;
+ * any other key is checked as usual (docs/CALLING.md, "Rate limits"). A failure counts when authentication
+ * decides it, even if the client hangs up. With Redis, a known key from an allowed address skips the read
+ * of the address's count for UNDER_LIMIT_FOR_MS while the address was under the limit.
  */
 function failedAuthentications(
   store: Store,

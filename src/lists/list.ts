@@ -10,15 +10,10 @@ import { Prisma } from "../generated/prisma/client.js";
 import { checkSeal, encodeCursor, encodeSyncToken, isSuperseded, MAX_RUNNING, NOT_A_CURSOR, NOT_A_SYNC_TOKEN, type ListQuery, type Seal, type SyncPoint } from "./list-params.js";
 
 /**
- * Rows of a streamed list's first batch; each next batch (a keyset statement
- * or a cursor's Execute) aims at BATCH_BYTES of JSON, its rows sized from the
- * batch before (50 to 2,000). Batches stay
- * under V8's large-object threshold (128 KB): their strings die young, in the
- * new space, instead of piling up in the large-object space until a full GC
- * (four whole lists of a million players at once, service peak RSS: 204 MB
- * with 0.5 MB batches, 165 MB with these, 8 % slower). A list in progress
- * holds at most two batches (the one being written, the next being read)
- * whatever its length or its reader's pace.
+ * Rows of a streamed list's first batch; each next batch aims at BATCH_BYTES of JSON, its rows sized from
+ * the batch before (50 to 2,000). Under V8's large-object threshold (128 KB), a batch's strings die young:
+ * four whole lists of a million players at once peaked at 165 MB instead of 204 (bench/results.md). A list
+ * in progress holds at most two batches, the one being written and the next being read.
  */
 export const LIST_BATCH_ROWS = 400;
 const BATCH_BYTES = 120_000;
@@ -52,32 +47,11 @@ export interface ListDeps {
 }
 
 /**
- * Sends a list route's answer (docs/CALLING.md, "Large lists").
- *
- * - The whole list: a list that fits in one batch is sent as one body with
- *   its Content-Length, a longer one with chunked encoding, each batch written
- *   once the one before was taken (backpressure), the next read meanwhile.
- *   `heavy` (under a heavy-list slot, as every whole list of a route declared
- *   heavy) on PostgreSQL: one snapshot (ReadClient.snapshot), the first batch
- *   and then the rest as one statement through a cursor, a batch per Execute.
- *   Otherwise (PGlite, the short lists, or every connection lists may hold
- *   taken): keyset batches, each one statement on the pool, not one snapshot:
- *   each row is sent once, as it was when its batch was read. The ETag (read
- *   before the first batch) never names a newer version than the data.
- * - A page (limit, cursor): one batch, with a Link to the next while rows remain.
- * - A sync (since): the rows written since the token, whatever the filter,
- *   plus those that joined the list by time alone.
- *
- * Every answer carries a Sync-Token: the transactions whose writes the first
- * batch's snapshot did not see (for a page walk, its first page's, carried in
- * the cursor): those still running then, and any later one. Every other
- * transaction had ended before any row of the answer was read, so the answer
- * holds its writes; a row written by one it did not see carries its id, and
- * the next sync sends it (a row read in a later batch may come again: at
- * least once, never missed). Rows keep their writer's id, so a token does not
- * expire. It also holds the table's count of deleting statements that
- * snapshot saw: a sync that sees another count answers 410, as the client may
- * hold a row that is gone.
+ * Sends a list route's answer (docs/CALLING.md, "Large lists"): the whole list in batches written as the
+ * client takes them (`heavy` on PostgreSQL: one snapshot read through a cursor; otherwise keyset batches,
+ * each row as its batch read it), a page with its Link, or a sync (the rows written since the token).
+ * Every answer carries a Sync-Token: the transactions its first snapshot did not see, whose rows the next
+ * sync sends (at least once, never missed), and the table's count of deleting statements (another: 410).
  */
 export async function sendList(answer: StreamedList, etag: string | undefined, req: Request, res: Response, deps: ListDeps, heavy: boolean): Promise<void> {
   const { list, query: query0, ctx } = answer;

@@ -103,11 +103,8 @@ export async function startService(config: Config, logger: Logger, options: { cl
       await redisSettled(redis, 2_000);
     }
     events = new EventHub(db, config, logger);
-    app = createApp({
-      config, db, logger, keyCache, keyUsage, metrics, lifecycle, redis, events,
-      // Served by this process, or by the primary of a cluster: either way only when METRICS_PORT is set.
-      requestMetrics: config.metricsPort !== undefined,
-    });
+    // The request durations are served by this process, or by the primary of a cluster: either way only when METRICS_PORT is set.
+    app = createApp({ config, db, logger, keyCache, keyUsage, metrics, lifecycle, redis, events, requestMetrics: config.metricsPort !== undefined });
     if (options.clusterWorker) await listen(server, config.port, config.host, "PORT");
     for (const open of accept) open();
     // Delivers the webhook outbox; a failing receiver never touches the API nor /readyz.
@@ -147,17 +144,10 @@ export async function startService(config: Config, logger: Logger, options: { cl
   if (config.metricsPort === 0 && metricsPort !== undefined) {
     logger.info({ metricsPort }, `METRICS_PORT=0: the metrics are served on a free port, ${config.metricsHost}:${metricsPort}; METRICS_PORT=off serves none`);
   }
-  const api = server;
-  const metricsListener = metricsServer;
-  const streams = events;
+  // What the stop closes, as the start left it.
+  const parts = { config, logger, lifecycle, server, metricsServer, keySync, keyUsage, redis, db, webhooks, background, control, events };
   let stopped: Promise<boolean> | undefined;
-  return {
-    port,
-    metricsPort,
-    lifecycle,
-    stop: () =>
-      (stopped ??= stopGracefully({ config, logger, lifecycle, server: api, metricsServer: metricsListener, keySync, keyUsage, redis, db, webhooks, background, control, events: streams })),
-  };
+  return { port, metricsPort, lifecycle, stop: () => (stopped ??= stopGracefully(parts)) };
 }
 
 async function stopGracefully(parts: {

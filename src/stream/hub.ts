@@ -24,21 +24,11 @@ const HELD_BACK_POLL_MS = 5;
 const STREAMS_RETRY_AFTER_S = 5;
 
 /**
- * The event streams of this instance (GET /api/events), fed from the outbox.
- * One tail per instance reads it in the stream's order (outbox.ts), the same
- * sequence on every instance: a position (the SSE id) means the same on each,
- * and resuming after it sends every later event once. A transaction still
- * running holds back the events committed after it began writing, until it
- * ends (an import: until its end). The tail wakes on announce() and LISTEN
- * webhook_events, polls every second, and at once while events are held back.
- * A new stream catches up from its resume point with reads of its own, one
- * page at a time as its client takes them and in its user's turn
- * (catch-up-gate.ts), then takes the tail's events.
- * The tail hands a page to the live streams in slices, with the event loop
- * free between them, and reads the next page once it is handed, not sooner
- * than pace.ts says (by the streams, and what the last hand-out cost): events
- * that come meanwhile go out together; none is read while no stream is live.
- * One timer beats every stream's heartbeat (heartbeats.ts).
+ * The event streams of this instance (GET /api/events; docs/CALLING.md, "Live events"), fed from the outbox
+ * by one tail that reads it in the stream's order, the same on every instance: resuming after an id sends
+ * every later event once. The tail wakes on announce() and LISTEN, polls each second, and hands each page
+ * to the live streams in slices, paced by pace.ts; a new stream first catches up with reads of its own,
+ * in its user's turn (catch-up-gate.ts). One timer beats every heartbeat (heartbeats.ts).
  */
 export class EventHub implements Tail {
   private head: EventKey = ZERO_KEY;
