@@ -14,9 +14,9 @@ import { writeBackup } from "../src/backup/backup.js";
 import { checkBackup, checkTarget, restoreBackup } from "../src/backup/restore.js";
 import { schemaVersion } from "../src/backup/tables.js";
 import { localFiles } from "../src/cli/transfer-command.js";
-import { openDatabase, type Database } from "../src/db/database.js";
-import { migrate } from "../src/db/migrate.js";
 import { createLogger } from "../src/core/logger.js";
+import { type Database, openDatabase } from "../src/db/database.js";
+import { migrate } from "../src/db/migrate.js";
 import { scratchDatabase } from "./service.js";
 
 const { values } = parseArgs({ options: { players: { type: "string", default: "100000" } } });
@@ -85,22 +85,35 @@ async function measure(name: string, open: () => Promise<{ db: Database; done():
 const dir = mkdtempSync(path.join(os.tmpdir(), "bench-backup-"));
 try {
   const rows = [
-    await measure("embedded", () => {
-      const dataDir = mkdtempSync(path.join(dir, "data-"));
-      const db = openDatabase({ kind: "embedded", dataDir, command: "bench" });
-      return Promise.resolve({ db, done: () => db.close() });
-    }, dir),
-    await measure("PostgreSQL", async () => {
-      const scratch = scratchDatabase("bench_backup");
-      await scratch.create();
-      const db = openDatabase({ kind: "postgres", url: scratch.url, poolMax: 4 });
-      return { db, done: async () => (await db.close(), await scratch.drop()) };
-    }, dir),
+    await measure(
+      "embedded",
+      () => {
+        const dataDir = mkdtempSync(path.join(dir, "data-"));
+        const db = openDatabase({ kind: "embedded", dataDir, command: "bench" });
+        return Promise.resolve({ db, done: () => db.close() });
+      },
+      dir,
+    ),
+    await measure(
+      "PostgreSQL",
+      async () => {
+        const scratch = scratchDatabase("bench_backup");
+        await scratch.create();
+        const db = openDatabase({ kind: "postgres", url: scratch.url, poolMax: 4 });
+        return { db, done: async () => (await db.close(), await scratch.drop()) };
+      },
+      dir,
+    ),
   ];
   console.log("| database | players | file | backup | longest wait of a query meanwhile | restore --check | restore |");
   console.log("|---|---|---|---|---|---|---|");
   for (const row of rows) console.log(row);
-  console.log(`\nload average before/after: ${os.loadavg().map((l) => l.toFixed(1)).join(", ")}; ${os.cpus().length} cores, Node ${process.version}`);
+  console.log(
+    `\nload average before/after: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(", ")}; ${os.cpus().length} cores, Node ${process.version}`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -9,8 +9,7 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
-import { parseArgs } from "node:util";
+import { parseArgs, promisify } from "node:util";
 import { community } from "./community.js";
 import { loadAverage } from "./proc.js";
 import { dropRedisKeys, productionSettings, startService } from "./service.js";
@@ -24,7 +23,8 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 async function measure(players: number, dir: string): Promise<string> {
   const dataDir = mkdtempSync(path.join(dir, "data-"));
   const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", DATABASE_READ_URL: "" };
-  const cli = async (...args: string[]) => (await run(process.execPath, ["--import", "tsx", path.join(root, "src/cli/main.ts"), ...args], { cwd: root, env, maxBuffer: 1 << 24 })).stdout;
+  const cli = async (...args: string[]) =>
+    (await run(process.execPath, ["--import", "tsx", path.join(root, "src/cli/main.ts"), ...args], { cwd: root, env, maxBuffer: 1 << 24 })).stdout;
   const file = path.join(dir, `community-${players}.json`);
   writeFileSync(file, JSON.stringify(community(players)));
   // Production settings (request log at info, metrics, rate limits counted in Redis), as operators run it.

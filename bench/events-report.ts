@@ -3,7 +3,7 @@
  * medians, and the idle streams' RSS.
  */
 import os from "node:os";
-import { PER_USER, type Fanout, type Round } from "./events-measures.js";
+import { type Fanout, PER_USER, type Round } from "./events-measures.js";
 import { loadAverage } from "./proc.js";
 import { median, percentile, round } from "./stats.js";
 

@@ -10,12 +10,7 @@ import os from "node:os";
  * Opens a stream; resolves once the head came. With `onEvent`, calls it with each event's data and its
  * arrival time; without, reads and drops what comes (idle streams).
  */
-export function openStream(
-  url: string,
-  key: string,
-  agent: http.Agent,
-  onEvent?: (data: string, at: number) => void,
-): Promise<http.ClientRequest> {
+export function openStream(url: string, key: string, agent: http.Agent, onEvent?: (data: string, at: number) => void): Promise<http.ClientRequest> {
   return new Promise((resolve, reject) => {
     const req = http.get(`${url}/api/events?types=reward_log.created`, { headers: { "X-API-Key": key }, agent }, (res) => {
       if (res.statusCode !== 200) reject(new Error(`stream answered ${res.statusCode}`));

@@ -21,21 +21,21 @@
 // Writes the section between its markers in bench/results.md. Load goes to 127.0.0.1 only.
 // This file is the driver (options, the database, the instances, the run order, writing the section):
 // the streams are in events-streams.ts, the three measures in events-measures.ts, the section in events-report.ts.
-import { spawnSync, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { fanoutRounds, idleStreams, PER_USER, writeToEvent, Writes } from "./events-measures.js";
+import { createLogger } from "../src/core/logger.js";
+import { openDatabase } from "../src/db/database.js";
+import { migrate } from "../src/db/migrate.js";
+import { ApiUsers } from "../src/users/users.js";
+import { fanoutRounds, idleStreams, PER_USER, Writes, writeToEvent } from "./events-measures.js";
 import { eventsSection, SECTION } from "./events-report.js";
 import { openStream } from "./events-streams.js";
 import { loadAverage } from "./proc.js";
 import { dropRedisKeys, productionSettings, scratchDatabase, startService as startServiceOn } from "./service.js";
-import { openDatabase } from "../src/db/database.js";
-import { migrate } from "../src/db/migrate.js";
-import { createLogger } from "../src/core/logger.js";
-import { ApiUsers } from "../src/users/users.js";
 
 const { values } = parseArgs({
   options: {
@@ -132,10 +132,15 @@ async function main(): Promise<void> {
     console.log(section);
     const out = path.join(root, values.out);
     const current = existsSync(out) ? readFileSync(out, "utf8") : "";
-    writeFileSync(out, SECTION.test(current) ? current.replace(SECTION, section) : `${current.trimEnd()}
+    writeFileSync(
+      out,
+      SECTION.test(current)
+        ? current.replace(SECTION, section)
+        : `${current.trimEnd()}
 
 ${section}
-`);
+`,
+    );
   } finally {
     for (const s of streams) s.destroy();
     for (const child of services) child.kill("SIGTERM");

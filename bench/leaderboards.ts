@@ -41,10 +41,13 @@ async function sql(url: string, text: string): Promise<void> {
 async function seed(url: string): Promise<void> {
   // The totals from before the week: written with the triggers off (a superuser's replica role), so that they
   // count as no one's gains; the versions are moved by the week's update below.
-  await sql(url, `SET session_replication_role = replica;
+  await sql(
+    url,
+    `SET session_replication_role = replica;
     INSERT INTO players (pseudo, token, ip) SELECT 'player' || g, 't', '' FROM generate_series(1, ${players}) g;
     INSERT INTO infected_stats ("playerId", kill, death, coin, playtime)
-    SELECT id, CASE WHEN id % 10 = 0 THEN 0 ELSE (random() * 5000)::int END, (random() * 3000)::int, (random() * 100000)::int, (random() * 1e6)::int FROM players`);
+    SELECT id, CASE WHEN id % 10 = 0 THEN 0 ELSE (random() * 5000)::int END, (random() * 3000)::int, (random() * 100000)::int, (random() * 1e6)::int FROM players`,
+  );
   // This week's gains: the trigger counts them into the week (and the day, the month) as a write would.
   await sql(url, `UPDATE infected_stats SET kill = kill + 1 + (random() * 40)::int WHERE "playerId" <= ${active}`);
   await sql(url, "VACUUM ANALYZE");
@@ -60,7 +63,16 @@ interface Figures {
   dbCpuMs: number;
 }
 
-async function drive(route: string, url: string, pid: number, dbUrl: string, key: string, path: () => string, forSeconds = seconds, clients = connections): Promise<Figures> {
+async function drive(
+  route: string,
+  url: string,
+  pid: number,
+  dbUrl: string,
+  key: string,
+  path: () => string,
+  forSeconds = seconds,
+  clients = connections,
+): Promise<Figures> {
   const times: number[] = [];
   const cpuBefore = cpuMicros(pid);
   const dbBefore = await backendCpu(dbUrl, APP);
@@ -81,7 +93,15 @@ async function drive(route: string, url: string, pid: number, dbUrl: string, key
   const serverCpu = (cpuMicros(pid) - cpuBefore) / 1000;
   const dbCpu = backendCpuSpent(dbBefore, await backendCpu(dbUrl, APP)) / 1000;
   times.sort((a, b) => a - b);
-  return { route, requests: times.length, p50: percentile(times, 50), p99: percentile(times, 99), perSecond: times.length / elapsed, serverCpuMs: serverCpu / times.length, dbCpuMs: dbCpu / times.length };
+  return {
+    route,
+    requests: times.length,
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    perSecond: times.length / elapsed,
+    serverCpuMs: serverCpu / times.length,
+    dbCpuMs: dbCpu / times.length,
+  };
 }
 
 const scratch = scratchDatabase("bench_leaderboards");
@@ -95,22 +115,50 @@ try {
   await seed(scratch.url);
   const seedSeconds = (performance.now() - seeded) / 1000;
   try {
-    const key = execFileSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", "user", "create", "user-D"], { env: { ...process.env, DATABASE_URL: scratch.url }, encoding: "utf8" }).trim();
+    const key = execFileSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", "user", "create", "user-D"], {
+      env: { ...process.env, DATABASE_URL: scratch.url },
+      encoding: "utf8",
+    }).trim();
     const pid = child.pid!;
     const random = (n: number) => 1 + Math.floor(Math.random() * n);
     const results = [
       await drive("get-leaderboard, all-time, top 10", url, pid, scratch.url, key, () => "/infecte2/get-leaderboard?stat=kill"),
       await drive("get-leaderboard, this week, top 10", url, pid, scratch.url, key, () => "/infecte2/get-leaderboard?stat=kill&period=week"),
-      await drive("get-leaderboard-rank, all-time, any player", url, pid, scratch.url, key, () => `/infecte2/get-leaderboard-rank?stat=kill&playerId=${random(players)}`),
-      await drive("get-leaderboard-rank, this week, an active player", url, pid, scratch.url, key, () => `/infecte2/get-leaderboard-rank?stat=kill&period=week&playerId=${random(active)}`),
-      await drive("get-leaderboard-around, all-time, k=5", url, pid, scratch.url, key, () => `/infecte2/get-leaderboard-around?stat=kill&playerId=${random(players)}`),
+      await drive(
+        "get-leaderboard-rank, all-time, any player",
+        url,
+        pid,
+        scratch.url,
+        key,
+        () => `/infecte2/get-leaderboard-rank?stat=kill&playerId=${random(players)}`,
+      ),
+      await drive(
+        "get-leaderboard-rank, this week, an active player",
+        url,
+        pid,
+        scratch.url,
+        key,
+        () => `/infecte2/get-leaderboard-rank?stat=kill&period=week&playerId=${random(active)}`,
+      ),
+      await drive(
+        "get-leaderboard-around, all-time, k=5",
+        url,
+        pid,
+        scratch.url,
+        key,
+        () => `/infecte2/get-leaderboard-around?stat=kill&playerId=${random(players)}`,
+      ),
       await drive("get-all-infectes (every player)", url, pid, scratch.url, key, () => "/infecte2/get-all-infectes", Math.max(seconds, 10), 1),
     ];
-    console.log(`${players.toLocaleString("en")} players with statistics, ${active.toLocaleString("en")} with gains this week (seeded in ${seedSeconds.toFixed(0)} s); ${connections} clients, ${seconds} s a route; production settings.\n`);
+    console.log(
+      `${players.toLocaleString("en")} players with statistics, ${active.toLocaleString("en")} with gains this week (seeded in ${seedSeconds.toFixed(0)} s); ${connections} clients, ${seconds} s a route; production settings.\n`,
+    );
     console.log("| route | requests | p50 | p99 | req/s | server CPU / req | PostgreSQL CPU / req |");
     console.log("|---|---|---|---|---|---|---|");
     for (const r of results) {
-      console.log(`| ${r.route} | ${r.requests} | ${round(r.p50)} ms | ${round(r.p99)} ms | ${round(r.perSecond)} | ${round(r.serverCpuMs)} ms | ${round(r.dbCpuMs)} ms |`);
+      console.log(
+        `| ${r.route} | ${r.requests} | ${round(r.p50)} ms | ${round(r.p99)} ms | ${round(r.perSecond)} | ${round(r.serverCpuMs)} ms | ${round(r.dbCpuMs)} ms |`,
+      );
     }
     console.log(`\nload average after: ${loadAverage()}; ${os.cpus().length} cores, Node ${process.version}`);
   } finally {

@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import pg from "pg";
 import { median } from "./stats.js";
-import { timedGet, type Timed } from "./timed-get.js";
+import { type Timed, timedGet } from "./timed-get.js";
 
 /** Time a list reader may take, from its start to its answer. */
 const READER_LIMIT_MS = 10 * 60_000;
@@ -19,7 +19,9 @@ const READER_LIMIT_MS = 10 * 60_000;
  * others' first bytes back (by up to 0.8 s at 1,000,000 players).
  */
 async function readersAtOnce(count: number, url: string, key: string): Promise<Omit<Timed, "headers">[]> {
-  const readers = Array.from({ length: count }, () => spawn(process.execPath, ["--import", "tsx", "bench/read-list.ts", url, key], { stdio: ["pipe", "pipe", "inherit"] }));
+  const readers = Array.from({ length: count }, () =>
+    spawn(process.execPath, ["--import", "tsx", "bench/read-list.ts", url, key], { stdio: ["pipe", "pipe", "inherit"] }),
+  );
   // A reader that neither answers nor fails within READER_LIMIT_MS is a failure of the run, not a wait forever.
   const limit = setTimeout(() => readers.forEach((r) => r.kill("SIGKILL")), READER_LIMIT_MS);
   try {
@@ -104,8 +106,9 @@ export async function measureLists(
     "",
     "| server | first byte (ms) | last byte (s) | all four (s) | lists/s | service ÷ this, lists/s | RSS before → peak (MB) |",
     "|---|---|---|---|---|---|---|",
-    ...runs.map(({ server, run }) =>
-      `| ${server.label} | ${run.four.map((r) => r.firstByteMs.toFixed(0)).join(", ")} | ${run.four.map((r) => (r.totalMs / 1000).toFixed(1)).join(", ")} | ` +
+    ...runs.map(
+      ({ server, run }) =>
+        `| ${server.label} | ${run.four.map((r) => r.firstByteMs.toFixed(0)).join(", ")} | ${run.four.map((r) => (r.totalMs / 1000).toFixed(1)).join(", ")} | ` +
         `${(run.ms / 1000).toFixed(1)} | ${((4 * 1000) / run.ms).toFixed(2)} | ${(run.ms / serviceMs).toFixed(2)}× | ${run.before.toFixed(0)} → ${run.peak.toFixed(0)} |`,
     ),
     "",

@@ -64,7 +64,12 @@ async function cannon(load: Load): Promise<LoadResult> {
     requests: load.requests,
   });
   const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
-  const bad = Object.entries(stats).filter(([code]) => Number(code) !== load.expect).reduce((n, [, v]) => n + v.count, 0) + result.errors + result.timeouts;
+  const bad =
+    Object.entries(stats)
+      .filter(([code]) => Number(code) !== load.expect)
+      .reduce((n, [, v]) => n + v.count, 0) +
+    result.errors +
+    result.timeouts;
   return { total: result.requests.total, seconds: result.duration, p50: result.latency.p50, p99: result.latency.p99, bad };
 }
 

@@ -12,8 +12,8 @@ import { parseArgs } from "node:util";
 import type { Request, Response } from "express";
 import { pino } from "pino";
 import { createLogger, logDestination } from "../src/core/logger.js";
-import { Metrics } from "../src/service/metrics.js";
 import { requestLifecycle } from "../src/http/request-context.js";
+import { Metrics } from "../src/service/metrics.js";
 
 const { values: args } = parseArgs({ options: { calls: { type: "string", default: "200000" }, "per-turn": { type: "string", default: "1" } } });
 const CALLS = Number(args.calls);
@@ -31,7 +31,12 @@ function cpuMicrosPerCall(label: string, call: (i: number) => void): number {
 }
 
 // A point read as Express leaves it once answered: its declared route, under the /api mount.
-const req = { method: "GET", route: { path: "/player/get-player-by-nick" }, originalUrl: "/api/player/get-player-by-nick?nick=a", headers: {} } as unknown as Request;
+const req = {
+  method: "GET",
+  route: { path: "/player/get-player-by-nick" },
+  originalUrl: "/api/player/get-player-by-nick?nick=a",
+  headers: {},
+} as unknown as Request;
 const statuses = [200, 200, 200, 404];
 const res = { statusCode: 200, locals: { mount: "/api" } } as unknown as Response;
 
@@ -62,11 +67,12 @@ const blocks = logDestination(devNull());
 const withoutLine = await cpuMicrosPerTurns("request lifecycle, no log line (warn)", lifecycle("warn", blocks));
 const withEachLine = await cpuMicrosPerTurns("request lifecycle, log line at info, one write per line", lifecycle("info", eachLine));
 const withBlocks = await cpuMicrosPerTurns("request lifecycle, log line at info, written in blocks (the service's)", lifecycle("info", blocks));
-console.log(`log line alone: ${(withEachLine - withoutLine).toFixed(2)} µs CPU per request written one by one, ${(withBlocks - withoutLine).toFixed(2)} µs in blocks`);
+console.log(
+  `log line alone: ${(withEachLine - withoutLine).toFixed(2)} µs CPU per request written one by one, ${(withBlocks - withoutLine).toFixed(2)} µs in blocks`,
+);
 eachLine.flushSync();
 blocks.flushSync();
 process.exit(0);
-
 
 /** Like cpuMicrosPerCall, PER_TURN calls per turn of the event loop; the process's CPU, its thread pool's included. */
 async function cpuMicrosPerTurns(label: string, call: () => void): Promise<number> {

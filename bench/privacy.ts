@@ -24,9 +24,15 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 async function measure(label: string, databaseUrl: string, dir: string): Promise<string> {
   const dataDir = mkdtempSync(path.join(dir, "data-"));
   const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, DATABASE_READ_URL: "" };
-  const cli = async (...args: string[]) => (await run(process.execPath, ["--import", "tsx", path.join(root, "src/cli/main.ts"), ...args], { cwd: root, env, maxBuffer: 1 << 26 })).stdout;
+  const cli = async (...args: string[]) =>
+    (await run(process.execPath, ["--import", "tsx", path.join(root, "src/cli/main.ts"), ...args], { cwd: root, env, maxBuffer: 1 << 26 })).stdout;
   const data = community(players);
-  const rewardLogs = Array.from({ length: logs }, (_, i) => ({ id: i + 1, playerId: 1, rewardId: 1 + (i % 50), rewardedAt: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString().replace(".000", "") }));
+  const rewardLogs = Array.from({ length: logs }, (_, i) => ({
+    id: i + 1,
+    playerId: 1,
+    rewardId: 1 + (i % 50),
+    rewardedAt: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString().replace(".000", ""),
+  }));
   const file = path.join(dir, `community-${label}.json`);
   writeFileSync(file, JSON.stringify({ ...data, rewardLogs }));
   const prefix = `bench-privacy-${label}-${process.pid}:`;
@@ -44,7 +50,11 @@ async function measure(label: string, databaseUrl: string, dir: string): Promise
           const res =
             kind === "read"
               ? await fetch(`${url}/api/parkour/get-all-maps`, { headers })
-              : await fetch(`${url}/api/website/create-reward-log`, { method: "POST", headers, body: JSON.stringify({ playerId: 2 + (i % 100), rewardId: 1 }) });
+              : await fetch(`${url}/api/website/create-reward-log`, {
+                  method: "POST",
+                  headers,
+                  body: JSON.stringify({ playerId: 2 + (i % 100), rewardId: 1 }),
+                });
           await res.arrayBuffer();
           if (res.status >= 300) throw new Error(`${kind}: ${res.status}`);
           longest[kind] = Math.max(longest[kind], performance.now() - sent);

@@ -9,7 +9,11 @@ import pg from "pg";
 
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 
-export const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(", ");
+export const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(", ");
 
 export function rssMb(pid: number, field: "VmHWM" | "VmRSS" = "VmHWM"): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");

@@ -16,13 +16,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { createLogger } from "../src/core/logger.js";
 import { openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
-import { createLogger } from "../src/core/logger.js";
 import { importData } from "../src/transfer/transfer.js";
 import { ApiUsers } from "../src/users/users.js";
 import { community } from "./community.js";
-import { BENCH_REDIS_URL as REDIS_URL, dropRedisKeys, scratchDatabase, startFlags } from "./service.js";
+import { dropRedisKeys, BENCH_REDIS_URL as REDIS_URL, scratchDatabase, startFlags } from "./service.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -45,7 +45,6 @@ const REQUESTS: Record<string, () => { method: "GET" | "POST"; path: string; bod
   }),
 };
 
-
 const scratch = scratchDatabase("profile");
 /** The database's name: also the prefix of the rate limits' counters in Redis (--production). */
 const name = new URL(scratch.url).pathname.slice(1);
@@ -66,14 +65,27 @@ try {
     : { LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "0", AUTH_FAILURES_PER_MINUTE: "0", REDIS_URL: "" };
   const service = spawn(node, ["--cpu-prof", `--cpu-prof-dir=${dir}`, ...startFlags(), "dist/main.js"], {
     env: {
-      ...process.env, ...settings, DATABASE_URL: scratch.url, DATABASE_READ_URL: "", WEB_CONCURRENCY: "1", METRICS_PORT: "off",
-      PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production",
+      ...process.env,
+      ...settings,
+      DATABASE_URL: scratch.url,
+      DATABASE_READ_URL: "",
+      WEB_CONCURRENCY: "1",
+      METRICS_PORT: "off",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      NODE_ENV: "production",
     },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
-    if (await fetch(`${base}/api/parkour/get-all-maps`, { headers: { "X-API-Key": key } }).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${base}/api/parkour/get-all-maps`, { headers: { "X-API-Key": key } }).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 200));
   }
   const makeRequest = REQUESTS[args.route ?? "get-player-by-nick"];
@@ -81,7 +93,10 @@ try {
   // The profile's clock is CLOCK_MONOTONIC in µs, as process.hrtime is: only samples taken under load count, not start-up.
   const loadStart = Number(process.hrtime.bigint() / 1000n);
   const result = await autocannon({
-    url: base, connections: 32, duration: Number(args.seconds), headers: { "X-API-Key": key, "Content-Type": "application/json" },
+    url: base,
+    connections: 32,
+    duration: Number(args.seconds),
+    headers: { "X-API-Key": key, "Content-Type": "application/json" },
     requests: [{ setupRequest: (req) => ({ ...req, ...makeRequest() }) }],
   });
   const loadEnd = Number(process.hrtime.bigint() / 1000n);
@@ -93,7 +108,13 @@ try {
   if (unexpected) console.warn(`${unexpected} answers were not 2xx: the profile is not of the route's normal answer`);
   type Node = { id: number; callFrame: { url: string; functionName: string; lineNumber: number }; hitCount: number };
   const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))!;
-  const profile = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as { nodes: Node[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] };
+  const profile = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as {
+    nodes: Node[];
+    startTime: number;
+    endTime: number;
+    samples: number[];
+    timeDeltas: number[];
+  };
   const interval = (profile.endTime - profile.startTime) / profile.samples.length; // µs per sample
   // Hits counted again from the samples taken while the load ran.
   const hits = new Map<number, number>();
@@ -111,7 +132,8 @@ try {
     return "node (internals)";
   };
   const totals = new Map<string, number>();
-  for (const n of profile.nodes) totals.set(bucket(n.callFrame.url, n.callFrame.functionName), (totals.get(bucket(n.callFrame.url, n.callFrame.functionName)) ?? 0) + n.hitCount * interval);
+  for (const n of profile.nodes)
+    totals.set(bucket(n.callFrame.url, n.callFrame.functionName), (totals.get(bucket(n.callFrame.url, n.callFrame.functionName)) ?? 0) + n.hitCount * interval);
   const requests = result.requests.total;
   console.log(`profile: ${path.join(dir, file)}`);
   console.log(`${args.route}: ${result.requests.average.toFixed(0)} req/s over ${args.seconds} s, ${requests} requests`);

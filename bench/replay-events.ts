@@ -74,22 +74,26 @@ export function replay(url: string, key: string, types: string | undefined, from
       req.destroy();
       resolve({ ms: performance.now() - start, events, done });
     };
-    const req = http.get(`${url}/api/events${types ? `?types=${types}` : ""}`, { headers: { "X-API-Key": key, "Last-Event-ID": from }, signal: stop }, (res) => {
-      if (res.statusCode === 429) {
-        res.resume();
-        return resolve({ ms: 0, events: 0, done: false, refused: Number(res.headers["retry-after"] ?? 1) });
-      }
-      if (res.statusCode !== 200) return reject(new Error(`replay answered ${res.statusCode}`));
-      res.on("data", (chunk: Buffer) => {
-        const buf = carry.length ? Buffer.concat([carry, chunk]) : chunk;
-        // Frames split across chunks: the carried bytes are searched again, an event counted only once.
-        for (let at = buf.indexOf(EVENT, Math.max(0, carry.length - EVENT.length + 1)); at >= 0; at = buf.indexOf(EVENT, at + 1)) events++;
-        const caughtUp = buf.includes(END);
-        carry = Buffer.from(buf.subarray(Math.max(0, buf.length - END.length + 1)));
-        if (caughtUp) end(true);
-      });
-      res.on("close", () => end(false));
-    });
+    const req = http.get(
+      `${url}/api/events${types ? `?types=${types}` : ""}`,
+      { headers: { "X-API-Key": key, "Last-Event-ID": from }, signal: stop },
+      (res) => {
+        if (res.statusCode === 429) {
+          res.resume();
+          return resolve({ ms: 0, events: 0, done: false, refused: Number(res.headers["retry-after"] ?? 1) });
+        }
+        if (res.statusCode !== 200) return reject(new Error(`replay answered ${res.statusCode}`));
+        res.on("data", (chunk: Buffer) => {
+          const buf = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+          // Frames split across chunks: the carried bytes are searched again, an event counted only once.
+          for (let at = buf.indexOf(EVENT, Math.max(0, carry.length - EVENT.length + 1)); at >= 0; at = buf.indexOf(EVENT, at + 1)) events++;
+          const caughtUp = buf.includes(END);
+          carry = Buffer.from(buf.subarray(Math.max(0, buf.length - END.length + 1)));
+          if (caughtUp) end(true);
+        });
+        res.on("close", () => end(false));
+      },
+    );
     req.on("error", () => end(false));
   });
 }

@@ -8,16 +8,16 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { createLogger } from "../src/core/logger.js";
 import { openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
-import { createLogger } from "../src/core/logger.js";
 import { importData } from "../src/transfer/transfer.js";
 import { ApiUsers } from "../src/users/users.js";
 import { community } from "./community.js";
 import { availableTool, drive } from "./load.js";
 import { cpuSeconds as cpuSecondsOf, loadAverage } from "./proc.js";
-import { currentPosition, loops, RARE_TYPE, replay, sleep, writeEvents, type Replay } from "./replay-events.js";
-import { replaySection, SECTION, type Phase } from "./replay-report.js";
+import { currentPosition, loops, RARE_TYPE, type Replay, replay, sleep, writeEvents } from "./replay-events.js";
+import { type Phase, replaySection, SECTION } from "./replay-report.js";
 import { dropRedisKeys, productionSettings, scratchDatabase, startService } from "./service.js";
 
 const option = (value: string) => ({ type: "string", default: value }) as const;
@@ -67,7 +67,10 @@ async function main(): Promise<void> {
     const data = community(PLAYERS);
     for (const [name, rows] of Object.entries(data)) await importData(db.prisma, { [name]: rows });
     const names = ["bench-reader", ...Array.from({ length: LOOPS }, (_, i) => `bench-replay-${i + 1}`)];
-    const [readerKey, ...loopKeys] = await names.reduce<Promise<string[]>>(async (keys, name) => [...(await keys), (await new ApiUsers(db.prisma).create(name)).apiKey], Promise.resolve([]));
+    const [readerKey, ...loopKeys] = await names.reduce<Promise<string[]>>(
+      async (keys, name) => [...(await keys), (await new ApiUsers(db.prisma).create(name)).apiKey],
+      Promise.resolve([]),
+    );
     await db.close();
     const settings = values.production ? productionSettings(redisPrefix) : {};
     service = await startService(scratch.url, { EVENTS_STREAMS_PER_USER: "8", CALLERS_USER_A: names.join(","), ...settings }, "ignore");
@@ -77,7 +80,9 @@ async function main(): Promise<void> {
     const writer = new pg.Client({ connectionString: scratch.url });
     await writer.connect();
     await writeEvents(writer, { events: EVENTS, rare: RARE, players: PLAYERS });
-    const { rows } = await writer.query<{ n: string; rare: string }>("SELECT count(*) AS n, count(*) FILTER (WHERE type = $1) AS rare FROM webhook_events", [RARE_TYPE]);
+    const { rows } = await writer.query<{ n: string; rare: string }>("SELECT count(*) AS n, count(*) FILTER (WHERE type = $1) AS rare FROM webhook_events", [
+      RARE_TYPE,
+    ]);
     await writer.end();
     const outbox = Number(rows[0]!.n);
     const rare = Number(rows[0]!.rare) - data.parkourMaps.length;
@@ -101,8 +106,13 @@ async function main(): Promise<void> {
     };
     // Warm-up (V8 compiles the hot paths; PostgreSQL's caches fill), and replays alone on the quiet service.
     await read(5);
-    const aloneRuns = { rare: [await caughtUp(loopKeys[0]!, RARE_TYPE), await caughtUp(loopKeys[0]!, RARE_TYPE)], all: [await caughtUp(loopKeys[0]!, undefined)] };
-    console.log(`${outbox} events in the outbox; alone: ${aloneRuns.rare.map((r) => Math.round(r.ms)).join(", ")} ms (rare), ${Math.round(aloneRuns.all[0]!.ms)} ms (all)`);
+    const aloneRuns = {
+      rare: [await caughtUp(loopKeys[0]!, RARE_TYPE), await caughtUp(loopKeys[0]!, RARE_TYPE)],
+      all: [await caughtUp(loopKeys[0]!, undefined)],
+    };
+    console.log(
+      `${outbox} events in the outbox; alone: ${aloneRuns.rare.map((r) => Math.round(r.ms)).join(", ")} ms (rare), ${Math.round(aloneRuns.all[0]!.ms)} ms (all)`,
+    );
 
     const variants = values.users.split(",").map((u) => ({ label: u, keys: u === "one" ? loopKeys.map(() => loopKeys[0]!) : loopKeys }));
     const plan: { name: string; kind?: keyof typeof kinds; keys?: string[] }[] = [
@@ -115,7 +125,10 @@ async function main(): Promise<void> {
     const together = new Map<string, number[]>();
     for (const v of variants) {
       const t = performance.now();
-      together.set(v.label, (await Promise.all(v.keys.map((k) => caughtUp(k, undefined, t)))).map((r) => r.ms).sort((a, b) => a - b));
+      together.set(
+        v.label,
+        (await Promise.all(v.keys.map((k) => caughtUp(k, undefined, t)))).map((r) => r.ms).sort((a, b) => a - b),
+      );
     }
     for (let round = 0; round < Number(values.rounds); round++) {
       for (const step of round % 2 ? [...plan].reverse() : plan) {
@@ -135,15 +148,34 @@ async function main(): Promise<void> {
         const replays = await running;
         const loopSeconds = (performance.now() - loopStart) / 1000;
         results.get(step.name)!.push({ rps: r.total / r.seconds, p50: r.p50, p99: r.p99, bad: r.bad, replays, loopSeconds, serviceCpu, dbCpu });
-        console.log(`round ${round + 1}, ${step.name}: ${Math.round(r.total / r.seconds)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms; ${replays.filter((x) => x.done).length} replays caught up`);
+        console.log(
+          `round ${round + 1}, ${step.name}: ${Math.round(r.total / r.seconds)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms; ${replays.filter((x) => x.done).length} replays caught up`,
+        );
         await sleep(1_000);
       }
     }
 
     const section = replaySection({
-      events: EVENTS, rare: RARE, players: PLAYERS, rounds: values.rounds, seconds: SECONDS, connections: values.connections, users: values.users,
-      read: values.read, production: values.production, perMinute: PER_MINUTE, loops: LOOPS, tool: TOOL, route, loadAtStart, outbox, rareCount: rare,
-      aloneRuns, together, plan, results,
+      events: EVENTS,
+      rare: RARE,
+      players: PLAYERS,
+      rounds: values.rounds,
+      seconds: SECONDS,
+      connections: values.connections,
+      users: values.users,
+      read: values.read,
+      production: values.production,
+      perMinute: PER_MINUTE,
+      loops: LOOPS,
+      tool: TOOL,
+      route,
+      loadAtStart,
+      outbox,
+      rareCount: rare,
+      aloneRuns,
+      together,
+      plan,
+      results,
     });
     console.log(section);
     const out = path.resolve(import.meta.dirname, "..", values.out);

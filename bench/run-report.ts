@@ -6,8 +6,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { loadAverage } from "./proc.js";
-import { KINDS, type Kind, type Runtime, type Target } from "./run-servers.js";
 import type { Sample, Scenario } from "./run-scenarios.js";
+import { KINDS, type Kind, type Runtime, type Target } from "./run-servers.js";
 import { median } from "./stats.js";
 
 // The section of --out this script owns: a run replaces it and leaves the rest of the file alone.
@@ -48,7 +48,9 @@ export function runSection(r: RunReport): string {
     "## Servers and runtimes",
     "",
     `Run of ${new Date().toISOString().slice(0, 16)}Z (\`npm run bench -- ${process.argv.slice(2).join(" ")}\`): ${r.players} players, ` +
-      (r.rounds > 0 ? `${r.rounds} rounds of ${r.duration} s per route and server after ${r.warmup} s of warm-up each, medians of the rounds.` : "no autocannon rounds."),
+      (r.rounds > 0
+        ? `${r.rounds} rounds of ${r.duration} s per route and server after ${r.warmup} s of warm-up each, medians of the rounds.`
+        : "no autocannon rounds."),
     `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${r.loadAtStart} at the start ` +
       `and ${loadAverage()} at the end (other work shares the machine); PostgreSQL and ${r.load} (the load) on the same machine.`,
     `Runtimes: ${r.runtimes.map((rt) => `Node ${rt.version}`).join(", ")}. Service settings: lean = log level warn, no metrics listener, rate limits off` +
@@ -77,7 +79,14 @@ export function runSection(r: RunReport): string {
       );
     }
   }
-  if (r.rounds > 0) lines.push("", "CPU µs per request at a glance:", "", `| route | ${targets.map((t) => `${KINDS[t.kind].label}, Node ${t.runtime.major}`).join(" | ")} |`, `|---|${targets.map(() => "---|").join("")}`);
+  if (r.rounds > 0)
+    lines.push(
+      "",
+      "CPU µs per request at a glance:",
+      "",
+      `| route | ${targets.map((t) => `${KINDS[t.kind].label}, Node ${t.runtime.major}`).join(" | ")} |`,
+      `|---|${targets.map(() => "---|").join("")}`,
+    );
   for (const s of r.rounds > 0 ? r.selected : []) lines.push(`| ${s.name} | ${targets.map((t) => m(s.name, t, "cpu").toFixed(0)).join(" | ")} |`);
   lines.push(
     "",

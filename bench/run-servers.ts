@@ -3,10 +3,10 @@
  * reference servers (bench/baseline), on each Node runtime asked for; the environment of each, and a
  * group of them started, checked to answer the same bytes, and stopped.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import path from "node:path";
-import { freePort, productionSettings, startFlags } from "./service.js";
 import { rssMb } from "./proc.js";
+import { freePort, productionSettings, startFlags } from "./service.js";
 
 /** The servers compared, in the order of the tables. */
 export const KINDS = {
@@ -14,7 +14,10 @@ export const KINDS = {
   "service-production": { label: "service, production settings", script: "dist/main.js" },
   "service-production-unlogged": { label: "service, production settings but no request log", script: "dist/main.js" },
   // With BENCH_BEFORE=<a checkout, built>: its service in production settings, beside this one's (an A/B of a change).
-  "service-production-before": { label: "service, production settings, the build before (BENCH_BEFORE)", script: path.join(process.env.BENCH_BEFORE ?? ".", "dist/main.js") },
+  "service-production-before": {
+    label: "service, production settings, the build before (BENCH_BEFORE)",
+    script: path.join(process.env.BENCH_BEFORE ?? ".", "dist/main.js"),
+  },
   // With --tracing: production settings exporting traces to a collector (bench/otlp-sink.ts), sampled at 10 % and 100 %.
   "service-production-traced-10": { label: "service, production settings, traces 10 % sampled", script: "dist/main.js" },
   "service-production-traced-100": { label: "service, production settings, traces 100 % sampled", script: "dist/main.js" },
@@ -40,12 +43,14 @@ export interface Target {
 
 /** The kinds a run compares: the production ones only with --production; with --servers, those alone and the two the ratios are taken against. */
 export function kindsOf(production: boolean, servers: string | undefined, tracing = false): Kind[] {
-  return (Object.keys(KINDS) as Kind[])
-    .filter((k) => production || !["service-production", "service-production-unlogged", "service-limits"].includes(k))
-    .filter((k) => (production && tracing) || !k.startsWith("service-production-traced"))
-    .filter((k) => (production && process.env.BENCH_BEFORE !== undefined) || k !== "service-production-before")
-    // --servers service,service-limits: those alone (a quicker A/B), with the two the ratios are taken against.
-    .filter((k) => !servers || k === "plain" || k === "express" || servers.split(",").includes(k));
+  return (
+    (Object.keys(KINDS) as Kind[])
+      .filter((k) => production || !["service-production", "service-production-unlogged", "service-limits"].includes(k))
+      .filter((k) => (production && tracing) || !k.startsWith("service-production-traced"))
+      .filter((k) => (production && process.env.BENCH_BEFORE !== undefined) || k !== "service-production-before")
+      // --servers service,service-limits: those alone (a quicker A/B), with the two the ratios are taken against.
+      .filter((k) => !servers || k === "plain" || k === "express" || servers.split(",").includes(k))
+  );
 }
 
 /**
@@ -135,8 +140,13 @@ async function waitReady(url: string, key: string, child: ChildProcess) {
 
 /** The paths every server of a group must answer byte for byte alike. */
 const SAME_PATHS = [
-  "/api/player/get-all-players", "/api/player/get-all-full-players-by-gradeId?gradeId=3", "/api/player/get-player-by-nick?nick=NICK12",
-  "/api/cosmetic/get-cosmetic?id=5", "/api/infecte2/get-all-infectes", "/api/temporary-item/get-active-items", "/api/parkour/get-all-maps",
+  "/api/player/get-all-players",
+  "/api/player/get-all-full-players-by-gradeId?gradeId=3",
+  "/api/player/get-player-by-nick?nick=NICK12",
+  "/api/cosmetic/get-cosmetic?id=5",
+  "/api/infecte2/get-all-infectes",
+  "/api/temporary-item/get-active-items",
+  "/api/parkour/get-all-maps",
 ];
 
 /** The servers running, by target id, on one database; the peak RSS of each, taken when it stops. */

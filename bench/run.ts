@@ -30,19 +30,19 @@
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
+import { createLogger } from "../src/core/logger.js";
 import { openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
-import { createLogger } from "../src/core/logger.js";
 import { importData } from "../src/transfer/transfer.js";
 import { ApiUsers } from "../src/users/users.js";
 import { community } from "./community.js";
-import { measureLists, type ListServer } from "./lists.js";
+import { type ListServer, measureLists } from "./lists.js";
 import { availableTool } from "./load.js";
+import { startSink } from "./otlp-sink.js";
 import { loadAverage, rssMb } from "./proc.js";
 import { perSecond, runSection, writeSection } from "./run-report.js";
-import { loadRun, scenarios, selectScenarios, type Sample, type Scenario } from "./run-scenarios.js";
+import { loadRun, type Sample, type Scenario, scenarios, selectScenarios } from "./run-scenarios.js";
 import { collector, isService, KINDS, kindsOf, runtimes, Servers, type Target } from "./run-servers.js";
-import { startSink } from "./otlp-sink.js";
 import { BENCH_REDIS_URL, dropRedisKeys, scratchDatabase } from "./service.js";
 
 const { values: args } = parseArgs({
@@ -85,9 +85,12 @@ async function main() {
   const redisPrefix = `${dbName}:`;
   if (args.production) {
     const redis = new Redis(BENCH_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    await redis.connect().then(() => redis.ping()).catch(() => {
-      throw new Error(`--production needs Redis at ${BENCH_REDIS_URL} (BENCH_REDIS_URL)`);
-    });
+    await redis
+      .connect()
+      .then(() => redis.ping())
+      .catch(() => {
+        throw new Error(`--production needs Redis at ${BENCH_REDIS_URL} (BENCH_REDIS_URL)`);
+      });
     redis.disconnect();
   }
 
@@ -152,7 +155,7 @@ async function main() {
             samples.set(sampleKey, [...(samples.get(sampleKey) ?? []), sample]);
             console.log(
               `round ${round} ${s.name} ${KINDS[t.kind].label} on Node ${t.runtime.major}: ${perSecond(sample.rps)} req/s, ` +
-              `p99 ${sample.p99} ms, ${sample.cpu.toFixed(0)} µs CPU/request (+ ${sample.dbCpu.toFixed(0)} in PostgreSQL), unexpected ${sample.bad}, RSS ${rssMb(pid, "VmRSS").toFixed(0)} MB`,
+                `p99 ${sample.p99} ms, ${sample.cpu.toFixed(0)} µs CPU/request (+ ${sample.dbCpu.toFixed(0)} in PostgreSQL), unexpected ${sample.bad}, RSS ${rssMb(pid, "VmRSS").toFixed(0)} MB`,
             );
           }
         }
@@ -182,8 +185,20 @@ async function main() {
     }
 
     const section = runSection({
-      players: PLAYERS, rounds: ROUNDS, duration: DURATION, warmup: WARMUP, production: args.production, load: LOAD, loadAtStart,
-      runtimes: found, targets, selected, samples, peakRss: servers.peakRss, loadSeconds, listLines,
+      players: PLAYERS,
+      rounds: ROUNDS,
+      duration: DURATION,
+      warmup: WARMUP,
+      production: args.production,
+      load: LOAD,
+      loadAtStart,
+      runtimes: found,
+      targets,
+      selected,
+      samples,
+      peakRss: servers.peakRss,
+      loadSeconds,
+      listLines,
     });
     console.log(`\n${section}`);
     writeSection(args.out, section);

@@ -15,14 +15,14 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { createLogger } from "../src/core/logger.js";
+import { openDatabase } from "../src/db/database.js";
+import { migrate } from "../src/db/migrate.js";
+import { ApiUsers } from "../src/users/users.js";
+import { addEndpoint } from "../src/webhooks/manage.js";
 import { loadAverage } from "./proc.js";
 import { scratchDatabase, startService as startServiceOn } from "./service.js";
 import { percentile, round } from "./stats.js";
-import { openDatabase } from "../src/db/database.js";
-import { migrate } from "../src/db/migrate.js";
-import { createLogger } from "../src/core/logger.js";
-import { ApiUsers } from "../src/users/users.js";
-import { addEndpoint } from "../src/webhooks/manage.js";
 
 const { values } = parseArgs({
   options: {
@@ -51,7 +51,6 @@ const receiver = createServer((req, res) => {
 
 const startService = () => startServiceOn(dbUrl, { WEBHOOKS_ALLOW_PRIVATE: "true" });
 
-
 async function waitFor(test: () => boolean, ms: number): Promise<void> {
   const until = Date.now() + ms;
   while (!test()) {
@@ -70,7 +69,12 @@ async function main(): Promise<void> {
     receiver.listen(0, "127.0.0.1");
     await new Promise((r) => receiver.once("listening", r));
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    await addEndpoint(db.prisma, { webhooksAllowPrivate: true, webhooksSecretKey: undefined }, { url: hook, events: ["reward_log.created"] }, { actor: "bench" });
+    await addEndpoint(
+      db.prisma,
+      { webhooksAllowPrivate: true, webhooksSecretKey: undefined },
+      { url: hook, events: ["reward_log.created"] },
+      { actor: "bench" },
+    );
     const { apiKey } = await new ApiUsers(db.prisma).create("user-B");
     const player = await db.prisma.player.create({
       data: { pseudo: "bench", token: "t", ip: "203.0.113.1", firstConnection: new Date(), totalTimeConnection: 0 },

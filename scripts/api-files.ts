@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import openapiTS, { astToString } from "openapi-typescript";
-import { apiMarkdown } from "./api-markdown.js";
 import { buildOpenApiDocument } from "../src/api-document/openapi.js";
 import { ENTITIES } from "../src/entities/all.js";
 import { WRITE_EVENTS } from "../src/events/catalogue.js";
 import { listed } from "../src/fields/entity.js";
 import { apiRoutes } from "../src/resources/index.js";
+import { apiMarkdown } from "./api-markdown.js";
 
 const TYPES_START = "<!-- the event types: written by npm run api:generate from src/events/catalogue.ts -->";
 const TYPES_END = "<!-- end of the event types -->";

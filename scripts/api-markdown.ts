@@ -42,7 +42,11 @@ const INT32 = 2147483647;
 
 const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n+/g, " ");
 const refName = (ref: string) => ref.split("/").pop()!;
-const anchor = (method: string, path: string) => `${method}-${path}`.toLowerCase().replace(/[^a-z0-9 -]/g, "").replace(/ /g, "-");
+const anchor = (method: string, path: string) =>
+  `${method}-${path}`
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, "")
+    .replace(/ /g, "-");
 
 function typeOf(schema: Schema): string {
   if (schema.$ref) return `[${refName(schema.$ref)}](#${refName(schema.$ref).toLowerCase()})`;
@@ -153,7 +157,7 @@ export function apiMarkdown(document: object): string {
     ...Object.entries(doc.components.schemas).flatMap(([name, schema]) => [`### ${name}`, "", ...fieldTable(schema), ""]),
     "## Errors",
     "",
-    "Every failure is `{\"code\": <status>, \"message\": <text>}`; the kinds below are the service's catalogue",
+    'Every failure is `{"code": <status>, "message": <text>}`; the kinds below are the service\'s catalogue',
     "(`src/core/errors.ts`). Clients see the status in `code`; the message says what happened in this case.",
     "",
     "The statuses most routes share mean, unless the route says otherwise:",

@@ -52,15 +52,22 @@ function loadQueryCompilerOnce(file) {
   const imported = /const \{ wasm \} = await import\("(@prisma\/client\/runtime\/query_compiler_[a-z_]+\.postgresql\.wasm-base64)\.mjs"\)/;
   const found = imported.exec(text);
   if (!found) {
-    if (!text.includes(PATCHED)) console.warn(`${file}: the query compiler's loader is not the one expected: not patched (an idle server's heap keeps 9 MB more)`);
+    if (!text.includes(PATCHED))
+      console.warn(`${file}: the query compiler's loader is not the one expected: not patched (an idle server's heap keeps 9 MB more)`);
     return;
   }
-  writeFileSync(file, text.replace(found[0], [
-    `// ${PATCHED}`,
-    `    const { createRequire } = await import("node:module")`,
-    `    const require = createRequire(import.meta.url)`,
-    `    const id = require.resolve("${found[1]}.js")`,
-    `    const { wasm } = require(id) as { wasm: string }`,
-    `    delete require.cache[id]`,
-  ].join("\n")));
+  writeFileSync(
+    file,
+    text.replace(
+      found[0],
+      [
+        `// ${PATCHED}`,
+        `    const { createRequire } = await import("node:module")`,
+        `    const require = createRequire(import.meta.url)`,
+        `    const id = require.resolve("${found[1]}.js")`,
+        `    const { wasm } = require(id) as { wasm: string }`,
+        `    delete require.cache[id]`,
+      ].join("\n"),
+    ),
+  );
 }

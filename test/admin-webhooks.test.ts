@@ -1,12 +1,12 @@
-import request from "supertest";
 import { Webhook } from "standardwebhooks";
+import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/core/config.js";
 import { createLogger } from "../src/core/logger.js";
 import { DeliveryWorker } from "../src/webhooks/worker.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makePlayer } from "./helpers/fixtures.js";
-import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.js";
+import { FAST_WEBHOOKS, type Receiver, startReceiver } from "./helpers/receiver.js";
 
 /**
  * The admin routes managing webhooks (/api/admin/webhooks…), against a real
@@ -75,7 +75,14 @@ describe("admin webhook routes", () => {
     const deliveries = await get("/admin/webhooks/deliveries", { endpointId: String(endpoint.id) }).expect(200);
     expect(deliveries.body).toEqual({
       deliveries: [
-        expect.objectContaining({ endpointId: endpoint.id, type: "form.created", status: "delivered", attempts: 1, lastStatus: 204, webhookId: sent!.headers["webhook-id"] }),
+        expect.objectContaining({
+          endpointId: endpoint.id,
+          type: "form.created",
+          status: "delivered",
+          attempts: 1,
+          lastStatus: 204,
+          webhookId: sent!.headers["webhook-id"],
+        }),
       ],
       nextCursor: null,
     });
@@ -218,7 +225,9 @@ describe("admin webhook routes", () => {
       for (const url of ["http://127.0.0.1:8080/x", "http://10.1.2.3/x", "http://169.254.169.254/latest", "http://[::1]/x", "http://localhost/x"]) {
         const res = await request(strict.url).post("/api/admin/webhooks/add").set("X-API-Key", as).send({ url });
         expect(res.status, url).toBe(400);
-        expect(res.body.message, url).toMatch(/^url: .*private, loopback or link-local address, allowed when the server runs with WEBHOOKS_ALLOW_PRIVATE=true \(in \.env, then restart it\)$/);
+        expect(res.body.message, url).toMatch(
+          /^url: .*private, loopback or link-local address, allowed when the server runs with WEBHOOKS_ALLOW_PRIVATE=true \(in \.env, then restart it\)$/,
+        );
       }
       expect(await strict.database.db.prisma.webhookEndpoint.count()).toBe(0);
     } finally {
@@ -249,7 +258,9 @@ async function waitForStatus(id: string, status: string) {
 
 describe("an endpoint whose stored URL is not one (a restored or hand-edited row)", () => {
   it("when an admin lists the endpoints, then it is shown as not valid, never a 500; its deliveries fail at their first attempt, not retried", async () => {
-    const endpoint = await t.database.db.prisma.webhookEndpoint.create({ data: { url: "not a url at all", events: [], secret: "plain:whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" } });
+    const endpoint = await t.database.db.prisma.webhookEndpoint.create({
+      data: { url: "not a url at all", events: [], secret: "plain:whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" },
+    });
     const listed = await get("/admin/webhooks").expect(200);
     expect((listed.body as { endpoints: { id: number; url: string }[] }).endpoints.find((e) => e.id === endpoint.id)?.url).toBe("(not a valid URL)");
     const player = await makePlayer(t.database.db.prisma);

@@ -16,7 +16,11 @@ afterAll(async () => {
 });
 
 const get = (path: string, key = admin) => request(t.url).get(`/api/admin${path}`).set("X-API-Key", key);
-const post = (path: string, body: unknown, key = admin) => request(t.url).post(`/api/admin${path}`).set("X-API-Key", key).send(body as object);
+const post = (path: string, body: unknown, key = admin) =>
+  request(t.url)
+    .post(`/api/admin${path}`)
+    .set("X-API-Key", key)
+    .send(body as object);
 const players = (key: string) => request(t.url).get("/api/player/get-all-players").set("X-API-Key", key);
 
 describe("who may call the admin routes", () => {
@@ -39,8 +43,14 @@ describe("API users and their keys", () => {
     expect(res.status).toBe(200);
     const me = (res.body as { users: Record<string, unknown>[] }).users.find((u) => u.username === "admin-b");
     expect(me).toMatchObject({
-      role: "USER", groups: ["B"], status: "active", keyHint: admin.slice(0, 8), rotatedAt: null, revokedAt: null,
-      allowedAddresses: null, pendingRotation: null,
+      role: "USER",
+      groups: ["B"],
+      status: "active",
+      keyHint: admin.slice(0, 8),
+      rotatedAt: null,
+      revokedAt: null,
+      allowedAddresses: null,
+      pendingRotation: null,
     });
     expect(JSON.stringify(res.body)).not.toContain(admin.slice(8));
   });
@@ -73,7 +83,9 @@ describe("API users and their keys", () => {
   it("when rotated without graceSeconds, then the old key keeps working 24 h; with 0, it stops at once", async () => {
     const old = await t.key("plugin-2");
     const day = await post("/users/rotate-key", { username: "plugin-2" });
-    expect(Date.parse((day.body as { user: { pendingRotation: { expiresAt: string } } }).user.pendingRotation.expiresAt) - Date.now()).toBeGreaterThan(86_395_000);
+    expect(Date.parse((day.body as { user: { pendingRotation: { expiresAt: string } } }).user.pendingRotation.expiresAt) - Date.now()).toBeGreaterThan(
+      86_395_000,
+    );
     expect((await players(old)).status).toBe(200);
     const now = await post("/users/rotate-key", { username: "plugin-2", graceSeconds: 0 });
     expect((now.body as { user: { pendingRotation: unknown } }).user.pendingRotation).toBeNull();
@@ -110,11 +122,17 @@ describe("API users and their keys", () => {
     // Where it calls from is fine: the test client is on loopback.
     expect((await patch(["127.0.0.0/8", "::1"])).status).toBe(200);
     expect((await get("/session")).status).toBe(200);
-    expect((await request(t.url).patch("/api/admin/users/allowed-addresses").set("X-API-Key", admin).send({ username: "admin-b", allowedAddresses: null })).status).toBe(200);
+    expect(
+      (await request(t.url).patch("/api/admin/users/allowed-addresses").set("X-API-Key", admin).send({ username: "admin-b", allowedAddresses: null })).status,
+    ).toBe(200);
   });
 
   it("when allowed addresses are set, then the key works only from there; bad entries are each named; null is anywhere again", async () => {
-    const patch = (body: unknown) => request(t.url).patch("/api/admin/users/allowed-addresses").set("X-API-Key", admin).send(body as object);
+    const patch = (body: unknown) =>
+      request(t.url)
+        .patch("/api/admin/users/allowed-addresses")
+        .set("X-API-Key", admin)
+        .send(body as object);
     const bad = await patch({ username: "user-C", allowedAddresses: ["10.0.0.0/8", "not-an-ip", "300.1.1.1"] });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/^allowedAddresses: .*not-an-ip.*300\.1\.1\.1/);

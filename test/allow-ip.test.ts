@@ -2,14 +2,14 @@ import { once } from "node:events";
 import net from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RefusedAddress } from "../src/http/deps.js";
 import { AddressAllowList } from "../src/auth/address-allow-list.js";
-import { hashApiKey } from "../src/core/api-keys.js";
 import { KeyCache } from "../src/auth/key-cache.js";
-import { keepKeyCacheInSync } from "../src/users/key-invalidation.js";
 import { runCli } from "../src/cli/cli.js";
-import { openDatabase, type Database } from "../src/db/database.js";
+import { hashApiKey } from "../src/core/api-keys.js";
 import { createLogger } from "../src/core/logger.js";
+import { type Database, openDatabase } from "../src/db/database.js";
+import type { RefusedAddress } from "../src/http/deps.js";
+import { keepKeyCacheInSync } from "../src/users/key-invalidation.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.js";
 
@@ -54,10 +54,14 @@ afterAll(async () => {
 async function cli(...argv: string[]) {
   let stdout = "";
   let stderr = "";
-  const code = await runCli(argv, { config: t.config, db: cliDb, logger: quiet }, {
-    stdout: (s) => (stdout += s),
-    stderr: (s) => (stderr += s),
-  });
+  const code = await runCli(
+    argv,
+    { config: t.config, db: cliDb, logger: quiet },
+    {
+      stdout: (s) => (stdout += s),
+      stderr: (s) => (stderr += s),
+    },
+  );
   return { code, stdout, stderr };
 }
 

@@ -100,7 +100,14 @@ describe("the shape of src/", () => {
       ["d", []],
     ]);
     expect(importCycles(graph)).toEqual([["a", "b", "c"]]);
-    expect(importCycles(new Map([["a", ["b"]], ["b", []]]))).toEqual([]);
+    expect(
+      importCycles(
+        new Map([
+          ["a", ["b"]],
+          ["b", []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -164,11 +171,9 @@ describe("the layers of src/ (docs/DEVELOPMENT.md)", () => {
   });
 
   it("when a drawing is parsed, then each row gives its folders and root files in order", () => {
-    expect(layersOf("<!-- layers: x -->\n```text\nmain.ts    the process\nadmin/  api-document/   the console; the document\ncore/   what every layer uses\n```\n")).toEqual([
-      ["main.ts"],
-      ["admin", "api-document"],
-      ["core"],
-    ]);
+    expect(
+      layersOf("<!-- layers: x -->\n```text\nmain.ts    the process\nadmin/  api-document/   the console; the document\ncore/   what every layer uses\n```\n"),
+    ).toEqual([["main.ts"], ["admin", "api-document"], ["core"]]);
   });
 });
 

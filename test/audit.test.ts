@@ -3,14 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import request from "supertest";
-import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { cliSource, OPERATOR } from "../src/audit/audit.js";
-import { startSeason } from "../src/leaderboards/periods.js";
-import { hashApiKey } from "../src/core/api-keys.js";
 import { runCli } from "../src/cli/cli.js";
-import { defineRoute } from "../src/http/route.js";
+import { hashApiKey } from "../src/core/api-keys.js";
 import { createLogger } from "../src/core/logger.js";
+import { defineRoute } from "../src/http/route.js";
+import { startSeason } from "../src/leaderboards/periods.js";
 import { apiRoutes } from "../src/resources/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makeCosmetic, makePlayer, makeWorld, unique } from "./helpers/fixtures.js";
@@ -44,16 +44,24 @@ afterAll(() => t.close());
 
 const prisma = () => t.database.db.prisma;
 const send = (method: "post" | "patch", path: string, body: unknown, requestId: string) =>
-  request(t.url)[method](`/api${path}`).set("X-API-Key", key).set("X-Request-Id", requestId).send(body as object);
+  request(t.url)
+    [method](`/api${path}`)
+    .set("X-API-Key", key)
+    .set("X-Request-Id", requestId)
+    .send(body as object);
 const entriesOf = (requestId: string) => prisma().auditLog.findMany({ where: { requestId } });
 
 async function cli(argv: string[], now?: () => Date) {
   let stdout = "";
   let stderr = "";
-  const code = await runCli(argv, { config: t.config, db: t.database.db, logger: createLogger("silent"), now }, {
-    stdout: (s) => (stdout += s),
-    stderr: (s) => (stderr += s),
-  });
+  const code = await runCli(
+    argv,
+    { config: t.config, db: t.database.db, logger: createLogger("silent"), now },
+    {
+      stdout: (s) => (stdout += s),
+      stderr: (s) => (stderr += s),
+    },
+  );
   return { code, stdout, stderr };
 }
 
@@ -234,28 +242,31 @@ describe("the audit log", () => {
     expect(Object.keys(writes).sort()).toEqual(writeRoutes.sort());
   });
 
-  it.each(Object.keys(writes))("when %s succeeds, then exactly one entry names the API user, action, target, fields (before and after) and request", async (route) => {
-    const [method, path] = route.split(" ") as ["POST" | "PATCH", string];
-    const write = await writes[route]!();
-    const requestId = randomUUID();
-    const sent = Date.now();
-    const res = await send(method.toLowerCase() as "post" | "patch", path, write.body, requestId);
-    const answered = Date.now();
-    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
-    const entries = await entriesOf(requestId);
-    expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({
-      actor: "user-B",
-      action: write.action,
-      target: write.target(res),
-      changes: write.changes(res),
-      before: write.before,
-      requestId,
-      clientAddress: expect.stringMatching(/127\.0\.0\.1$/),
-    });
-    expect(entries[0]!.at.getTime()).toBeGreaterThanOrEqual(sent - 1);
-    expect(entries[0]!.at.getTime()).toBeLessThanOrEqual(answered);
-  });
+  it.each(Object.keys(writes))(
+    "when %s succeeds, then exactly one entry names the API user, action, target, fields (before and after) and request",
+    async (route) => {
+      const [method, path] = route.split(" ") as ["POST" | "PATCH", string];
+      const write = await writes[route]!();
+      const requestId = randomUUID();
+      const sent = Date.now();
+      const res = await send(method.toLowerCase() as "post" | "patch", path, write.body, requestId);
+      const answered = Date.now();
+      expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+      const entries = await entriesOf(requestId);
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatchObject({
+        actor: "user-B",
+        action: write.action,
+        target: write.target(res),
+        changes: write.changes(res),
+        before: write.before,
+        requestId,
+        clientAddress: expect.stringMatching(/127\.0\.0\.1$/),
+      });
+      expect(entries[0]!.at.getTime()).toBeGreaterThanOrEqual(sent - 1);
+      expect(entries[0]!.at.getTime()).toBeLessThanOrEqual(answered);
+    },
+  );
 
   it("when a write fails (404, 409, 400 found by the handler), then it leaves no entry", async () => {
     const cosmetic = await makeCosmetic(prisma());
@@ -370,7 +381,10 @@ describe("the audit log", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "audit-import-"));
     try {
       const good = path.join(dir, "good.json");
-      writeFileSync(good, JSON.stringify({ parkourMaps: [{ id: 900_001, name: unique("Imported "), enable: true, spawnLocation: "0,0,0", difficulty: "easy" }] }));
+      writeFileSync(
+        good,
+        JSON.stringify({ parkourMaps: [{ id: 900_001, name: unique("Imported "), enable: true, spawnLocation: "0,0,0", difficulty: "easy" }] }),
+      );
       const bad = path.join(dir, "bad.json");
       writeFileSync(bad, JSON.stringify({ parkourMaps: [{ id: -1 }] }));
       const before = await prisma().auditLog.count({ where: { action: "data.import" } });
@@ -450,7 +464,12 @@ describe("an update's entry: the values before and after", () => {
 
   it("when a world update changes nothing it was not sent, then before names only the fields sent, as the world is answered", async () => {
     const world = await makeWorld(prisma(), { gameruleRandomTickSpeed: 3 });
-    const res = await send("patch", "/freebuild/update-world", { id: world.id, gameruleRandomTickSpeed: 10, lastUsed: "2026-11-24T08:00:00.900Z", spawnLocation: null }, randomUUID());
+    const res = await send(
+      "patch",
+      "/freebuild/update-world",
+      { id: world.id, gameruleRandomTickSpeed: 10, lastUsed: "2026-11-24T08:00:00.900Z", spawnLocation: null },
+      randomUUID(),
+    );
     expect(res.status).toBe(200);
     expect(await entriesFor("world.update", `world:${world.id}`)).toEqual([
       expect.objectContaining({
@@ -518,13 +537,24 @@ describe("npm run cli -- audit", () => {
     const lastDay = await cli(["audit", "--user", "user-B", "--since", "24h"]);
     expect(lastDay.stdout).toContain(`reward_log:${recent.body.id}`);
     expect(lastDay.stdout).not.toContain(`reward_log:${old.body.id}`);
-    expect(lastDay.stdout).toMatch(new RegExp(`\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\s+user-B\\s+reward_log\\.create\\s+reward_log:${recent.body.id}\\s+\\{"playerId":${player.id},"rewardId":102,`));
+    expect(lastDay.stdout).toMatch(
+      new RegExp(
+        `\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\s+user-B\\s+reward_log\\.create\\s+reward_log:${recent.body.id}\\s+\\{"playerId":${player.id},"rewardId":102,`,
+      ),
+    );
 
     const since = new Date(Date.now() - 4 * 24 * 3600 * 1000).toISOString();
     const json = await cli(["audit", "--since", since, "--user", "user-B", "--json", "--limit", "1000"]);
-    const lines = json.stdout.trim().split("\n").map((l) => JSON.parse(l) as { target: string; at: string; changes: unknown });
+    const lines = json.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { target: string; at: string; changes: unknown });
     expect(lines.map((l) => l.target)).toEqual(expect.arrayContaining([`reward_log:${old.body.id}`, `reward_log:${recent.body.id}`]));
-    expect(lines.find((l) => l.target === `reward_log:${recent.body.id}`)!.changes).toEqual({ playerId: player.id, rewardId: 102, rewardedAt: recent.body.rewardedAt });
+    expect(lines.find((l) => l.target === `reward_log:${recent.body.id}`)!.changes).toEqual({
+      playerId: player.id,
+      rewardId: 102,
+      rewardedAt: recent.body.rewardedAt,
+    });
 
     const oneDayLater = await cli(["audit", "--since", "1d"], () => new Date(Date.now() + 2 * 24 * 3600 * 1000));
     expect(oneDayLater.stdout).toBe("No audit entries.\n");
@@ -536,7 +566,12 @@ describe("npm run cli -- audit", () => {
       INSERT INTO audit_log (id, at, actor, action, target)
       VALUES (999999999, ${at}, 'same-moment', 'test.entry', 'entry:first'), (1000000000, ${at}, 'same-moment', 'test.entry', 'entry:second')`;
     const json = await cli(["audit", "--user", "same-moment", "--json"]);
-    expect(json.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { target: string }).target)).toEqual(["entry:second", "entry:first"]);
+    expect(
+      json.stdout
+        .trim()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as { target: string }).target),
+    ).toEqual(["entry:second", "entry:first"]);
   });
 
   it("when --limit is reached, then stderr says so", async () => {

@@ -2,8 +2,8 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "../src/resources/index.js";
 import { ALLOW_LIST } from "./helpers/allow-list.js";
-import { EXPIRED_EVENT_ID } from "./helpers/sse.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
+import { EXPIRED_EVENT_ID } from "./helpers/sse.js";
 
 const TABLE = ALLOW_LIST;
 

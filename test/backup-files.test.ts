@@ -1,14 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, chownSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createHash } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../src/cli/cli.js";
 import { MAX_BACKUP_LINE_BYTES } from "../src/backup/format.js";
-import { restoreBackup, RestoreRefused } from "../src/backup/restore.js";
+import { RestoreRefused, restoreBackup } from "../src/backup/restore.js";
+import { runCli } from "../src/cli/cli.js";
 import { localFiles } from "../src/cli/transfer-command.js";
 import { createLogger } from "../src/core/logger.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
@@ -44,16 +44,22 @@ async function cli(...argv: string[]) {
 async function cliOn(db: TestApp["database"]["db"], ...argv: string[]) {
   let stdout = "";
   let stderr = "";
-  const code = await runCli(argv, { config: t.config, db, logger: createLogger("silent") }, {
-    stdout: (s) => (stdout += s),
-    stderr: (s) => (stderr += s),
-  });
+  const code = await runCli(
+    argv,
+    { config: t.config, db, logger: createLogger("silent") },
+    {
+      stdout: (s) => (stdout += s),
+      stderr: (s) => (stderr += s),
+    },
+  );
   return { code, stdout, stderr };
 }
 
 /** A valid header, then one line of `mib` MiB: 600 gzip members of 1 MiB each (a gzip file may hold several), about 1 KB each. */
 function oneLongLine(file: string, mib: number): void {
-  const header = gzipSync(`${JSON.stringify({ format: "community-backup", version: 1, schema: "20261202100000_write_freeze", createdAt: "2026-12-02T00:00:00Z", source: "embedded" })}\n`);
+  const header = gzipSync(
+    `${JSON.stringify({ format: "community-backup", version: 1, schema: "20261202100000_write_freeze", createdAt: "2026-12-02T00:00:00Z", source: "embedded" })}\n`,
+  );
   const member = gzipSync(Buffer.alloc(1024 * 1024, "a"), { level: 9 });
   writeFileSync(file, Buffer.concat([header, ...Array.from({ length: mib }, () => member)]));
 }
@@ -62,7 +68,9 @@ function oneLongLine(file: string, mib: number): void {
 function resealed(file: string, edit: (lines: string[]) => string[]): string {
   const lines = gunzipSync(readFileSync(file)).toString("utf8").split("\n").filter(Boolean);
   const end = JSON.parse(lines.pop()!) as [string, Record<string, number>, string];
-  const body = edit(lines).map((l) => `${l}\n`).join("");
+  const body = edit(lines)
+    .map((l) => `${l}\n`)
+    .join("");
   const out = path.join(dir, `edited-${path.basename(file)}-${Math.random().toString(36).slice(2)}`);
   writeFileSync(out, gzipSync(body + `${JSON.stringify(["end", end[1], createHash("sha256").update(body).digest("hex")])}\n`));
   return out;
@@ -79,7 +87,10 @@ describe("a backup file is untrusted input", () => {
     const file = path.join(dir, "long-line.backup");
     oneLongLine(file, 600);
     expect(statSync(file).size).toBeLessThan(1024 * 1024);
-    for (const args of [["restore", "--check", file], ["restore", file]]) {
+    for (const args of [
+      ["restore", "--check", file],
+      ["restore", file],
+    ]) {
       const r = await cli(...args);
       expect(r.code).toBe(1);
       expect(r.stderr).toBe(`Refused ${file}, nothing was written: line 2 is longer than 8 MiB: the file was altered or is not a backup.\n`);
@@ -110,7 +121,9 @@ describe("a backup file is untrusted input", () => {
     const escaped = resealed(file, ([header, ...rest]) => [JSON.stringify({ ...JSON.parse(header!), schema: "\u001b[2J\u001b]0;owned\u0007" }), ...rest]);
     const checked = await cli("restore", "--check", escaped);
     expect(checked.code).toBe(1);
-    expect(checked.stderr).toBe(`Refused ${escaped}, nothing was written: the file's first line names a schema, date or source this service never writes: the file was altered or is not a backup.\n`);
+    expect(checked.stderr).toBe(
+      `Refused ${escaped}, nothing was written: the file's first line names a schema, date or source this service never writes: the file was altered or is not a backup.\n`,
+    );
     const exhausted = resealed(file, (lines) => {
       const at = lines.indexOf(JSON.stringify(["table", "players"])) + 1;
       const row = JSON.parse(lines[at]!) as { id: number };
@@ -140,7 +153,8 @@ describe("restore and the rows of a file sealed again", () => {
     for (let i = 0; i < 3; i++) await makePlayer(prisma);
     const { ownerId } = await makeWorld(prisma);
     // Two rewards whose requests sent their moments (one grant per moment), two a double kill left to default.
-    for (const hour of [12, 13]) await prisma.rewardLog.create({ data: { playerId: ownerId, rewardId: 7, rewardedAt: new Date(`2025-06-01T${hour}:00:00Z`), rewardedAtSent: true } });
+    for (const hour of [12, 13])
+      await prisma.rewardLog.create({ data: { playerId: ownerId, rewardId: 7, rewardedAt: new Date(`2025-06-01T${hour}:00:00Z`), rewardedAtSent: true } });
     for (let i = 0; i < 2; i++) await prisma.rewardLog.create({ data: { playerId: ownerId, rewardId: 8, rewardedAt: new Date("2025-06-01T14:00:00Z") } });
     expect((await cli("backup", file)).code).toBe(0);
     playersInFile = await prisma.player.count();
@@ -161,16 +175,24 @@ describe("restore and the rows of a file sealed again", () => {
     const older = resealed(file, ([header, ...rest]) => [JSON.stringify({ ...JSON.parse(header!), schema: "20200101000000_older" }), ...rest]);
     const checked = await cli("restore", "--check", older);
     expect(checked.code, checked.stderr).toBe(0);
-    expect(checked.stderr).toMatch(/^Warning: it was made at schema 20200101000000_older; this database is at \d{14}_\w+: this version refuses to restore it \(restore it with the version that made it, then upgrade\)\.\n$/);
+    expect(checked.stderr).toMatch(
+      /^Warning: it was made at schema 20200101000000_older; this database is at \d{14}_\w+: this version refuses to restore it \(restore it with the version that made it, then upgrade\)\.\n$/,
+    );
     const r = await restoreInto(older);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^The backup was made at schema 20200101000000_older; this database is at /);
   });
 
   const notStored = (field: string) =>
-    new RegExp(`^Refused .*, nothing was written: the row of players whose id is \\d+ is not one the API would store \\(${field}: .*\\): the file was altered\\.\\n$`);
+    new RegExp(
+      `^Refused .*, nothing was written: the row of players whose id is \\d+ is not one the API would store \\(${field}: .*\\): the file was altered\\.\\n$`,
+    );
   it.each([
-    ["a column no table has", { isAdmin: true }, /^Refused .*, nothing was written: the backup's players do not have this database's columns \(unknown isAdmin\): the file was altered or made by another version\.\n$/],
+    [
+      "a column no table has",
+      { isAdmin: true },
+      /^Refused .*, nothing was written: the backup's players do not have this database's columns \(unknown isAdmin\): the file was altered or made by another version\.\n$/,
+    ],
     ["a 5,000-character pseudo", { pseudo: "p".repeat(5000) }, notStored("pseudo")],
     ["a NUL character in a text", { tag: "a\u0000b" }, notStored("tag")],
     ["a value of the wrong type", { credit: "lots" }, notStored("credit")],
@@ -199,37 +221,65 @@ describe("restore and the rows of a file sealed again", () => {
   };
   const whole = /is whole/;
   it.each([
-    ["a player's id twice", (l: string[]) => { l.splice(rowOf(l, "players", 3), 0, JSON.stringify({ ...(JSON.parse(l[rowOf(l, "players", 2)]!) as object), pseudo: "Another" })); return l; },
-      /^Refused .*, nothing was written: two rows of players hold the same id \(players_pkey\): the file was altered\.\n$/],
-    ["another player's pseudo but for its case", (l: string[]) => editRow(l, "players", 1, (r) => ({ ...r, pseudo: String(JSON.parse(l[rowOf(l, "players", 0)]!).pseudo).toUpperCase() })),
-      /^Refused .*, nothing was written: two rows of players hold the same pseudo \(players_pseudo_key\): the file was altered\.\n$/],
-    ["a reward of the same player, reward and moment, the moment written at another offset", (l: string[]) => editRow(l, "reward_logs", 1, (r) => ({ ...r, rewardedAt: "2025-06-01T14:00:00+02:00" })),
-      /^Refused .*, nothing was written: two rows of reward_logs hold the same playerId, rewardId, rewardedAt \(reward_logs_player_reward_time_key\): the file was altered\.\n$/],
-    ["a reward sent with its moment at the moment of two sent without (a double kill's)", (l: string[]) => editRow(l, "reward_logs", 1, (r) => ({ ...r, rewardId: 8, rewardedAt: "2025-06-01T14:00:00+00:00" })), "whole"],
-    ["a world whose owner the file does not hold", (l: string[]) => editRow(l, "worlds", 0, (r) => ({ ...r, ownerId: 999999 })),
-      /^Refused .*, nothing was written: the row of worlds whose id is \d+ names players id 999999, which the file does not hold before it \(worlds_owner_id_fkey\): the file was altered\.\n$/],
-    ["two pseudos that differ only by an accented letter's case (PostgreSQL decides: its lower())", (l: string[]) => {
-      editRow(l, "players", 0, (r) => ({ ...r, pseudo: "Élodie" }));
-      return editRow(l, "players", 1, (r) => ({ ...r, pseudo: "élodie" }));
-    }, "as the database's locale says"],
-  ] as const)("when the file holds %s, then --check says what restore then does, and restore refuses it in one line, nothing written", async (_what, edit, message) => {
-    const edited = resealed(file, edit);
-    const checked = await cli("restore", "--check", edited);
-    const r = await restoreInto(edited);
-    expect({ code: checked.code, refused: checked.stderr }).toEqual({ code: r.code, refused: r.stderr });
-    if (message instanceof RegExp) expect(r.stderr).toMatch(message);
-    else if (message === "whole") expect({ checked: checked.stdout, restored: r.code }).toEqual({ checked: expect.stringMatching(whole), restored: 0 });
-    else {
-      // Whether É and é are one pseudo is the database's locale: --check follows it either way.
-      const folds = (await t.database.db.prisma.$queryRawUnsafe<{ folds: boolean }[]>("SELECT lower('É') = 'é' AS folds"))[0]?.folds === true;
-      expect(checked.stdout).toMatch(folds ? /^$/ : whole);
-      if (folds) expect(r.stderr).toMatch(/two rows of players hold the same pseudo/);
-    }
-    expect(r.players).toBe(r.code === 0 ? playersInFile : 0);
-  });
+    [
+      "a player's id twice",
+      (l: string[]) => {
+        l.splice(rowOf(l, "players", 3), 0, JSON.stringify({ ...(JSON.parse(l[rowOf(l, "players", 2)]!) as object), pseudo: "Another" }));
+        return l;
+      },
+      /^Refused .*, nothing was written: two rows of players hold the same id \(players_pkey\): the file was altered\.\n$/,
+    ],
+    [
+      "another player's pseudo but for its case",
+      (l: string[]) => editRow(l, "players", 1, (r) => ({ ...r, pseudo: String(JSON.parse(l[rowOf(l, "players", 0)]!).pseudo).toUpperCase() })),
+      /^Refused .*, nothing was written: two rows of players hold the same pseudo \(players_pseudo_key\): the file was altered\.\n$/,
+    ],
+    [
+      "a reward of the same player, reward and moment, the moment written at another offset",
+      (l: string[]) => editRow(l, "reward_logs", 1, (r) => ({ ...r, rewardedAt: "2025-06-01T14:00:00+02:00" })),
+      /^Refused .*, nothing was written: two rows of reward_logs hold the same playerId, rewardId, rewardedAt \(reward_logs_player_reward_time_key\): the file was altered\.\n$/,
+    ],
+    [
+      "a reward sent with its moment at the moment of two sent without (a double kill's)",
+      (l: string[]) => editRow(l, "reward_logs", 1, (r) => ({ ...r, rewardId: 8, rewardedAt: "2025-06-01T14:00:00+00:00" })),
+      "whole",
+    ],
+    [
+      "a world whose owner the file does not hold",
+      (l: string[]) => editRow(l, "worlds", 0, (r) => ({ ...r, ownerId: 999999 })),
+      /^Refused .*, nothing was written: the row of worlds whose id is \d+ names players id 999999, which the file does not hold before it \(worlds_owner_id_fkey\): the file was altered\.\n$/,
+    ],
+    [
+      "two pseudos that differ only by an accented letter's case (PostgreSQL decides: its lower())",
+      (l: string[]) => {
+        editRow(l, "players", 0, (r) => ({ ...r, pseudo: "Élodie" }));
+        return editRow(l, "players", 1, (r) => ({ ...r, pseudo: "élodie" }));
+      },
+      "as the database's locale says",
+    ],
+  ] as const)(
+    "when the file holds %s, then --check says what restore then does, and restore refuses it in one line, nothing written",
+    async (_what, edit, message) => {
+      const edited = resealed(file, edit);
+      const checked = await cli("restore", "--check", edited);
+      const r = await restoreInto(edited);
+      expect({ code: checked.code, refused: checked.stderr }).toEqual({ code: r.code, refused: r.stderr });
+      if (message instanceof RegExp) expect(r.stderr).toMatch(message);
+      else if (message === "whole") expect({ checked: checked.stdout, restored: r.code }).toEqual({ checked: expect.stringMatching(whole), restored: 0 });
+      else {
+        // Whether É and é are one pseudo is the database's locale: --check follows it either way.
+        const folds = (await t.database.db.prisma.$queryRawUnsafe<{ folds: boolean }[]>("SELECT lower('É') = 'é' AS folds"))[0]?.folds === true;
+        expect(checked.stdout).toMatch(folds ? /^$/ : whole);
+        if (folds) expect(r.stderr).toMatch(/two rows of players hold the same pseudo/);
+      }
+      expect(r.players).toBe(r.code === 0 ? playersInFile : 0);
+    },
+  );
 
   it("when a webhook endpoint's URL is not an http(s) URL or its events are not the service's, then --check and restore refuse the file, never echoing the URL", async () => {
-    await t.database.db.prisma.webhookEndpoint.create({ data: { url: "https://hooks.example/x", events: [], secret: "plain:whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" } });
+    await t.database.db.prisma.webhookEndpoint.create({
+      data: { url: "https://hooks.example/x", events: [], secret: "plain:whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" },
+    });
     const withHook = path.join(dir, "hook.backup");
     expect((await cli("backup", withHook)).code).toBe(0);
     await t.database.db.prisma.webhookEndpoint.deleteMany();
@@ -242,15 +292,23 @@ describe("restore and the rows of a file sealed again", () => {
     const badUrl = edit({ url: "javascript:secret-token" });
     for (const r of [await cli("restore", "--check", badUrl), await restoreInto(badUrl)]) {
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/^Refused .*, nothing was written: webhook endpoint \d+'s url: expected http:\/\/ or https:\/\/, not javascript:\/\/: the file was altered\.\n$/);
+      expect(r.stderr).toMatch(
+        /^Refused .*, nothing was written: webhook endpoint \d+'s url: expected http:\/\/ or https:\/\/, not javascript:\/\/: the file was altered\.\n$/,
+      );
       expect(r.stderr).not.toContain("secret-token");
     }
     const badEvents = edit({ events: ["player.created", "<script>"] });
-    expect((await cli("restore", "--check", badEvents)).stderr).toMatch(/webhook endpoint \d+'s events are not a list of this service's event types: the file was altered\.\n$/);
+    expect((await cli("restore", "--check", badEvents)).stderr).toMatch(
+      /webhook endpoint \d+'s events are not a list of this service's event types: the file was altered\.\n$/,
+    );
   });
 
   it("when the file is swapped between the check and the writing (a table of the service's own schema added), then nothing is written", async () => {
-    const swapped = resealed(file, (lines) => [...lines, JSON.stringify(["table", "_prisma_migrations"]), JSON.stringify({ id: "x", migration_name: "99999999999999_fake" })]);
+    const swapped = resealed(file, (lines) => [
+      ...lines,
+      JSON.stringify(["table", "_prisma_migrations"]),
+      JSON.stringify({ id: "x", migration_name: "99999999999999_fake" }),
+    ]);
     const empty = await createTestDatabase();
     try {
       const before = await empty.db.prisma.$queryRawUnsafe<{ n: number }[]>("SELECT count(*)::int AS n FROM _prisma_migrations");
@@ -312,7 +370,10 @@ describe("a backup signed with BACKUP_SIGNING_KEY", () => {
     ] as const) {
       const empty = await createTestDatabase();
       try {
-        for (const args of [["restore", "--check", file], ["restore", file]]) {
+        for (const args of [
+          ["restore", "--check", file],
+          ["restore", file],
+        ]) {
           const r = await signedCli(empty.db, key, ...args);
           expect(r.code).toBe(1);
           expect(r.stderr).toBe(`Refused ${file}, nothing was written: ${why}: restore --unsigned takes it anyway, if you know where it comes from.\n`);
@@ -350,7 +411,9 @@ describe("the files the CLI writes and reads are its caller's", () => {
     for (const command of ["backup", "export"]) {
       const r = await cli(command, theirs);
       expect(r.code).toBe(1);
-      expect(r.stderr).toBe(`Cannot write ${theirs}: refused: ${theirs} belongs to another user (uid ${nobody}); nothing was written (name a new file, or remove it)\n`);
+      expect(r.stderr).toBe(
+        `Cannot write ${theirs}: refused: ${theirs} belongs to another user (uid ${nobody}); nothing was written (name a new file, or remove it)\n`,
+      );
     }
     expect(readFileSync(theirs, "utf8")).toBe("planted");
     expect(statSync(theirs).uid).toBe(nobody);
@@ -362,12 +425,18 @@ describe("the files the CLI writes and reads are its caller's", () => {
     const link = path.join(dir, "link.backup");
     symlinkSync(target, link);
     const linked = await cli("backup", link);
-    expect(linked).toMatchObject({ code: 1, stderr: `Cannot write ${link}: refused: ${link} is a symbolic link; nothing was written (name a new file, or remove it)\n` });
+    expect(linked).toMatchObject({
+      code: 1,
+      stderr: `Cannot write ${link}: refused: ${link} is a symbolic link; nothing was written (name a new file, or remove it)\n`,
+    });
     expect(readFileSync(target, "utf8")).toBe("keep me");
     expect(readlinkSync(link)).toBe(target);
     const pipe = fifo("pipe.backup");
     const piped = await cli("backup", pipe);
-    expect(piped).toMatchObject({ code: 1, stderr: `Cannot write ${pipe}: refused: ${pipe} is a named pipe; nothing was written (name a new file, or remove it)\n` });
+    expect(piped).toMatchObject({
+      code: 1,
+      stderr: `Cannot write ${pipe}: refused: ${pipe} is a named pipe; nothing was written (name a new file, or remove it)\n`,
+    });
     expect(lstatSync(pipe).isFIFO()).toBe(true);
   });
 
@@ -376,6 +445,9 @@ describe("the files the CLI writes and reads are its caller's", () => {
     const imported = await cli("import", pipe);
     expect(imported).toMatchObject({ code: 1, stderr: `Cannot read ${pipe} as JSON: refused: ${pipe} is not a regular file; nothing was read\n` });
     const restored = await cli("restore", "--check", pipe);
-    expect(restored).toMatchObject({ code: 1, stderr: `Refused ${pipe}, nothing was written: it cannot be read: refused: ${pipe} is not a regular file; nothing was read.\n` });
+    expect(restored).toMatchObject({
+      code: 1,
+      stderr: `Refused ${pipe}, nothing was written: it cannot be read: refused: ${pipe} is not a regular file; nothing was read.\n`,
+    });
   });
 });

@@ -3,26 +3,26 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { gunzipSync, gzipSync } from "node:zlib";
-import request from "supertest";
 import { Webhook } from "standardwebhooks";
+import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeBackup } from "../src/backup/backup.js";
-import { gzipped, readBackup, sealedLines, type BackupHeader } from "../src/backup/format.js";
-import { restoreBackup } from "../src/backup/restore.js";
-import { BACKUP_TABLES, NOT_BACKED_UP, q, schemaTables } from "../src/backup/tables.js";
 import { AddressAllowList } from "../src/auth/address-allow-list.js";
 import { KeyCache } from "../src/auth/key-cache.js";
+import { writeBackup } from "../src/backup/backup.js";
+import { type BackupHeader, gzipped, readBackup, sealedLines } from "../src/backup/format.js";
+import { restoreBackup } from "../src/backup/restore.js";
+import { BACKUP_TABLES, NOT_BACKED_UP, q, schemaTables } from "../src/backup/tables.js";
 import { runCli } from "../src/cli/cli.js";
 import { localFiles } from "../src/cli/transfer-command.js";
 import { loadConfig } from "../src/core/config.js";
-import type { Database } from "../src/db/database.js";
 import { createLogger } from "../src/core/logger.js";
+import type { Database } from "../src/db/database.js";
 import { sealSecret } from "../src/webhooks/secrets.js";
 import { DeliveryWorker } from "../src/webhooks/worker.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { createTestDatabase } from "./helpers/database.js";
 import { makePlayer } from "./helpers/fixtures.js";
-import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.js";
+import { FAST_WEBHOOKS, type Receiver, startReceiver } from "./helpers/receiver.js";
 import { openStream } from "./helpers/sse.js";
 
 /**
@@ -98,7 +98,9 @@ beforeAll(async () => {
   await stream.close();
   const backup = await cli(source.database.db, ["backup", file]);
   expect(backup.code, backup.stderr).toBe(0);
-  expect(backup.stdout).toMatch(/^Backed up to .*community\.backup in [\d.]+ s: 2 api_users, 2 players, .*2 reward_logs, .*1 idempotency_keys, 1 webhook_endpoints/);
+  expect(backup.stdout).toMatch(
+    /^Backed up to .*community\.backup in [\d.]+ s: 2 api_users, 2 players, .*2 reward_logs, .*1 idempotency_keys, 1 webhook_endpoints/,
+  );
 }, 60_000);
 afterAll(async () => {
   await source?.close();
@@ -116,7 +118,9 @@ describe("backup and restore", () => {
       expect(restored.code, restored.stderr).toBe(0);
       expect(restored.stdout).toMatch(/^Restored .* \(made .* at schema \d+_\w+\) in [\d.]+ s: 2 api_users, 2 players/);
       // The endpoints it brought deliver from a server started on it: said, with how to keep a drill from it.
-      expect(restored.stderr).toMatch(/^Warning: 1 webhook endpoint\(s\) came with the backup: a server started on this database delivers to them .*unless it runs with DRILL_MODE=true\. For a drill, restore with DRILL_MODE=true: a server then starts on this database only in drill mode\.\n$/m);
+      expect(restored.stderr).toMatch(
+        /^Warning: 1 webhook endpoint\(s\) came with the backup: a server started on this database delivers to them .*unless it runs with DRILL_MODE=true\. For a drill, restore with DRILL_MODE=true: a server then starts on this database only in drill mode\.\n$/m,
+      );
       // `counts` on the restored database says what the restore (and restore --check) said.
       const counts = await cli(target.db, ["counts"]);
       expect(counts.code).toBe(0);
@@ -148,7 +152,11 @@ describe("backup and restore", () => {
       const restoredIds = ((await everything(source.database.db)).reward_logs as { id: number }[]).map((r) => r.id);
       expect(Number((created.body as { id: number }).id)).toBeGreaterThan(Math.max(...restoredIds));
       // The idempotent write is replayed, not made again.
-      const replay = await request(app.url).post("/api/website/create-reward-log").set("X-API-Key", keyA).set("Idempotency-Key", "k-1").send({ playerId, rewardId: 1 });
+      const replay = await request(app.url)
+        .post("/api/website/create-reward-log")
+        .set("X-API-Key", keyA)
+        .set("Idempotency-Key", "k-1")
+        .send({ playerId, rewardId: 1 });
       expect(replay.status).toBe(201);
       expect(replay.headers["idempotent-replayed"]).toBe("true");
 
@@ -203,7 +211,11 @@ describe("backup and restore", () => {
     ["truncated", () => bytes().subarray(0, Math.floor(bytes().length / 2)), /the file is truncated/],
     ["cut at a line", () => gzipSync(text().split("\n").slice(0, 5).join("\n") + "\n"), /without its end line: the file is truncated/],
     ["altered", () => gzipSync(text().replace(/"pseudo": "/, '"pseudo": "x')), /its SHA-256 does not match its content: the file was altered/],
-    ["of another version", () => gzipSync(text().replace('"version":1', '"version":2')), /version 2 of the backup format; this version of the service reads version 1 only/],
+    [
+      "of another version",
+      () => gzipSync(text().replace('"version":1', '"version":2')),
+      /version 2 of the backup format; this version of the service reads version 1 only/,
+    ],
     ["not a backup", () => Buffer.from("{}"), /not a gzip file/],
   ];
   for (const [what, make, message] of cases) {
@@ -212,7 +224,10 @@ describe("backup and restore", () => {
       try {
         const bad = path.join(dir, `${what}.backup`);
         writeFileSync(bad, make());
-        for (const argv of [["restore", bad], ["restore", "--check", bad]]) {
+        for (const argv of [
+          ["restore", bad],
+          ["restore", "--check", bad],
+        ]) {
           const refused = await cli(target.db, argv);
           expect(refused.code).toBe(1);
           expect(refused.stderr).toMatch(/^Refused .*, nothing was written: /);
@@ -249,7 +264,9 @@ describe("backup and restore", () => {
       // The whole file checked, that one read as it is written: the database refuses it midway, and keeps nothing.
       let reads = 0;
       const refused = await restoreBackup(target.db, () => localFiles.read(reads++ === 0 ? file : bad), undefined).catch((e: Error) => e);
-      expect((refused as Error).message).toMatch(/^The database refuses a row of the backup's players \(.*players_pkey.*\): the file was altered or is not a backup\.$/);
+      expect((refused as Error).message).toMatch(
+        /^The database refuses a row of the backup's players \(.*players_pkey.*\): the file was altered or is not a backup\.$/,
+      );
       expect(await emptyTables(target.db)).toEqual([]);
     } finally {
       await target.drop();
@@ -265,7 +282,14 @@ describe("backup and restore", () => {
       // An idempotency record past its 24 hours is of no use: left out.
       const user = await sealed.db.prisma.apiUser.create({ data: { username: "old", keyHash: "0".repeat(64), keyHint: "gsk_0000" } });
       await sealed.db.prisma.idempotencyKey.create({
-        data: { apiUserId: user.id, key: "k", route: "POST /x", fingerprint: "0".repeat(64), responseStatus: 201, createdAt: new Date(Date.now() - 25 * 3600_000) },
+        data: {
+          apiUserId: user.id,
+          key: "k",
+          route: "POST /x",
+          fingerprint: "0".repeat(64),
+          responseStatus: 201,
+          createdAt: new Date(Date.now() - 25 * 3600_000),
+        },
       });
       const keyed = path.join(dir, "keyed.backup");
       expect((await cli(sealed.db, ["backup", keyed])).code).toBe(0);
@@ -298,13 +322,21 @@ describe("backup and restore", () => {
       const open = new Promise<void>((resolve) => (opened = resolve));
       const during = path.join(dir, "during.backup");
       // A backup whose file takes its pieces only once released: its transaction stays open until then.
-      const backup = writeBackup(app.database.db, async (pieces) => {
-        opened();
-        await released;
-        await localFiles.write(during, pieces);
-      }, { kept: app.config });
+      const backup = writeBackup(
+        app.database.db,
+        async (pieces) => {
+          opened();
+          await released;
+          await localFiles.write(during, pieces);
+        },
+        { kept: app.config },
+      );
       await open;
-      const write = request(app.url).post("/api/website/create-reward-log").set("X-API-Key", key).send({ playerId: player.id, rewardId: 3 }).then((res) => res);
+      const write = request(app.url)
+        .post("/api/website/create-reward-log")
+        .set("X-API-Key", key)
+        .send({ playerId: player.id, rewardId: 3 })
+        .then((res) => res);
       if (app.database.db.kind === "postgres") expect((await write).status).toBe(201);
       release();
       expect((await write).status).toBe(201);

@@ -3,11 +3,11 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { loadConfig } from "../src/core/config.js";
-import { createHttpServer } from "../src/service/http-server.js";
-import { defineRoute } from "../src/http/route.js";
 import { createLogger } from "../src/core/logger.js";
-import { Metrics } from "../src/service/metrics.js";
+import { defineRoute } from "../src/http/route.js";
 import { apiRoutes } from "../src/resources/index.js";
+import { createHttpServer } from "../src/service/http-server.js";
+import { Metrics } from "../src/service/metrics.js";
 import { LogCapture, startTestApp, type TestApp } from "./helpers/app.js";
 
 /** A heavy route whose handlers wait until the test lets them finish; each call is recorded. */
@@ -35,8 +35,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const ask = (url: string, id: string, signal?: AbortSignal) =>
-  fetch(`${url}/api/probe/heavy?id=${id}`, { headers: { "X-API-Key": key }, signal });
+const ask = (url: string, id: string, signal?: AbortSignal) => fetch(`${url}/api/probe/heavy?id=${id}`, { headers: { "X-API-Key": key }, signal });
 const gauge = async (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec((await metrics.text()).body)?.[1]);
 /** Waits until the handlers under way are `ids` (each built list is recorded as it starts). */
 const building = (...ids: string[]) => vi.waitFor(() => expect(running.map((r) => r.id)).toEqual(ids), { timeout: 10_000, interval: 10 });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runThroughServer } from "../src/cli/control-client.js";
 import { controlPaths, FILE_ANSWER_TIMEOUT_MS, MAX_MESSAGE_CHARS } from "../src/cli/control-protocol.js";
 import { onPostgres } from "./helpers/database.js";
-import { cliProcess, spawnOwned, spawnService, type Output, type ServiceProcess } from "./helpers/process.js";
+import { cliProcess, type Output, type ServiceProcess, spawnOwned, spawnService } from "./helpers/process.js";
 
 /**
  * The command line while the server runs on the embedded database (which
@@ -104,24 +104,28 @@ describe.runIf(!onPostgres)("the command line while the server holds the embedde
     expect((await cli(["user", "list"])).stdout).not.toContain("intruder");
   });
 
-  it(`when the CLI stops answering about its file during a backup (suspended, a stuck disk), then within ${FILE_ANSWER_TIMEOUT_MS / 1000} s the server gives up, rolls back and serves`, async () => {
-    const paths = controlPaths(dir);
-    const socket = net.connect(paths.socket);
-    let answer = "";
-    socket.setEncoding("utf8");
-    socket.on("data", (d: string) => (answer += d));
-    socket.on("error", () => undefined);
-    const closed = new Promise((resolve) => socket.on("close", resolve));
-    const file = path.join(dir, "never-written.backup");
-    socket.write(`${JSON.stringify({ token: readFileSync(paths.token, "utf8"), argv: ["backup", file] })}\n`);
-    // The server sends the backup's first piece and waits for an answer that never comes, holding its one connection.
-    while (!answer.includes('"type":"write"')) await new Promise((r) => setTimeout(r, 20));
-    const read = players(firstKey).then((res) => res.status);
-    await closed;
-    expect(await read).toBe(200);
-    expect((await cli(["user", "list"])).code).toBe(0);
-    expect(() => lstatSync(file)).toThrow();
-  }, FILE_ANSWER_TIMEOUT_MS + 30_000);
+  it(
+    `when the CLI stops answering about its file during a backup (suspended, a stuck disk), then within ${FILE_ANSWER_TIMEOUT_MS / 1000} s the server gives up, rolls back and serves`,
+    async () => {
+      const paths = controlPaths(dir);
+      const socket = net.connect(paths.socket);
+      let answer = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (d: string) => (answer += d));
+      socket.on("error", () => undefined);
+      const closed = new Promise((resolve) => socket.on("close", resolve));
+      const file = path.join(dir, "never-written.backup");
+      socket.write(`${JSON.stringify({ token: readFileSync(paths.token, "utf8"), argv: ["backup", file] })}\n`);
+      // The server sends the backup's first piece and waits for an answer that never comes, holding its one connection.
+      while (!answer.includes('"type":"write"')) await new Promise((r) => setTimeout(r, 20));
+      const read = players(firstKey).then((res) => res.status);
+      await closed;
+      expect(await read).toBe(200);
+      expect((await cli(["user", "list"])).code).toBe(0);
+      expect(() => lstatSync(file)).toThrow();
+    },
+    FILE_ANSWER_TIMEOUT_MS + 30_000,
+  );
 
   it("when a connection sends a message over the limit, then it is refused with a message and the server goes on serving", async () => {
     const socket = net.connect(controlPaths(dir).socket);
@@ -200,7 +204,11 @@ describe.runIf(!onPostgres)("the command line while the server holds the embedde
   });
 
   it("when commands carry a key or a path as arguments, then the server logs their names and neither", async () => {
-    const logged = () => service.lines().filter((l) => l.msg === "CLI command through the control channel").map((l) => l.command);
+    const logged = () =>
+      service
+        .lines()
+        .filter((l) => l.msg === "CLI command through the control channel")
+        .map((l) => l.command);
     const key = `gsk_${"k".repeat(43)}`;
     const secretPath = path.join(dir, "secret-folder", "file.json");
     await cli(["import", key]);
@@ -216,7 +224,10 @@ describe.runIf(!onPostgres)("the command line while the server holds the embedde
   it("when the audit log is read, then the commands run through the server are in it, by the CLI's user", async () => {
     const r = await cli(["audit", "--json"]);
     expect(r.code).toBe(0);
-    const entries = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { actor: string; action: string });
+    const entries = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { actor: string; action: string });
     const actions = entries.filter((e) => e.actor.startsWith("cli:")).map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(["api_user.rotate", "api_user.register", "webhook.add", "data.import"]));
   });

@@ -4,8 +4,8 @@ import path from "node:path";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli/cli.js";
-import { exportData } from "../src/transfer/transfer.js";
 import { createLogger } from "../src/core/logger.js";
+import { exportData } from "../src/transfer/transfer.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { createTestDatabase } from "./helpers/database.js";
 
@@ -23,10 +23,14 @@ afterAll(async () => {
 async function cli(argv: string[], db = t.database.db) {
   let stdout = "";
   let stderr = "";
-  const code = await runCli(argv, { config: t.config, db, logger: createLogger("silent") }, {
-    stdout: (s) => (stdout += s),
-    stderr: (s) => (stderr += s),
-  });
+  const code = await runCli(
+    argv,
+    { config: t.config, db, logger: createLogger("silent") },
+    {
+      stdout: (s) => (stdout += s),
+      stderr: (s) => (stderr += s),
+    },
+  );
   return { code, stdout, stderr };
 }
 
@@ -67,27 +71,72 @@ const community = {
   players: [player(1, "Steve", { nickname: "Stevie", chatId: "123" }), player(7, "Alex")],
   cosmetics: [
     {
-      id: 3, name: "Halo", type: "hat", rarity: "rare", game: "lobby", argumentFr: "Une auréole", argumentEn: "A halo",
-      image: "cosmetics/halo.png", lootbox: true, price: 500, description: null, collection: "Angels", render: null, permanent: false,
+      id: 3,
+      name: "Halo",
+      type: "hat",
+      rarity: "rare",
+      game: "lobby",
+      argumentFr: "Une auréole",
+      argumentEn: "A halo",
+      image: "cosmetics/halo.png",
+      lootbox: true,
+      price: 500,
+      description: null,
+      collection: "Angels",
+      render: null,
+      permanent: false,
     },
   ],
   formAnswers: [
     {
-      id: 2, playerId: 1, video: "https://video.example/1", question1: "a", question2: "b", question3: "c", question4: "d",
-      question5: "e", stage1: true, stage2: null, stage3: null, comment: "",
+      id: 2,
+      playerId: 1,
+      video: "https://video.example/1",
+      question1: "a",
+      question2: "b",
+      question3: "c",
+      question4: "d",
+      question5: "e",
+      stage1: true,
+      stage2: null,
+      stage3: null,
+      comment: "",
     },
   ],
   infectedStats: [
-    { playerId: 7, kill: 4, assist: 1, death: 2, game: 3, eligibleGame: 3, winZ: 1, winH: 1, playtime: 3600, coin: 20, point: 8, objectif: 2, newPlayer: false },
+    {
+      playerId: 7,
+      kill: 4,
+      assist: 1,
+      death: 2,
+      game: 3,
+      eligibleGame: 3,
+      winZ: 1,
+      winH: 1,
+      playtime: 3600,
+      coin: 20,
+      point: 8,
+      objectif: 2,
+      newPlayer: false,
+    },
   ],
-  temporaryItems: [
-    { id: "5", itemName: "Double XP", itemDescription: "x2", price: 100, startDate: "2026-01-01T00:00:00Z", endDate: "2026-02-01T00:00:00Z" },
-  ],
+  temporaryItems: [{ id: "5", itemName: "Double XP", itemDescription: "x2", price: 100, startDate: "2026-01-01T00:00:00Z", endDate: "2026-02-01T00:00:00Z" }],
   rewardLogs: [{ id: 9, playerId: 7, rewardId: 42, rewardedAt: "2026-03-04T05:06:07Z" }],
   worlds: [
     {
-      id: 4, name: "Nether base", ownerId: 1, type: "NETHER", state: "unLoaded", lastUsed: "2026-05-05T10:00:00Z", status: "PUBLIC",
-      spawnLocation: "0,64,0", gameruleRandomTickSpeed: 3, gameruleDaylightCycle: false, gamerulePvp: true, gamerulePlayerDamage: true, tag: null,
+      id: 4,
+      name: "Nether base",
+      ownerId: 1,
+      type: "NETHER",
+      state: "unLoaded",
+      lastUsed: "2026-05-05T10:00:00Z",
+      status: "PUBLIC",
+      spawnLocation: "0,64,0",
+      gameruleRandomTickSpeed: 3,
+      gameruleDaylightCycle: false,
+      gamerulePvp: true,
+      gamerulePlayerDamage: true,
+      tag: null,
     },
   ],
   parkourMaps: [{ id: 6, name: "Sky run", enable: true, spawnLocation: "1,2,3,world,0,90", difficulty: "hard" }],
@@ -336,7 +385,10 @@ describe("import and export", () => {
       const r = await cli(["import", file("renamed.json", renamed)], db);
       expect(r).toMatchObject({ code: 0, stderr: "" });
       const players = await db.prisma.player.findMany({ orderBy: { id: "asc" }, select: { id: true, pseudo: true } });
-      expect(players).toEqual([{ id: 1, pseudo: "Charlie" }, { id: 3, pseudo: "ALPHA" }]);
+      expect(players).toEqual([
+        { id: 1, pseudo: "Charlie" },
+        { id: 3, pseudo: "ALPHA" },
+      ]);
     } finally {
       await scratch.drop();
     }
@@ -348,7 +400,10 @@ describe("import and export", () => {
     try {
       // An export of a community where one player got one reward twice in a second: its import takes both.
       const log = { id: 1, playerId: 7, rewardId: 42, rewardedAt: "2026-03-04T05:06:07Z" };
-      const inFile = await cli(["import", file("dup-logs.json", { players: [player(7, "Alex")], rewardLogs: [log, { ...log, id: 2, rewardedAt: "2026-03-04T07:06:07+02:00" }] })], db);
+      const inFile = await cli(
+        ["import", file("dup-logs.json", { players: [player(7, "Alex")], rewardLogs: [log, { ...log, id: 2, rewardedAt: "2026-03-04T07:06:07+02:00" }] })],
+        db,
+      );
       expect(inFile.code, inFile.stderr).toBe(0);
       const again = await cli(["import", file("logs2.json", { rewardLogs: [{ ...log, id: 5 }] })], db);
       expect(again.code, again.stderr).toBe(0);
@@ -404,7 +459,14 @@ describe("export to a file", () => {
     const r = await cli(["export", exportFile]);
     expect(r.stdout).toBe("");
     expect(Object.keys(JSON.parse(readFileSync(exportFile, "utf8")))).toEqual([
-      "players", "cosmetics", "formAnswers", "infectedStats", "temporaryItems", "rewardLogs", "worlds", "parkourMaps",
+      "players",
+      "cosmetics",
+      "formAnswers",
+      "infectedStats",
+      "temporaryItems",
+      "rewardLogs",
+      "worlds",
+      "parkourMaps",
     ]);
   });
 });
@@ -414,10 +476,14 @@ describe("seed", () => {
     for (const now of [new Date("2026-11-23T12:00:00Z"), new Date("2031-02-28T23:59:59Z")]) {
       const database = await createTestDatabase();
       try {
-        const res = await runCli(["seed"], { config: t.config, db: database.db, logger: createLogger("silent"), now: () => now }, {
-          stdout: () => undefined,
-          stderr: () => undefined,
-        });
+        const res = await runCli(
+          ["seed"],
+          { config: t.config, db: database.db, logger: createLogger("silent"), now: () => now },
+          {
+            stdout: () => undefined,
+            stderr: () => undefined,
+          },
+        );
         expect(res).toBe(0);
         const items = await database.db.prisma.temporaryItem.findMany({ orderBy: { id: "asc" } });
         const active = items.filter((i) => i.startDate <= now && now < i.endDate).map((i) => i.itemName);

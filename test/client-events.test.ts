@@ -1,6 +1,6 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiError, subscribe, type LiveEvent } from "../clients/typescript/src/index.js";
+import { ApiError, type LiveEvent, subscribe } from "../clients/typescript/src/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makePlayer } from "./helpers/fixtures.js";
 import { EXPIRED_EVENT_ID, openStream } from "./helpers/sse.js";
@@ -16,14 +16,18 @@ const reward = async () => {
   // A connection of its own (agent: false): closeAllConnections below also cuts the idle ones a pool would reuse.
   const status = await new Promise<number>((resolve, reject) => {
     const body = JSON.stringify({ playerId, rewardId });
-    const req = http.request(`${t.url}/api/website/create-reward-log`, {
-      method: "POST",
-      agent: false,
-      headers: { "X-API-Key": key, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) },
-    }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    const req = http.request(
+      `${t.url}/api/website/create-reward-log`,
+      {
+        method: "POST",
+        agent: false,
+        headers: { "X-API-Key": key, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -106,7 +110,13 @@ describe("the TypeScript client's subscribe()", () => {
       return fetch(request);
     };
     const done = (async () => {
-      for await (const event of subscribe<{ rewardId: number }>({ baseUrl: `${t.url}/api`, apiKey: key, types: ["reward_log.created"], signal: stop.signal, fetch: send })) {
+      for await (const event of subscribe<{ rewardId: number }>({
+        baseUrl: `${t.url}/api`,
+        apiKey: key,
+        types: ["reward_log.created"],
+        signal: stop.signal,
+        fetch: send,
+      })) {
         got.push(event.data.rewardId);
         if (got.length === 1) {
           handling();

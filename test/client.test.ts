@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiError, createApiClient, EtagPoller, ListSync, orThrow, walkPages, type ApiClient } from "../clients/typescript/src/index.js";
+import { type ApiClient, ApiError, createApiClient, EtagPoller, ListSync, orThrow, walkPages } from "../clients/typescript/src/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { document } from "./helpers/contract.js";
 import { makeCosmetic, makePlayer, unique } from "./helpers/fixtures.js";
@@ -148,7 +148,13 @@ async function scripted(answers: ((res: ServerResponse, req: IncomingMessage) =>
     let body = "";
     req.on("data", (c: Buffer) => (body += c.toString()));
     req.on("end", () => {
-      seen.push({ method: req.method!, key: req.headers["idempotency-key"] as string | undefined, traceparent: req.headers.traceparent as string | undefined, body, at: Date.now() });
+      seen.push({
+        method: req.method!,
+        key: req.headers["idempotency-key"] as string | undefined,
+        traceparent: req.headers.traceparent as string | undefined,
+        body,
+        at: Date.now(),
+      });
       const answer = answers[seen.length - 1] ?? ((r: ServerResponse) => r.writeHead(500).end());
       answer(res, req);
     });
@@ -157,8 +163,10 @@ async function scripted(answers: ((res: ServerResponse, req: IncomingMessage) =>
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
   return { url, seen, close: () => new Promise((resolve) => server.close(resolve)) };
 }
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) => (res: ServerResponse) =>
-  res.writeHead(status, { "Content-Type": "application/json", ...headers }).end(JSON.stringify(body));
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  (res: ServerResponse) =>
+    res.writeHead(status, { "Content-Type": "application/json", ...headers }).end(JSON.stringify(body));
 const drop = (res: ServerResponse) => res.socket!.destroy();
 const unavailable = json(503, { code: 503, message: "Database unavailable, retry later" }, { "Retry-After": "1" });
 
@@ -203,7 +211,22 @@ describe("the TypeScript client's retries", () => {
   });
 
   it("when a PATCH gets a 503, then it is not resent unless the caller allows it", async () => {
-    const cosmetic = { id: 3, name: "Halo", type: "hat", rarity: "rare", game: "lobby", argumentFr: "", argumentEn: "", image: "", lootbox: false, price: 1, description: null, collection: null, render: null, permanent: false };
+    const cosmetic = {
+      id: 3,
+      name: "Halo",
+      type: "hat",
+      rarity: "rare",
+      game: "lobby",
+      argumentFr: "",
+      argumentEn: "",
+      image: "",
+      lootbox: false,
+      price: 1,
+      description: null,
+      collection: null,
+      render: null,
+      permanent: false,
+    };
     const s = await scripted([unavailable, unavailable, json(200, cosmetic)]);
     try {
       const once = createApiClient({ baseUrl: s.url, apiKey: "k" });

@@ -43,7 +43,12 @@ describe.skipIf(!onPostgres)("WEB_CONCURRENCY (PostgreSQL)", () => {
 
       for (let i = 0; i < 20; i++) expect(await get(port, "/livez")).toBe(200);
       // Request lines reach stdout in blocks (every 250 ms at the latest): each worker's may come a little after its answers.
-      const served = () => new Set(lines().filter((l) => l.msg === "request").map((l) => l.worker));
+      const served = () =>
+        new Set(
+          lines()
+            .filter((l) => l.msg === "request")
+            .map((l) => l.worker),
+        );
       await waitFor("request lines from both workers", () => served().size === 2);
       expect(served()).toEqual(new Set([1, 2]));
       const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();

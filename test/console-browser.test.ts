@@ -10,7 +10,7 @@ import { DeliveryWorker } from "../src/webhooks/worker.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { BROWSER_HOST, chromiumAvailable, launchChromium } from "./helpers/browser.js";
 import { makeCosmetic, makePlayer, unique } from "./helpers/fixtures.js";
-import { startReceiver, type Receiver } from "./helpers/receiver.js";
+import { type Receiver, startReceiver } from "./helpers/receiver.js";
 
 /**
  * The admin console as an admin uses it: Debian's Chromium, headless, driven
@@ -219,7 +219,9 @@ describe.runIf(available)("the admin console in Chromium", () => {
       revokedAt: { after: "none", unchanged: true },
       previousKeyExpiresAt: { before: "none", after: moment },
     });
-    await expect(page.locator("table.audit tbody tr").first().locator("td").first().textContent()).resolves.toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
+    await expect(page.locator("table.audit tbody tr").first().locator("td").first().textContent()).resolves.toMatch(
+      /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/,
+    );
 
     // An update through the API: each field it sent, with the value it replaced.
     const cosmetic = await makeCosmetic(t.database.db.prisma, { price: 250, collection: "Summer sale" });
@@ -284,14 +286,16 @@ describe.runIf(available)("the admin console in Chromium", () => {
 
     // The delivery is listed once it is delivered (the list is read again on request).
     const delivered = page.locator("table.deliveries tbody tr", { hasText: "delivered" });
-    await expect
-      .poll(async () => (await page.getByRole("button", { name: "Show deliveries" }).click(), delivered.count()), { timeout: 10_000 })
-      .toBe(1);
+    await expect.poll(async () => (await page.getByRole("button", { name: "Show deliveries" }).click(), delivered.count()), { timeout: 10_000 }).toBe(1);
     await expect(delivered.textContent()).resolves.toContain(String(sent!.headers["webhook-id"]));
     await page.screenshot({ path: shot("webhooks"), fullPage: true });
     const id = await delivered.getAttribute("data-delivery");
     await page.getByRole("button", { name: `Redeliver delivery ${id}` }).click();
-    await page.getByRole("status").filter({ hasText: `Delivery ${id} will be sent again now.` }).first().waitFor();
+    await page
+      .getByRole("status")
+      .filter({ hasText: `Delivery ${id} will be sent again now.` })
+      .first()
+      .waitFor();
     await receiver.waitFor("the redelivery", () => receiver.received.length === 2);
     expect(receiver.received[1]!.headers["webhook-id"]).toBe(sent!.headers["webhook-id"]);
   }, 60_000);
@@ -373,7 +377,11 @@ describe.runIf(available)("the admin console in Chromium", () => {
     const receipt = page.locator("section.receipt");
     const receiptId = (await receipt.getByRole("heading", { level: 2 }).textContent())!.replace("Receipt ", "");
     expect(receiptId).toMatch(/^era_[0-9a-f]{32}$/);
-    await page.getByRole("status").filter({ hasText: `Erased player ${steve.id} (receipt ${receiptId}).` }).first().waitFor();
+    await page
+      .getByRole("status")
+      .filter({ hasText: `Erased player ${steve.id} (receipt ${receiptId}).` })
+      .first()
+      .waitFor();
     await expect(receipt.textContent()).resolves.toMatch(new RegExp(`Player id${steve.id}Erased\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} UTCByadmin-b`));
     await expect(receipt.locator("dl.counts").nth(1).textContent()).resolves.toContain("rewardLogs1");
     const lookup = await fetch(`${t.url}/api/player/get-player-by-nick?nick=${steve.pseudo}`, { headers: { "X-API-Key": adminKey } });
@@ -411,7 +419,14 @@ describe.runIf(available)("the admin console in Chromium", () => {
     const prisma = t.database.db.prisma;
     const past = unique("autumn-");
     await prisma.leaderboardPeriod.create({
-      data: { kind: "season", key: past, startsAt: new Date("2026-09-01T00:00:00Z"), endsAt: new Date("2026-11-01T00:00:00Z"), countedFrom: new Date("2026-09-01T00:00:00Z"), createdBy: "test" },
+      data: {
+        kind: "season",
+        key: past,
+        startsAt: new Date("2026-09-01T00:00:00Z"),
+        endsAt: new Date("2026-11-01T00:00:00Z"),
+        countedFrom: new Date("2026-09-01T00:00:00Z"),
+        createdBy: "test",
+      },
     });
     const before = problems.length;
     await page.setViewportSize({ width: 1280, height: 860 });
@@ -428,7 +443,11 @@ describe.runIf(available)("the admin console in Chromium", () => {
 
     await page.getByLabel("Ends (UTC, optional)").fill("");
     await page.getByRole("button", { name: "Start season" }).click();
-    await page.getByRole("status").filter({ hasText: `Started ${name}: from ` }).first().waitFor();
+    await page
+      .getByRole("status")
+      .filter({ hasText: `Started ${name}: from ` })
+      .first()
+      .waitFor();
     const row = page.locator(`table.seasons tbody tr[data-season="${name}"]`);
     await expect(row.locator(".badge").textContent()).resolves.toBe("running");
     await expect(row.locator('td[data-label="Ends"]').textContent()).resolves.toBe("when ended");
@@ -438,17 +457,27 @@ describe.runIf(available)("the admin console in Chromium", () => {
 
     await page.getByLabel("Name", { exact: true }).fill(name);
     await page.getByRole("button", { name: "Start season" }).click();
-    await form.getByRole("alert").filter({ hasText: `Season '${name}' already exists` }).waitFor();
+    await form
+      .getByRole("alert")
+      .filter({ hasText: `Season '${name}' already exists` })
+      .waitFor();
 
     await row.getByRole("button", { name: `End ${name}` }).click();
     const dialog = page.getByRole("dialog", { name: `End ${name}?` });
     await dialog.getByLabel("Ends (UTC, optional)").fill("2099-01-01T00:00");
     await dialog.getByRole("button", { name: "End season" }).click();
     await dialog.waitFor({ state: "detached" });
-    await page.getByRole("status").filter({ hasText: `${name} ends 2099-01-01 00:00:00 UTC.` }).first().waitFor();
+    await page
+      .getByRole("status")
+      .filter({ hasText: `${name} ends 2099-01-01 00:00:00 UTC.` })
+      .first()
+      .waitFor();
     await expect(row.locator('td[data-label="Ends"]').textContent()).resolves.toBe("2099-01-01 00:00:00 UTC");
     const audit = await prisma.auditLog.findMany({ where: { target: `season:${name}` }, orderBy: { id: "asc" } });
-    expect(audit.map((a) => [a.action, a.actor])).toEqual([["season.start", "admin-b"], ["season.end", "admin-b"]]);
+    expect(audit.map((a) => [a.action, a.actor])).toEqual([
+      ["season.start", "admin-b"],
+      ["season.end", "admin-b"],
+    ]);
     await page.screenshot({ path: shot("seasons"), fullPage: true });
 
     await page.setViewportSize({ width: 390, height: 844 });

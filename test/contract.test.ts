@@ -1,7 +1,7 @@
 import net from "node:net";
 import request from "supertest";
-import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { errors } from "../src/core/errors.js";
 import { defineRoute } from "../src/http/route.js";
 import { apiRoutes } from "../src/resources/index.js";
@@ -70,7 +70,11 @@ describe("the headers in the OpenAPI document", () => {
 
   it("when a header is declared, then it is written once, under components.headers, and referenced", () => {
     const refs = new Set(operations.flatMap((o) => Object.values(o.op.responses).flatMap((r) => Object.values(r.headers ?? {}).map((h) => h.$ref))));
-    expect([...refs].sort()).toEqual(Object.keys(doc.components.headers).map((n) => `#/components/headers/${n}`).sort());
+    expect([...refs].sort()).toEqual(
+      Object.keys(doc.components.headers)
+        .map((n) => `#/components/headers/${n}`)
+        .sort(),
+    );
   });
 });
 

@@ -115,7 +115,14 @@ describe("the CLI's trust in the control channel", () => {
         send({ type: "write", id: 2, stream: 2, file: planted, data: Buffer.from("owned").toString("base64"), end: true });
       } else if (++answered === 2) exit(socket);
     });
-    for (const argv of [["user", "list"], ["import", named], ["export", named], ["backup", named], ["restore", named], ["restore", "--check", named]]) {
+    for (const argv of [
+      ["user", "list"],
+      ["import", named],
+      ["export", named],
+      ["backup", named],
+      ["restore", named],
+      ["restore", "--check", named],
+    ]) {
       answered = 0;
       fake.heard.length = 0;
       expect((await cli(data, argv)).code).toBe(0);

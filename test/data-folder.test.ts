@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { controlPaths } from "../src/cli/control-protocol.js";
 import { TIGHTENED_WARNING } from "../src/db/open.js";
 import { onPostgres } from "./helpers/database.js";
-import { spawnService, type ServiceProcess } from "./helpers/process.js";
+import { type ServiceProcess, spawnService } from "./helpers/process.js";
 
 /**
  * The embedded data folder holds players' tokens and addresses (the WAL too)

@@ -62,7 +62,11 @@ describe("the Dockerfile", () => {
     const user = find("USER").at(-1)?.args;
     expect(user).toBeDefined();
     expect(user).not.toMatch(/^(root|0)(:|$)/);
-    expect(find("ENV").map((i) => i.args).join(" ")).toMatch(/\bNODE_ENV=production\b/);
+    expect(
+      find("ENV")
+        .map((i) => i.args)
+        .join(" "),
+    ).toMatch(/\bNODE_ENV=production\b/);
     expect(find("RUN").some((i) => /npm ci\b.*--omit=dev/.test(i.args))).toBe(true);
     expect(find("COPY").some((i) => /^prisma\/migrations\s/.test(i.args))).toBe(true);
     // The generated client lives in src/generated and is compiled with the rest into dist/.
@@ -110,7 +114,10 @@ describe("the Dockerfile", () => {
     expect(sources.length).toBeGreaterThan(0);
     for (const source of sources) {
       expect(existsSync(path.join(root, source)), source).toBe(true);
-      expect(ignored.some((pattern) => source === pattern || source.startsWith(`${pattern}/`)), source).toBe(false);
+      expect(
+        ignored.some((pattern) => source === pattern || source.startsWith(`${pattern}/`)),
+        source,
+      ).toBe(false);
     }
   });
 });

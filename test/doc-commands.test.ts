@@ -28,23 +28,30 @@ describe(`the command-line examples of ${FILE}`, () => {
     expect(blocks.length).toBeGreaterThanOrEqual(4);
   });
 
-  it.each(blocks.map((block) => [`${FILE}:${block.line}`, block.commands] as const))("when the block at %s is run line by line, then every command succeeds", async (_at, commands) => {
-    const database = await createTestDatabase();
-    try {
-      await loadSample(database.db.prisma, new Date());
-      const config = loadConfig({ NODE_ENV: "test" });
-      for (const line of commands) {
-        const command = COMMAND.exec(line);
-        expect(command, `not a CLI command: ${line}`).not.toBeNull();
-        let stderr = "";
-        const code = await runCli(command![1]!.split(/\s+/), { config, db: database.db, logger: createLogger("silent") }, {
-          stdout: () => undefined,
-          stderr: (text) => (stderr += text),
-        });
-        expect(code, `${line}\n${stderr}`).toBe(0);
+  it.each(blocks.map((block) => [`${FILE}:${block.line}`, block.commands] as const))(
+    "when the block at %s is run line by line, then every command succeeds",
+    async (_at, commands) => {
+      const database = await createTestDatabase();
+      try {
+        await loadSample(database.db.prisma, new Date());
+        const config = loadConfig({ NODE_ENV: "test" });
+        for (const line of commands) {
+          const command = COMMAND.exec(line);
+          expect(command, `not a CLI command: ${line}`).not.toBeNull();
+          let stderr = "";
+          const code = await runCli(
+            command![1]!.split(/\s+/),
+            { config, db: database.db, logger: createLogger("silent") },
+            {
+              stdout: () => undefined,
+              stderr: (text) => (stderr += text),
+            },
+          );
+          expect(code, `${line}\n${stderr}`).toBe(0);
+        }
+      } finally {
+        await database.drop();
       }
-    } finally {
-      await database.drop();
-    }
-  });
+    },
+  );
 });

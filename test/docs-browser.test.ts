@@ -49,10 +49,10 @@ describe.runIf(available)("the docs page in Chromium", () => {
     // The highlighted examples are coloured though the policy admits no inline style (set through the DOM).
     expect(await page.locator(".opblock.is-open .highlight-code span[style*='color']").count()).toBeGreaterThan(0);
     const coloured = page.locator(".opblock.is-open .highlight-code span[style*='color']").first();
-    expect(await coloured.evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(e).color)).toBe(/color: ([^;]+)/.exec((await coloured.getAttribute("style"))!)![1]);
-    const operations = (await page.locator(".opblock .opblock-summary-path").allTextContents()).map((text) =>
-      text.replace(/\u200b/g, "").trim(),
+    expect(await coloured.evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(e).color)).toBe(
+      /color: ([^;]+)/.exec((await coloured.getAttribute("style"))!)![1],
     );
+    const operations = (await page.locator(".opblock .opblock-summary-path").allTextContents()).map((text) => text.replace(/\u200b/g, "").trim());
     // Every route the service serves, each once (the list is the routes' own: a new one needs no edit here).
     expect(operations.sort()).toEqual([...new Set(apiRoutes.map((r) => r.path))].sort());
     await expect(page.locator(".info .title").first().textContent()).resolves.toContain("Game community API");

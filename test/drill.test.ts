@@ -1,12 +1,12 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliProcess, spawnService, type ServiceProcess } from "./helpers/process.js";
-import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.js";
+import { cliProcess, type ServiceProcess, spawnService } from "./helpers/process.js";
+import { FAST_WEBHOOKS, type Receiver, startReceiver } from "./helpers/receiver.js";
 
 /**
  * docs/OPERATIONS.md, "A restore drill", as written: a backup with a webhook endpoint and deliveries still
@@ -68,7 +68,9 @@ describe("a restore drill", () => {
     const copy = path.join(dir, "restored");
     const restored = await cli(copy, ["restore", file]);
     expect(restored.code, restored.stderr).toBe(0);
-    expect(restored.stderr).toMatch(/^Warning: 1 webhook endpoint\(s\) came with the backup: a server started on this database delivers to them .*unless it runs with DRILL_MODE=true\. For a drill, restore with DRILL_MODE=true/);
+    expect(restored.stderr).toMatch(
+      /^Warning: 1 webhook endpoint\(s\) came with the backup: a server started on this database delivers to them .*unless it runs with DRILL_MODE=true\. For a drill, restore with DRILL_MODE=true/,
+    );
     const prefix = `drill-control-${randomBytes(4).toString("hex")}:`;
     const server = spawnService({ ...production(prefix), DATA_DIR: copy });
     try {
@@ -90,7 +92,9 @@ describe("a restore drill", () => {
 
     const refused = spawnService({ ...production("unused:"), DATA_DIR: copy });
     expect(await refused.exited).toBe(1);
-    expect(refused.output()).toMatch(/Refused to start: this database is a restore drill's copy \(restored \d{4}-.*Z with DRILL_MODE=true, from a backup made .*\), and its webhooks would deliver to production's receivers: start the server on it with DRILL_MODE=true\.\n/);
+    expect(refused.output()).toMatch(
+      /Refused to start: this database is a restore drill's copy \(restored \d{4}-.*Z with DRILL_MODE=true, from a backup made .*\), and its webhooks would deliver to production's receivers: start the server on it with DRILL_MODE=true\.\n/,
+    );
     expect(refused.output()).not.toMatch(/^\s+at /m);
 
     receiver.received.length = 0;
@@ -105,7 +109,10 @@ describe("a restore drill", () => {
       // The deliveries the backup held, and the new write's, wait: none was attempted.
       const deliveries = await cli(copy, ["webhook", "deliveries", "--json", "--limit", "1000"]);
       expect(deliveries.code, deliveries.stderr).toBe(0);
-      const rows = deliveries.stdout.trim().split("\n").map((l) => JSON.parse(l) as { status: string; attempts: number; type: string });
+      const rows = deliveries.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { status: string; attempts: number; type: string });
       expect(rows.some((r) => r.type === "reward_log.created")).toBe(true);
       expect(rows.every((r) => r.status === "pending" && r.attempts === 0)).toBe(true);
       expect(receiver.received).toEqual([]);

@@ -3,11 +3,11 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../src/db/database.js";
-import { migrate } from "../src/db/migrate.js";
 import { createLogger } from "../src/core/logger.js";
-import { spawnOwned } from "./helpers/process.js";
+import { openDatabase } from "../src/db/database.js";
 import { acquireDataDirLock, EmbeddedDatabaseBusyError } from "../src/db/embedded-lock.js";
+import { migrate } from "../src/db/migrate.js";
+import { spawnOwned } from "./helpers/process.js";
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -1,8 +1,7 @@
+import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { listOf, readAll, WRITTEN_BY } from "../src/db/list-query.js";
-import type { Entity, Projection } from "../src/fields/entity.js";
-import type { PrismaClient } from "../src/generated/prisma/client.js";
 import { cosmetic } from "../src/entities/cosmetic.js";
 import { formAnswer } from "../src/entities/form.js";
 import { infectedStats } from "../src/entities/infected.js";
@@ -11,9 +10,10 @@ import { player } from "../src/entities/player.js";
 import { rewardLog } from "../src/entities/reward-log.js";
 import { temporaryItem } from "../src/entities/temporary-item.js";
 import { world } from "../src/entities/world.js";
+import type { Entity, Projection } from "../src/fields/entity.js";
+import type { PrismaClient } from "../src/generated/prisma/client.js";
 import { SAMPLE_FILE } from "../src/transfer/sample.js";
 import { importData } from "../src/transfer/transfer.js";
-import { readFile } from "node:fs/promises";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.js";
 
 /** Each entity with its rows as Prisma's client reads them (Dates, numbers), ordered by primary key. */

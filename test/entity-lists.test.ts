@@ -17,7 +17,9 @@ describe("what an entity's declaration gives it", () => {
   afterAll(() => database?.drop());
 
   it("when the entities are listed, then each is imported and exported under its table's name, and backed up by its key", () => {
-    expect(TRANSFER_RESOURCES.map((r) => [r.key, r.entity.kind])).toEqual(ENTITIES.map((e) => [e.table.replace(/_(\w)/g, (_, c: string) => c.toUpperCase()), e.kind]));
+    expect(TRANSFER_RESOURCES.map((r) => [r.key, r.entity.kind])).toEqual(
+      ENTITIES.map((e) => [e.table.replace(/_(\w)/g, (_, c: string) => c.toUpperCase()), e.kind]),
+    );
     const backedUp = BACKUP_TABLES.filter((t) => ENTITIES.some((e) => e.table === t.table));
     expect(backedUp.map((t) => [t.table, t.key, t.unserial === true])).toEqual(ENTITIES.map((e) => [e.table, [e.primaryKey], !e.generatedKey]));
     // Restored in the entities' order: a table after those its foreign keys name.
@@ -37,7 +39,10 @@ describe("what an entity's declaration gives it", () => {
       const has = triggers.filter((t) => t.table === e.table && needed.some((n) => t.name === `${e.table}_${n}`)).map((t) => t.name);
       const expected = [`${e.table}_write_freeze`, ...(e.versioned ? [`${e.table}_data_version`, `${e.table}_deleted_by`, `${e.table}_written_by`] : [])];
       expect(has.sort(), e.table).toEqual(expected.sort());
-      expect(counted.some((r) => r.name === e.table), `data_versions row of ${e.table}`).toBe(e.versioned);
+      expect(
+        counted.some((r) => r.name === e.table),
+        `data_versions row of ${e.table}`,
+      ).toBe(e.versioned);
     }
   });
 });

@@ -3,12 +3,12 @@ import { createServer } from "node:http";
 import net from "node:net";
 import { gzipSync } from "node:zlib";
 import request from "supertest";
-import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ERROR_CATALOGUE, type ErrorKind } from "../src/core/errors.js";
 import { openDatabase } from "../src/db/database.js";
 import { clearWriteFreeze, setWriteFreeze } from "../src/db/service-state.js";
 import { FROZEN_RETRY_AFTER_S } from "../src/http/error-handler.js";
-import { ERROR_CATALOGUE, type ErrorKind } from "../src/core/errors.js";
 import { defineRoute } from "../src/http/route.js";
 import { apiRoutes } from "../src/resources/index.js";
 import { answerStarting } from "../src/service/http-server.js";
@@ -126,9 +126,14 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
     res: await raw(t.url, `GET /api/player/get-all-players HTTP/1.1\r\nHost: x\r\nX-Padding: ${"p".repeat(20_000)}\r\n\r\n`),
     message: "Request headers larger than 16 KB",
   }),
-  UNAUTHENTICATED: async () => ({ res: await api().get("/api/player/get-all-players"), message: "API key missing or invalid: send a valid key in the X-API-Key header" }),
+  UNAUTHENTICATED: async () => ({
+    res: await api().get("/api/player/get-all-players"),
+    message: "API key missing or invalid: send a valid key in the X-API-Key header",
+  }),
   FORBIDDEN: async () => ({
-    res: await api().get("/api/player/get-all-players").set("X-API-Key", await t.key("nobody-special")),
+    res: await api()
+      .get("/api/player/get-all-players")
+      .set("X-API-Key", await t.key("nobody-special")),
     message: /^This API user is in no caller group, .* CALLERS_USER_A, /,
   }),
   NOT_FOUND: async () => ({
@@ -183,11 +188,7 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
     message: "Request body larger than 100 KB",
   }),
   UNSUPPORTED_MEDIA_TYPE: async () => ({
-    res: await api()
-      .post("/api/inscription")
-      .set("X-API-Key", key)
-      .set("Content-Type", "application/json; charset=latin1")
-      .send('{"username":"abc"}'),
+    res: await api().post("/api/inscription").set("X-API-Key", key).set("Content-Type", "application/json; charset=latin1").send('{"username":"abc"}'),
     message: 'Unsupported charset "latin1"',
   }),
   IDEMPOTENCY_KEY_REUSED: async () => {
@@ -232,7 +233,10 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
       env: { HEAVY_LISTS_AT_ONCE: "1", HEAVY_LIST_WAIT_MS: "300" },
     });
     try {
-      const holder = request(busy.url).get("/api/probe/held-list").set("X-API-Key", key).then((r) => r);
+      const holder = request(busy.url)
+        .get("/api/probe/held-list")
+        .set("X-API-Key", key)
+        .then((r) => r);
       while (heldLists.length === 0) await new Promise((r) => setTimeout(r, 10));
       const res = await request(busy.url).get("/api/player/get-all-players").set("X-API-Key", key);
       expect(res.headers["retry-after"]).toBe("1");
@@ -289,7 +293,11 @@ const cases: Record<ErrorKind, () => Promise<{ res: request.Response; message: s
     await prisma.$transaction((tx) => setWriteFreeze(tx, "moving to a new database", "cli:test"));
     try {
       const res = await api().post("/api/website/create-reward-log").set("X-API-Key", key).send({ playerId: 1, rewardId: 1 });
-      return { res, message: /^Writes are paused by the operator since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(moving to a new database\); reads go on and nothing was written: retry later$/ };
+      return {
+        res,
+        message:
+          /^Writes are paused by the operator since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(moving to a new database\); reads go on and nothing was written: retry later$/,
+      };
     } finally {
       await prisma.$transaction((tx) => clearWriteFreeze(tx));
     }
@@ -428,11 +436,12 @@ describe("the error catalogue", () => {
   });
 });
 
-
 describe("errors that point at the fix", () => {
   it("when the key is missing or wrong, then the same 401 names the X-API-Key header", async () => {
     const missing = await api().get("/api/player/get-all-players");
-    const wrong = await api().get("/api/player/get-all-players").set("X-API-Key", `gsk_${"0".repeat(43)}`);
+    const wrong = await api()
+      .get("/api/player/get-all-players")
+      .set("X-API-Key", `gsk_${"0".repeat(43)}`);
     expect(missing.status).toBe(401);
     expect(wrong.body).toEqual(missing.body);
     expect(missing.body).toEqual({ code: 401, message: "API key missing or invalid: send a valid key in the X-API-Key header" });
@@ -469,7 +478,7 @@ describe("errors that point at the fix", () => {
     expect(res.body).toEqual({ code: 400, message: "Malformed JSON in request body at line 3, column 14" });
     expect((await send('{"username": "zoe",}')).body.message).toBe("Malformed JSON in request body at line 1, column 20");
     expect((await send("{'username': 'zoe'}")).body.message).toBe("Malformed JSON in request body at line 1, column 2");
-    expect((await send('[1, 2')).body.message).toBe("Malformed JSON in request body: it ends at line 1, column 6 before the JSON is complete");
+    expect((await send("[1, 2")).body.message).toBe("Malformed JSON in request body: it ends at line 1, column 6 before the JSON is complete");
   });
 });
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database } from "../src/db/database.js";
+import { type Database, openDatabase } from "../src/db/database.js";
 import { ApiUsers } from "../src/users/users.js";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
 import { makePlayer } from "./helpers/fixtures.js";
-import { spawnService, type ServiceProcess } from "./helpers/process.js";
-import { openStream, strictlyIncreasing, type SseClient } from "./helpers/sse.js";
+import { type ServiceProcess, spawnService } from "./helpers/process.js";
+import { openStream, type SseClient, strictlyIncreasing } from "./helpers/sse.js";
 
 /**
  * GET /api/events on real instances (processes of src/main.ts) sharing one
@@ -124,7 +124,12 @@ describe.skipIf(!onPostgres)("event streams across instances on one PostgreSQL",
       await r.waitFor("every event", () => rewardIds(c).length + r.events.length >= written.length, 15_000);
       received[i] = [...rewardIds(c), ...rewardIds(r)];
       // In the stream's order, across the two instances.
-      expect(await strictlyIncreasing(direct, [...c.events, ...r.events].map((e) => e.id))).toBe(true);
+      expect(
+        await strictlyIncreasing(
+          direct,
+          [...c.events, ...r.events].map((e) => e.id),
+        ),
+      ).toBe(true);
     }
     await new Promise((r) => setTimeout(r, 300));
     for (const got of received) {

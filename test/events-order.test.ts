@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "../src/generated/prisma/client.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
-import { openStream, untilInStreamOrder, type SseClient } from "./helpers/sse.js";
+import { openStream, type SseClient, untilInStreamOrder } from "./helpers/sse.js";
 
 /**
  * GET /api/events when one transaction writes many events (an import, the
@@ -109,7 +109,11 @@ describe.each([25, 1000])("GET /api/events after one transaction of %i events", 
     const end = await marker();
     const resumed = await stream("types=reward_log.created", { "Last-Event-ID": live.events[at + 1]!.id });
     await resumed.waitFor("the marker", () => ns(resumed).includes(end), 30_000);
-    expect(ns(resumed).filter((n) => n >= 0)).toEqual(all().slice(at + 2).filter((n) => n % 2 === 0));
+    expect(ns(resumed).filter((n) => n >= 0)).toEqual(
+      all()
+        .slice(at + 2)
+        .filter((n) => n % 2 === 0),
+    );
   });
 });
 
@@ -128,7 +132,6 @@ describe("GET /api/events from now, after one transaction of many events", () =>
     expect(ns(s)).toEqual([end]);
   });
 });
-
 
 async function waitUntil(test: () => boolean, ms = 20_000): Promise<void> {
   const until = Date.now() + ms;

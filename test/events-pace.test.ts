@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inSlices, ReadPace } from "../src/stream/pace.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makePlayer } from "./helpers/fixtures.js";
-import { openStream, strictlyIncreasing, type SseClient } from "./helpers/sse.js";
+import { openStream, type SseClient, strictlyIncreasing } from "./helpers/sse.js";
 
 /**
  * GET /api/events with many streams live on one instance (PGlite, or
@@ -95,10 +95,13 @@ describe("ReadPace", () => {
     const other = setInterval(() => inBetween++, 0);
     try {
       // 200 streams at 0.1 ms each: 20 ms of writes.
-      const busy = await inSlices(Array.from({ length: 200 }, (_, i) => i), (i) => {
-        busyFor(0.1);
-        written.push(i);
-      });
+      const busy = await inSlices(
+        Array.from({ length: 200 }, (_, i) => i),
+        (i) => {
+          busyFor(0.1);
+          written.push(i);
+        },
+      );
       expect(written).toEqual(Array.from({ length: 200 }, (_, i) => i));
       expect(busy).toBeGreaterThanOrEqual(20);
       // Other work ran while the slices went on (one turn at least per few milliseconds of writes).
@@ -129,7 +132,12 @@ describe("GET /api/events, many streams live", () => {
     for (const s of open) {
       expect(s.ended).toBe(false);
       expect(rewardIds(s)).toEqual(order);
-      expect(await strictlyIncreasing(t.database.db, s.events.map((e) => e.id))).toBe(true);
+      expect(
+        await strictlyIncreasing(
+          t.database.db,
+          s.events.map((e) => e.id),
+        ),
+      ).toBe(true);
     }
   });
 });

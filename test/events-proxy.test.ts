@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nginxAvailable, startNginx } from "./helpers/nginx.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makePlayer } from "./helpers/fixtures.js";
+import { nginxAvailable, startNginx } from "./helpers/nginx.js";
 import { openStream } from "./helpers/sse.js";
 
 /**

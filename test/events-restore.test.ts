@@ -81,7 +81,9 @@ describe("GET /api/events after a restore", () => {
     await resumed.waitFor("two events", () => resumed.events.length === 2);
     expect(ns(resumed.events)).toEqual([2, 3]);
     await resumed.close();
-    expect(after.logs.lines.some((l) => l.msg === "event outbox: events written by another server's transactions (a restore) put before every new one")).toBe(true);
+    expect(after.logs.lines.some((l) => l.msg === "event outbox: events written by another server's transactions (a restore) put before every new one")).toBe(
+      true,
+    );
   });
 
   it("when an id is altered, then 400 naming the header; one of the format before ids were sealed, 410", async () => {
@@ -95,6 +97,8 @@ describe("GET /api/events after a restore", () => {
     expect(JSON.parse(bad.body).message).toBe("Last-Event-ID: not an id this stream sent; send the last one received unchanged");
     const unsealed = await openStream(after.url, key, "types=reward_log.created", { "Last-Event-ID": "00000000000002f1000000000000004a" });
     expect(unsealed.status).toBe(410);
-    expect(JSON.parse(unsealed.body).message).toMatch(/^Last-Event-ID: the stream cannot resume after this event: an id of the format given before ids were sealed/);
+    expect(JSON.parse(unsealed.body).message).toMatch(
+      /^Last-Event-ID: the stream cannot resume after this event: an id of the format given before ids were sealed/,
+    );
   });
 });

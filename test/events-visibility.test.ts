@@ -28,9 +28,7 @@ const day = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 /** The data of an event: a temporary item active now or not, or any other record. */
 const dataOf = (type: string, n: number, active: boolean) =>
-  type.startsWith("temporary_item.")
-    ? { id: String(n), startDate: iso(Date.now() + (active ? -day : day)), endDate: iso(Date.now() + 2 * day) }
-    : { id: n };
+  type.startsWith("temporary_item.") ? { id: String(n), startDate: iso(Date.now() + (active ? -day : day)), endDate: iso(Date.now() + 2 * day) } : { id: n };
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -103,7 +101,12 @@ describe("GET /api/events: who sees which event", () => {
     const query = `types=${items.join(",")},cosmetic.updated`;
     const itemsOf = async (group: "B" | "D") => (await received(group, query)).filter((e) => e.type !== "cosmetic.updated");
     expect(await itemsOf("D")).toEqual(items.map((type) => ({ type, active: true })));
-    expect(await itemsOf("B")).toEqual(items.flatMap((type) => [{ type, active: true }, { type, active: false }]));
+    expect(await itemsOf("B")).toEqual(
+      items.flatMap((type) => [
+        { type, active: true },
+        { type, active: false },
+      ]),
+    );
   });
 });
 
@@ -113,10 +116,14 @@ describe("GET /api/events: what ids tell", () => {
     try {
       await s.waitFor("the position", () => s.lastId !== "");
       const ids = [s.lastId];
-      await s.waitFor("two heartbeats", () => {
-        if (s.lastId !== ids.at(-1)) ids.push(s.lastId);
-        return ids.length === 3;
-      }, 30_000);
+      await s.waitFor(
+        "two heartbeats",
+        () => {
+          if (s.lastId !== ids.at(-1)) ids.push(s.lastId);
+          return ids.length === 3;
+        },
+        30_000,
+      );
       expect(new Set(ids).size).toBe(3);
       const [a, b, c] = await positionsOf(t.database.db, ids);
       expect(b).toEqual(a);

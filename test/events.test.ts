@@ -1,13 +1,13 @@
 import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Prisma } from "../src/generated/prisma/client.js";
 import { EVENTS_CHANNEL } from "../src/stream/channels.js";
 import { compareKeys, EVENT_ID } from "../src/stream/event-id.js";
 import { EventHub } from "../src/stream/hub.js";
-import { Prisma } from "../src/generated/prisma/client.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { onPostgres } from "./helpers/database.js";
 import { makePlayer } from "./helpers/fixtures.js";
-import { EXPIRED_EVENT_ID, openStream, positionsOf, strictlyIncreasing, untilInStreamOrder, type SseClient } from "./helpers/sse.js";
+import { EXPIRED_EVENT_ID, openStream, positionsOf, type SseClient, strictlyIncreasing, untilInStreamOrder } from "./helpers/sse.js";
 
 /**
  * GET /api/events in one process (PGlite, or PostgreSQL when DATABASE_URL is
@@ -35,7 +35,8 @@ const reward = async (rewardId = nextReward++) => {
   expect(res.status).toBe(201);
   return rewardId;
 };
-const rewardIds = (s: SseClient) => s.events.filter((e) => e.event === "reward_log.created").map((e) => (JSON.parse(e.data) as { data: { rewardId: number } }).data.rewardId);
+const rewardIds = (s: SseClient) =>
+  s.events.filter((e) => e.event === "reward_log.created").map((e) => (JSON.parse(e.data) as { data: { rewardId: number } }).data.rewardId);
 
 beforeAll(async () => {
   t = await startTestApp({ env: { EVENTS_STREAMS_PER_USER: "3" } });
@@ -68,7 +69,12 @@ describe("GET /api/events", () => {
     expect(body).toMatchObject({ type: "reward_log.created", data: { playerId, rewardId: ids[0] } });
     // The same bytes a webhook receiver gets: the record as the API answers it, in its field order.
     expect(Object.keys(body.data as object)).toEqual(["id", "playerId", "rewardId", "rewardedAt"]);
-    expect(await strictlyIncreasing(t.database.db, s.events.map((e) => e.id))).toBe(true);
+    expect(
+      await strictlyIncreasing(
+        t.database.db,
+        s.events.map((e) => e.id),
+      ),
+    ).toBe(true);
     // The position first, then the events after it.
     const [start, next] = await positionsOf(t.database.db, [first, s.events[0]!.id]);
     expect(compareKeys(start!, next!)).toBeLessThan(0);
@@ -82,7 +88,11 @@ describe("GET /api/events", () => {
     const meanwhile = [await reward(), await reward(), await reward()];
     // "From now" is from the last event in the stream's order: on PostgreSQL a transaction still running
     // anywhere on the server (another database's, in CI) holds committed events back from it for a while.
-    await untilInStreamOrder(t.database.db, Prisma.sql`type = 'reward_log.created' AND (data::jsonb ->> 'rewardId')::int = ${meanwhile.at(-1)!}`, `reward ${meanwhile.at(-1)!}'s event`);
+    await untilInStreamOrder(
+      t.database.db,
+      Prisma.sql`type = 'reward_log.created' AND (data::jsonb ->> 'rewardId')::int = ${meanwhile.at(-1)!}`,
+      `reward ${meanwhile.at(-1)!}'s event`,
+    );
     const s = await stream(keyB, "types=reward_log.created");
     await s.waitFor("the position", () => s.lastId !== "");
     const later = await reward();
@@ -134,34 +144,43 @@ describe("GET /api/events", () => {
     expect(rewardIds(byHeader)).toEqual([before[1], ...after, live]);
   });
 
-  it.skipIf(!onPostgres)("when an event commits after a later one was written, then neither is sent before both can be, and a resume misses neither", async () => {
-    const s = await stream(keyB, "types=reward_log.created");
-    await s.waitFor("the position", () => s.lastId !== "");
-    const prisma = t.database.db.prisma;
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let began!: () => void;
-    const begun = new Promise<void>((r) => (began = r));
-    // A transaction that writes its event first, and commits last.
-    const slow = prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`INSERT INTO webhook_events (type, data) VALUES ('reward_log.created', '{"rewardId":-1}')`;
-      began();
-      await held;
-    }, { timeout: 20_000 });
-    await begun;
-    const fast = await reward();
-    await new Promise((r) => setTimeout(r, 300));
-    expect(s.events).toEqual([]);
-    release();
-    await slow;
-    await s.waitFor("both events", () => s.events.length === 2);
-    expect(s.events.map((e) => (JSON.parse(e.data) as { data: { rewardId: number } }).data.rewardId)).toEqual([-1, fast]);
-  });
+  it.skipIf(!onPostgres)(
+    "when an event commits after a later one was written, then neither is sent before both can be, and a resume misses neither",
+    async () => {
+      const s = await stream(keyB, "types=reward_log.created");
+      await s.waitFor("the position", () => s.lastId !== "");
+      const prisma = t.database.db.prisma;
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let began!: () => void;
+      const begun = new Promise<void>((r) => (began = r));
+      // A transaction that writes its event first, and commits last.
+      const slow = prisma.$transaction(
+        async (tx) => {
+          await tx.$executeRaw`INSERT INTO webhook_events (type, data) VALUES ('reward_log.created', '{"rewardId":-1}')`;
+          began();
+          await held;
+        },
+        { timeout: 20_000 },
+      );
+      await begun;
+      const fast = await reward();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(s.events).toEqual([]);
+      release();
+      await slow;
+      await s.waitFor("both events", () => s.events.length === 2);
+      expect(s.events.map((e) => (JSON.parse(e.data) as { data: { rewardId: number } }).data.rewardId)).toEqual([-1, fast]);
+    },
+  );
 
   it("when the resume point is past the retention or not from this database, then 410 before the stream starts", async () => {
     const s = await stream(keyB, "", { "Last-Event-ID": EXPIRED_EVENT_ID });
     expect(s.status).toBe(410);
-    expect(JSON.parse(s.body)).toEqual({ code: 410, message: expect.stringMatching(/^Last-Event-ID: the stream cannot resume after this event: not from this database/) });
+    expect(JSON.parse(s.body)).toEqual({
+      code: 410,
+      message: expect.stringMatching(/^Last-Event-ID: the stream cannot resume after this event: not from this database/),
+    });
     // An event whose time is past the retention (30 days).
     const live = await stream(keyB, "types=reward_log.created");
     await reward();
@@ -187,7 +206,12 @@ describe("GET /api/events", () => {
     const live = await reward();
     await s.waitFor("the live one", () => rewardIds(s).length === 3);
     expect(rewardIds(s)).toEqual([first, second, live]);
-    expect(await strictlyIncreasing(t.database.db, s.events.map((e) => e.id))).toBe(true);
+    expect(
+      await strictlyIncreasing(
+        t.database.db,
+        s.events.map((e) => e.id),
+      ),
+    ).toBe(true);
     // Sent its position first, as a stream from now is (a heartbeat's would come only after 10 s): a reconnection resumes from there.
     const ahead = await stream(keyB, `types=reward_log.created&startAt=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
     await ahead.waitFor("its position", () => ahead.lastId !== "", 5_000);
@@ -197,8 +221,18 @@ describe("GET /api/events", () => {
   it.each([
     ["startAt=yesterday", {}, 400, /^startAt: expected an ISO 8601 date-time with Z or an offset/],
     [`startAt=2026-01-01T00:00:00Z&lastEventId=${EXPIRED_EVENT_ID}`, {}, 400, /^startAt: send it or a resume point \(Last-Event-ID, lastEventId\), not both$/],
-    ["startAt=2026-01-01T00:00:00Z", { "Last-Event-ID": EXPIRED_EVENT_ID }, 400, /^startAt: send it or a resume point \(Last-Event-ID, lastEventId\), not both$/],
-    [`startAt=${encodeURIComponent(new Date(Date.now() - 31 * 86_400_000).toISOString())}`, {}, 410, /^startAt: the stream cannot start at this moment: it is past the retention/],
+    [
+      "startAt=2026-01-01T00:00:00Z",
+      { "Last-Event-ID": EXPIRED_EVENT_ID },
+      400,
+      /^startAt: send it or a resume point \(Last-Event-ID, lastEventId\), not both$/,
+    ],
+    [
+      `startAt=${encodeURIComponent(new Date(Date.now() - 31 * 86_400_000).toISOString())}`,
+      {},
+      410,
+      /^startAt: the stream cannot start at this moment: it is past the retention/,
+    ],
   ])("when the query is %s (headers %j), then %i before the stream starts", async (query, headers, status, message) => {
     const s = await stream(keyB, query, headers);
     expect(s.status).toBe(status);
@@ -221,7 +255,10 @@ describe("GET /api/events", () => {
     // user-C (group C) may read cosmetics, players and parkour maps, but call neither create-reward-log nor update-world.
     const refused = await stream(keyC, "types=cosmetic.updated,reward_log.created,world.updated");
     expect(refused.status).toBe(403);
-    expect(JSON.parse(refused.body)).toEqual({ code: 403, message: expect.stringMatching(/^types: this API user may not subscribe to reward_log.created, world.updated /) });
+    expect(JSON.parse(refused.body)).toEqual({
+      code: 403,
+      message: expect.stringMatching(/^types: this API user may not subscribe to reward_log.created, world.updated /),
+    });
     expect((await stream(undefined)).status).toBe(401);
     const allOfC = await stream(keyC);
     expect(allOfC.status).toBe(200);
@@ -329,7 +366,6 @@ describe("GET /api/events", () => {
     }
   });
 });
-
 
 async function waitUntil(test: () => boolean, ms = 20_000): Promise<void> {
   const until = Date.now() + ms;

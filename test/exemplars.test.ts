@@ -5,16 +5,17 @@ import path from "node:path";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Metrics } from "../src/service/metrics.js";
-import { serveTraced, startCollector, type Served } from "./helpers/otlp.js";
+import { type Served, serveTraced, startCollector } from "./helpers/otlp.js";
 import { freePort } from "./helpers/process.js";
-import { prometheusAvailable, startPrometheus, type Prometheus } from "./helpers/prometheus.js";
+import { type Prometheus, prometheusAvailable, startPrometheus } from "./helpers/prometheus.js";
 
 /**
  * Exemplars (issue 53) as an operator meets them: Debian's Prometheus, exemplar storage on, scraping the
  * service's /metrics while tracing is on; from a bucket of http_request_duration_seconds to the trace of a
  * request it counted, which the collector holds.
  */
-const PROMETHEUS_ACCEPT = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
+const PROMETHEUS_ACCEPT =
+  "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
 
 interface Exemplars {
   seriesLabels: Record<string, string>;
@@ -32,7 +33,12 @@ describe.runIf(prometheusAvailable)("exemplars, scraped by Prometheus (needs Pro
     collector = await startCollector();
     const metricsPort = await freePort();
     metricsUrl = `http://127.0.0.1:${metricsPort}`;
-    server = await serveTraced({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: "50", METRICS_PORT: String(metricsPort), METRICS_HOST: "127.0.0.1" });
+    server = await serveTraced({
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_BSP_SCHEDULE_DELAY: "50",
+      METRICS_PORT: String(metricsPort),
+      METRICS_HOST: "127.0.0.1",
+    });
     prometheus = await startPrometheus(dir, [`127.0.0.1:${metricsPort}`]);
   }, 120_000);
   afterAll(async () => {
@@ -45,11 +51,18 @@ describe.runIf(prometheusAvailable)("exemplars, scraped by Prometheus (needs Pro
   it("when a sampled request is answered, then Prometheus keeps its trace id as an exemplar of its route's series, and the collector has the trace", async () => {
     // First a request whose caller did not sample its trace: it is counted, and is no exemplar.
     const unsampled = randomBytes(16).toString("hex");
-    const listed = await request(server.url).get("/api/player/get-all-players").set("X-API-Key", server.key).set("traceparent", `00-${unsampled}-${randomBytes(8).toString("hex")}-00`);
+    const listed = await request(server.url)
+      .get("/api/player/get-all-players")
+      .set("X-API-Key", server.key)
+      .set("traceparent", `00-${unsampled}-${randomBytes(8).toString("hex")}-00`);
     expect(listed.status).toBe(200);
     const traceId = randomBytes(16).toString("hex");
     const name = `exemplar_${randomBytes(3).toString("hex")}`;
-    const res = await request(server.url).post("/api/inscription").set("X-API-Key", server.key).set("traceparent", `00-${traceId}-${randomBytes(8).toString("hex")}-01`).send({ username: name });
+    const res = await request(server.url)
+      .post("/api/inscription")
+      .set("X-API-Key", server.key)
+      .set("traceparent", `00-${traceId}-${randomBytes(8).toString("hex")}-01`)
+      .send({ username: name });
     expect(res.status).toBe(201);
 
     const now = Date.now() / 1000;
@@ -61,7 +74,13 @@ describe.runIf(prometheusAvailable)("exemplars, scraped by Prometheus (needs Pro
       if (!holds(found)) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const series = found.find((s) => s.exemplars.some((e) => e.labels.trace_id === traceId));
-    expect(series?.seriesLabels).toMatchObject({ __name__: "http_request_duration_seconds_bucket", route: "/api/inscription", method: "POST", status: "201", job: "community" });
+    expect(series?.seriesLabels).toMatchObject({
+      __name__: "http_request_duration_seconds_bucket",
+      route: "/api/inscription",
+      method: "POST",
+      status: "201",
+      job: "community",
+    });
     const exemplar = series!.exemplars.find((e) => e.labels.trace_id === traceId)!;
     // An exemplar lies in its bucket: at most the bucket's bound.
     expect(Number(exemplar.value)).toBeLessThanOrEqual(series!.seriesLabels.le === "+Inf" ? Infinity : Number(series!.seriesLabels.le));
@@ -69,13 +88,21 @@ describe.runIf(prometheusAvailable)("exemplars, scraped by Prometheus (needs Pro
     // Prometheus read the OpenMetrics text without complaint.
     const { activeTargets } = await prometheus.api<{ activeTargets: { health: string; lastError: string }[] }>("targets");
     expect(activeTargets.map((t) => [t.health, t.lastError])).toEqual([["up", ""]]);
-    await server.service.waitFor("the exemplar's trace at the collector", () => collector.spans.some((s) => s.traceId === traceId && s.name === "POST /api/inscription"));
+    await server.service.waitFor("the exemplar's trace at the collector", () =>
+      collector.spans.some((s) => s.traceId === traceId && s.name === "POST /api/inscription"),
+    );
   }, 90_000);
 
   it("when a scraper asks for OpenMetrics, then it is answered in it, and in Prometheus text when it asks for that", async () => {
     const open = await request(metricsUrl).get("/metrics").set("Accept", PROMETHEUS_ACCEPT);
-    expect([open.status, open.headers["content-type"], open.headers.vary]).toEqual([200, "application/openmetrics-text; version=1.0.0; charset=utf-8", "Accept"]);
-    expect(open.text).toMatch(/^http_request_duration_seconds_bucket\{le="[^"]+",method="POST",route="\/api\/inscription",status="201"\} 1 # \{trace_id="[0-9a-f]{32}"\} [\d.e-]+ [\d.]+$/m);
+    expect([open.status, open.headers["content-type"], open.headers.vary]).toEqual([
+      200,
+      "application/openmetrics-text; version=1.0.0; charset=utf-8",
+      "Accept",
+    ]);
+    expect(open.text).toMatch(
+      /^http_request_duration_seconds_bucket\{le="[^"]+",method="POST",route="\/api\/inscription",status="201"\} 1 # \{trace_id="[0-9a-f]{32}"\} [\d.e-]+ [\d.]+$/m,
+    );
     expect(open.text).toMatch(/^# TYPE rate_limit_rejections counter$/m);
     expect(open.text.endsWith("# EOF\n")).toBe(true);
     const text = await request(metricsUrl).get("/metrics").set("Accept", "text/plain");

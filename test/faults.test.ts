@@ -5,9 +5,9 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/core/config.js";
-import { openDatabase, type Database } from "../src/db/database.js";
 import { createLogger } from "../src/core/logger.js";
-import { startService, type Service } from "../src/service/server.js";
+import { type Database, openDatabase } from "../src/db/database.js";
+import { type Service, startService } from "../src/service/server.js";
 import { ApiUsers } from "../src/users/users.js";
 import { LogCapture } from "./helpers/app.js";
 import { createServerDatabase, lockWaited, onPostgres } from "./helpers/database.js";
@@ -306,9 +306,7 @@ describe.skipIf(!onPostgres)("stopping under load (PostgreSQL)", () => {
       expect(code, service.output()).toBe(0);
       expect(service.output()).toContain('"graceful":true');
       // No longer listening.
-      await expect(
-        new Promise((resolve, reject) => net.connect(port, "127.0.0.1").on("connect", resolve).on("error", reject)),
-      ).rejects.toThrow(/ECONNREFUSED/);
+      await expect(new Promise((resolve, reject) => net.connect(port, "127.0.0.1").on("connect", resolve).on("error", reject))).rejects.toThrow(/ECONNREFUSED/);
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
       await direct.close();
@@ -488,10 +486,12 @@ describe("stopping with idle keep-alive connections", () => {
       const refused = () =>
         new Promise<boolean>((resolve) => {
           const probe = net.connect(port, "127.0.0.1");
-          probe.once("connect", () => {
-            probe.destroy();
-            resolve(false);
-          }).once("error", () => resolve(true));
+          probe
+            .once("connect", () => {
+              probe.destroy();
+              resolve(false);
+            })
+            .once("error", () => resolve(true));
         });
       for (const until = Date.now() + 30_000; !(await refused()); await sleep(20)) {
         if (Date.now() > until) throw new Error("the listener was still open 30 s after SIGTERM");

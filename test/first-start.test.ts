@@ -1,4 +1,4 @@
-import { spawnSync, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -85,7 +85,9 @@ describe.runIf(!onPostgres)("first start on the embedded database", () => {
       const ok = await request(first.url).get("/api/player/get-all-players").set("X-API-Key", key!);
       expect(ok.status).toBe(200);
       expect(ok.body).toEqual([]);
-      const unknown = await request(first.url).get("/api/player/get-all-players").set("X-API-Key", "gsk_" + "0".repeat(43));
+      const unknown = await request(first.url)
+        .get("/api/player/get-all-players")
+        .set("X-API-Key", "gsk_" + "0".repeat(43));
       expect(unknown.status).toBe(401);
       expect(unknown.body).toEqual({ code: 401, message: "API key missing or invalid: send a valid key in the X-API-Key header" });
 
@@ -95,7 +97,10 @@ describe.runIf(!onPostgres)("first start on the embedded database", () => {
       expect(beside.stdout).toMatch(/user-A\s+USER\s+A\s+active/);
 
       // the key appears in the banner only, not in any log line
-      const logLines = first.output().split("\n").filter((l) => l.startsWith("{"));
+      const logLines = first
+        .output()
+        .split("\n")
+        .filter((l) => l.startsWith("{"));
       expect(logLines.some((l) => l.includes(key!))).toBe(false);
     } finally {
       expect(await stop(first.child)).toBe("code 0, signal null");

@@ -12,13 +12,7 @@ import { REDIS_URL, redisAvailable } from "./helpers/redis.js";
  * but an IP address must count as no address, wherever the address goes.
  */
 
-const FORGED = [
-  "x".repeat(80),
-  `gsk_${"Q".repeat(43)}`,
-  "<svg onload=alert(1)>",
-  "fe80::1%<svg/onload=alert(1)>",
-  "198.51.100.7 ; drop",
-];
+const FORGED = ["x".repeat(80), `gsk_${"Q".repeat(43)}`, "<svg onload=alert(1)>", "fe80::1%<svg/onload=alert(1)>", "198.51.100.7 ; drop"];
 
 let t: TestApp;
 let key: string;
@@ -48,7 +42,10 @@ describe("a forwarded client address that is not an IP address", () => {
         .send({ username, graceSeconds: 0 });
       expect(rotated.status, forged).toBe(200);
       const entries = await prisma().auditLog.findMany({ where: { requestId: { in: [requestId, `${requestId}-r`] } } });
-      expect(entries.map((e) => e.clientAddress), forged).toEqual([null, null]);
+      expect(
+        entries.map((e) => e.clientAddress),
+        forged,
+      ).toEqual([null, null]);
     }
     const stored = await prisma().$queryRaw<{ n: number }[]>`
       SELECT count(*)::int AS n FROM audit_log WHERE "clientAddress" LIKE '%gsk_%' OR "clientAddress" LIKE '%<%' OR length("clientAddress") > 45`;
@@ -66,28 +63,33 @@ describe("a forwarded client address that is not an IP address", () => {
     expect((await prisma().auditLog.findFirstOrThrow({ where: { requestId } })).clientAddress).toBe("2001:db8::7");
   });
 
-  it.skipIf(!redisAvailable)("when bad keys come with a different 8 KB forwarded text each, then Redis holds one counter for them all, not one each", async () => {
-    const prefix = `fwd-${randomBytes(4).toString("hex")}:`;
-    const shared = await startTestApp({
-      database: t.database,
-      env: { TRUST_PROXY: "loopback", REDIS_URL, REDIS_KEY_PREFIX: prefix, AUTH_FAILURES_PER_MINUTE: "1000" },
-    });
-    const redis = new Redis(REDIS_URL);
-    try {
-      const badKey = `gsk_${"B".repeat(43)}`;
-      for (let i = 0; i < 20; i++) {
-        const res = await request(shared.url).get("/api/parkour/get-all-maps").set({ "X-API-Key": badKey, "X-Forwarded-For": `${i}-${"z".repeat(8_000)}` });
-        expect(res.status).toBe(401);
+  it.skipIf(!redisAvailable)(
+    "when bad keys come with a different 8 KB forwarded text each, then Redis holds one counter for them all, not one each",
+    async () => {
+      const prefix = `fwd-${randomBytes(4).toString("hex")}:`;
+      const shared = await startTestApp({
+        database: t.database,
+        env: { TRUST_PROXY: "loopback", REDIS_URL, REDIS_KEY_PREFIX: prefix, AUTH_FAILURES_PER_MINUTE: "1000" },
+      });
+      const redis = new Redis(REDIS_URL);
+      try {
+        const badKey = `gsk_${"B".repeat(43)}`;
+        for (let i = 0; i < 20; i++) {
+          const res = await request(shared.url)
+            .get("/api/parkour/get-all-maps")
+            .set({ "X-API-Key": badKey, "X-Forwarded-For": `${i}-${"z".repeat(8_000)}` });
+          expect(res.status).toBe(401);
+        }
+        const keys = await redis.keys(`${prefix}*`);
+        expect(keys.length).toBeLessThan(5);
+        const bytes = await Promise.all(keys.map((k) => redis.memory("USAGE", k)));
+        expect(bytes.reduce<number>((n, b) => n + Number(b ?? 0), 0)).toBeLessThan(8_000);
+      } finally {
+        const keys = await redis.keys(`${prefix}*`);
+        if (keys.length > 0) await redis.del(...keys);
+        redis.disconnect();
+        await shared.close();
       }
-      const keys = await redis.keys(`${prefix}*`);
-      expect(keys.length).toBeLessThan(5);
-      const bytes = await Promise.all(keys.map((k) => redis.memory("USAGE", k)));
-      expect(bytes.reduce<number>((n, b) => n + Number(b ?? 0), 0)).toBeLessThan(8_000);
-    } finally {
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length > 0) await redis.del(...keys);
-      redis.disconnect();
-      await shared.close();
-    }
-  });
+    },
+  );
 });

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { Prisma } from "../src/generated/prisma/client.js";
-import { defineRoute, versioned, Versioned } from "../src/http/route.js";
+import { defineRoute, Versioned, versioned } from "../src/http/route.js";
 
 const entry = { action: "world.update", target: Prisma.sql`'world:' || w.id`, changes: Prisma.sql`'{}'::jsonb` } as const;
 

@@ -4,10 +4,10 @@ import pg from "pg";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/core/config.js";
-import { openDatabase } from "../src/db/database.js";
 import { createLogger } from "../src/core/logger.js";
+import { openDatabase } from "../src/db/database.js";
 import { Metrics } from "../src/service/metrics.js";
-import { startService, type Service } from "../src/service/server.js";
+import { type Service, startService } from "../src/service/server.js";
 import { ApiUsers } from "../src/users/users.js";
 import { LogCapture, startTestApp, type TestApp } from "./helpers/app.js";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
@@ -90,7 +90,7 @@ describe("metrics", () => {
 });
 
 describe("metrics of the rate limits", () => {
-  it("when a user goes over its limit, then rate_limit_rejections_total{kind=\"user\"} counts each 429", async () => {
+  it('when a user goes over its limit, then rate_limit_rejections_total{kind="user"} counts each 429', async () => {
     const limited = new Metrics(undefined, { processMetrics: false });
     const app = await startTestApp({ database: t.database, metrics: limited, env: { RATE_LIMIT_PER_MINUTE: "1" } });
     try {
@@ -176,12 +176,21 @@ describe.skipIf(!onPostgres)("the service (PostgreSQL)", () => {
       // (pg_stat_activity is a snapshot per transaction: cleared before each look.)
       await waitFor(
         async () =>
-          (await admin.query("SELECT pg_stat_clear_snapshot(); SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()") as unknown as pg.QueryResult[])[1]!.rowCount! > 0,
+          (
+            (await admin.query(
+              "SELECT pg_stat_clear_snapshot(); SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+            )) as unknown as pg.QueryResult[]
+          )[1]!.rowCount! > 0,
       );
       const stopping = service.stop();
       expect(service.lifecycle.stopping).toBe(true);
       // No longer accepting, once the accept queue has been quiet for a moment.
-      await waitFor(() => fetch(`${url}/livez`).then(() => false, () => true));
+      await waitFor(() =>
+        fetch(`${url}/livez`).then(
+          () => false,
+          () => true,
+        ),
+      );
       await admin.query("COMMIT");
       const listed = await inFlight;
       expect(listed.status).toBe(200);

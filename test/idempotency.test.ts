@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import request from "supertest";
-import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { defineRoute } from "../src/http/route.js";
 import { apiRoutes } from "../src/resources/index.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
@@ -84,7 +84,11 @@ describe("Idempotency-Key on the POST routes", () => {
       code: 422,
       message: "Idempotency-Key already used in the last 24 hours with another body on POST /website/create-reward-log: use a new key for a new request",
     });
-    const otherRoute = await post("/form/create-form", { playerId: player.id, video: "v", question1: "", question2: "", question3: "", question4: "", question5: "" }, k);
+    const otherRoute = await post(
+      "/form/create-form",
+      { playerId: player.id, video: "v", question1: "", question2: "", question3: "", question4: "", question5: "" },
+      k,
+    );
     expect(otherRoute.status).toBe(422);
     expect(otherRoute.body.message).toBe(
       "Idempotency-Key already used in the last 24 hours on POST /website/create-reward-log: use a new key for a new request",

@@ -11,7 +11,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const register = (body: unknown, key = adminKey) => request(t.url).post("/api/inscription").set("X-API-Key", key).send(body as object);
+const register = (body: unknown, key = adminKey) =>
+  request(t.url)
+    .post("/api/inscription")
+    .set("X-API-Key", key)
+    .send(body as object);
 
 describe("POST /inscription", () => {
   it("when a new name is registered, then 201 with exactly username, role USER and a gsk_ key", async () => {
@@ -76,9 +80,7 @@ describe("POST /inscription", () => {
 
   it("when many clients register the same name at once, then exactly one 201 and the rest 409", async () => {
     const attempts = 25;
-    const results = await Promise.all(
-      Array.from({ length: attempts }, (_, i) => register({ username: i % 2 ? "race-winner" : "RACE-WINNER" })),
-    );
+    const results = await Promise.all(Array.from({ length: attempts }, (_, i) => register({ username: i % 2 ? "race-winner" : "RACE-WINNER" })));
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(attempts - 1);

@@ -3,12 +3,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database } from "../src/db/database.js";
+import { type Database, openDatabase } from "../src/db/database.js";
 import { readMigrations } from "../src/db/migrate.js";
 import { ApiUsers } from "../src/users/users.js";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
 import { makePlayer } from "./helpers/fixtures.js";
-import { spawnService, type ServiceProcess } from "./helpers/process.js";
+import { type ServiceProcess, spawnService } from "./helpers/process.js";
 import { REDIS_URL, redisAvailable } from "./helpers/redis.js";
 
 /**

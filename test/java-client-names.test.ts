@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { EVENT_TYPES } from "../src/events/catalogue.js";
 import { ERROR_CATALOGUE } from "../src/core/error-catalogue.js";
+import { EVENT_TYPES } from "../src/events/catalogue.js";
 import { STATISTICS } from "../src/leaderboards/boards.js";
 import { PERIOD_KINDS } from "../src/leaderboards/periods.js";
 import { MAX_AROUND, MAX_TOP } from "../src/resources/leaderboard/routes.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fileParts, FileShapeError, MAX_RECORD_CHARS, type FilePart } from "../src/transfer/json-records.js";
+import { type FilePart, FileShapeError, fileParts, MAX_RECORD_CHARS } from "../src/transfer/json-records.js";
 
 /** An import file cut into records as it arrives, whatever the pieces it arrives in. */
 async function parts(pieces: (string | Uint8Array)[]): Promise<FilePart[]> {

@@ -1,14 +1,14 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashApiKey } from "../src/core/api-keys.js";
 import { KeyCache, RefusedKeys } from "../src/auth/key-cache.js";
-import { keepKeyCacheInSync } from "../src/users/key-invalidation.js";
-import { openDatabase } from "../src/db/database.js";
+import { hashApiKey } from "../src/core/api-keys.js";
 import { createLogger } from "../src/core/logger.js";
+import { openDatabase } from "../src/db/database.js";
+import { keepKeyCacheInSync } from "../src/users/key-invalidation.js";
 import { ApiUsers } from "../src/users/users.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
-import { countingKeyLookups } from "./helpers/key-lookups.js";
 import { createTestDatabase, onPostgres, type TestDatabase } from "./helpers/database.js";
+import { countingKeyLookups } from "./helpers/key-lookups.js";
 
 const quiet = createLogger("silent");
 

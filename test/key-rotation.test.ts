@@ -1,7 +1,7 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashApiKey } from "../src/core/api-keys.js";
 import { KeyCache } from "../src/auth/key-cache.js";
+import { hashApiKey } from "../src/core/api-keys.js";
 import { KeyUsage } from "../src/users/key-usage.js";
 import { ApiUsers } from "../src/users/users.js";
 import { startTestApp } from "./helpers/app.js";

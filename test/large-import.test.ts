@@ -1,11 +1,11 @@
-import { createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { once } from "node:events";
+import { createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { onPostgres } from "./helpers/database.js";
-import { spawnOwned, spawnService, type ServiceProcess } from "./helpers/process.js";
+import { type ServiceProcess, spawnOwned, spawnService } from "./helpers/process.js";
 
 /**
  * An import several times the server's heap, run by the CLI beside the running
@@ -33,9 +33,26 @@ afterAll(async () => {
 });
 
 const player = {
-  id: 1, pseudo: "Writer", token: "tok-1", credit: 0, gradeId: 1, modStatus: false, staff: false, alert: true, nickname: null,
-  firstConnection: "2025-06-01T12:00:00Z", totalTimeConnection: 1, status: "Offline", ip: "203.0.113.7", chatId: null,
-  language: "FR", streamerPoint: 0, tag: null, color: null, highclub: false, vote: 0,
+  id: 1,
+  pseudo: "Writer",
+  token: "tok-1",
+  credit: 0,
+  gradeId: 1,
+  modStatus: false,
+  staff: false,
+  alert: true,
+  nickname: null,
+  firstConnection: "2025-06-01T12:00:00Z",
+  totalTimeConnection: 1,
+  status: "Offline",
+  ip: "203.0.113.7",
+  chatId: null,
+  language: "FR",
+  streamerPoint: 0,
+  tag: null,
+  color: null,
+  highclub: false,
+  vote: 0,
 };
 
 /** A file of about FILE_MB: one player and as many form answers (about 12 KB each) as it takes; written as it is made. */
@@ -49,9 +66,18 @@ async function writeLargeFile(file: string): Promise<number> {
   let count = 0;
   for (let bytes = 0; bytes < FILE_MB * 1024 * 1024; count++) {
     const record = JSON.stringify({
-      id: count + 1, playerId: 1, video: `https://video.example/${count}`,
-      question1: answer(count, 1), question2: answer(count, 2), question3: answer(count, 3), question4: answer(count, 4), question5: answer(count, 5),
-      stage1: null, stage2: null, stage3: null, comment: answer(count, 6),
+      id: count + 1,
+      playerId: 1,
+      video: `https://video.example/${count}`,
+      question1: answer(count, 1),
+      question2: answer(count, 2),
+      question3: answer(count, 3),
+      question4: answer(count, 4),
+      question5: answer(count, 5),
+      stage1: null,
+      stage2: null,
+      stage3: null,
+      comment: answer(count, 6),
     });
     await write(`${count ? "," : ""}\n${record}`);
     bytes += record.length + 2;
@@ -80,7 +106,15 @@ describe.runIf(!onPostgres)("an import several times the server's heap, beside t
     let done = false;
     void exited.then(() => (done = true));
     const answers: number[] = [];
-    while (!done) answers.push(await request(url).get("/livez").then((r) => r.status, () => 0));
+    while (!done)
+      answers.push(
+        await request(url)
+          .get("/livez")
+          .then(
+            (r) => r.status,
+            () => 0,
+          ),
+      );
 
     expect(await exited, `${stderr}\n${service.output().slice(-3000)}`).toBe(0);
     expect(stdout).toBe(`Imported 1 players, ${count} formAnswers.\n`);

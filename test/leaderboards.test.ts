@@ -44,15 +44,28 @@ describe("the all-time board", () => {
     const top = await board("stat=coin&limit=4");
     expect(top.status).toBe(200);
     expect(top.body).toMatchObject({ stat: "coin", period: null });
-    expect(names(top.body.entries)).toEqual([[1, a!.id, 1_000_010], [2, b!.id, 1_000_007], [2, c!.id, 1_000_007], [4, d!.id, 1_000_003]]);
+    expect(names(top.body.entries)).toEqual([
+      [1, a!.id, 1_000_010],
+      [2, b!.id, 1_000_007],
+      [2, c!.id, 1_000_007],
+      [4, d!.id, 1_000_003],
+    ]);
     expect(top.body.entries[0].pseudo).toBe(a!.pseudo);
 
     const rank = await get(`/infecte2/get-leaderboard-rank?stat=coin&playerId=${c!.id}`);
     expect(rank.body.entry).toEqual({ rank: 2, playerId: c!.id, pseudo: c!.pseudo, value: 1_000_007 });
     const around = await get(`/infecte2/get-leaderboard-around?stat=coin&playerId=${c!.id}&k=1`);
-    expect(names(around.body.entries)).toEqual([[2, b!.id, 1_000_007], [2, c!.id, 1_000_007], [4, d!.id, 1_000_003]]);
+    expect(names(around.body.entries)).toEqual([
+      [2, b!.id, 1_000_007],
+      [2, c!.id, 1_000_007],
+      [4, d!.id, 1_000_003],
+    ]);
     const atTop = await get(`/infecte2/get-leaderboard-around?stat=coin&playerId=${a!.id}&k=2`);
-    expect(names(atTop.body.entries)).toEqual([[1, a!.id, 1_000_010], [2, b!.id, 1_000_007], [2, c!.id, 1_000_007]]);
+    expect(names(atTop.body.entries)).toEqual([
+      [1, a!.id, 1_000_010],
+      [2, b!.id, 1_000_007],
+      [2, c!.id, 1_000_007],
+    ]);
   });
 
   it("when the board is asked again unchanged, then 304; once a statistic changes, then 200 with the new order", async () => {
@@ -62,12 +75,18 @@ describe("the all-time board", () => {
     await prisma().$executeRaw`UPDATE infected_stats SET coin = 2000005 WHERE "playerId" = ${b!.id}`;
     const after = await board("stat=coin&limit=2").set("If-None-Match", first.headers.etag as string);
     expect(after.status).toBe(200);
-    expect(names(after.body.entries)).toEqual([[1, b!.id, 2_000_005], [2, a!.id, 2_000_002]]);
+    expect(names(after.body.entries)).toEqual([
+      [1, b!.id, 2_000_005],
+      [2, a!.id, 2_000_002],
+    ]);
   });
 
   it("when the input is wrong, then a 400 naming what is accepted; a player without statistics, 404; group C, 403", async () => {
     const stat = await board("stat=kills");
-    expect([stat.status, stat.body.message]).toEqual([400, expect.stringContaining("stat: expected one of kill, assist, death, game, eligibleGame, winZ, winH, playtime, coin, point, objectif")]);
+    expect([stat.status, stat.body.message]).toEqual([
+      400,
+      expect.stringContaining("stat: expected one of kill, assist, death, game, eligibleGame, winZ, winH, playtime, coin, point, objectif"),
+    ]);
     expect((await board("stat=kill&period=year")).body.message).toContain("period: expected one of all, day, week, month, season");
     expect((await board("stat=kill&limit=101")).body.message).toContain("limit: expected at most 100");
     expect((await board("stat=kill&limit=0")).status).toBe(400);
@@ -92,7 +111,11 @@ describe("a period's board", () => {
     const week = await board(`stat=kill&period=week&limit=100`);
     expect(week.status).toBe(200);
     const ours = week.body.entries.filter((e: { playerId: number }) => [a!.id, b!.id, c!.id].includes(e.playerId));
-    expect(ours.map((e: { playerId: number; value: number }) => [e.playerId, e.value])).toEqual([[c!.id, 500], [a!.id, 10], [b!.id, 4]]);
+    expect(ours.map((e: { playerId: number; value: number }) => [e.playerId, e.value])).toEqual([
+      [c!.id, 500],
+      [a!.id, 10],
+      [b!.id, 4],
+    ]);
     expect(week.body.period).toMatchObject({ kind: "week", key: expect.stringMatching(/^\d{4}-W\d\d$/), ended: false });
     expect(Date.parse(week.body.period.endsAt) - Date.parse(week.body.period.startsAt)).toBe(7 * 86_400_000);
     expect(new Date(week.body.period.startsAt).getUTCDay()).toBe(1);
@@ -178,12 +201,19 @@ describe("season at the command line", () => {
     const cli = async (argv: string[]) => {
       let stdout = "";
       let stderr = "";
-      const code = await runCli(argv, { config: loadConfig({ NODE_ENV: "test" }), db: t.database.db, logger: createLogger("silent") }, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
+      const code = await runCli(
+        argv,
+        { config: loadConfig({ NODE_ENV: "test" }), db: t.database.db, logger: createLogger("silent") },
+        { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) },
+      );
       return { code, stdout, stderr };
     };
     const name = unique("cli-season-");
     const started = await cli(["season", "start", name, "--ends-at", "2999-01-01T00:00:00Z"]);
-    expect([started.code, started.stdout]).toEqual([0, expect.stringMatching(new RegExp(`^Started\\. Season '${name}': from \\S+Z to 2999-01-01T00:00:00.000Z\\.\\n$`))]);
+    expect([started.code, started.stdout]).toEqual([
+      0,
+      expect.stringMatching(new RegExp(`^Started\\. Season '${name}': from \\S+Z to 2999-01-01T00:00:00.000Z\\.\\n$`)),
+    ]);
     expect((await cli(["season", "list"])).stdout).toContain(name);
     const twice = await cli(["season", "start", name]);
     expect([twice.code, twice.stderr]).toEqual([1, expect.stringMatching(/already exists .*: nothing changed\n$/)]);

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import path from "node:path";
 import type { Socket } from "node:net";
+import path from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it, onTestFinished } from "vitest";
@@ -13,9 +13,13 @@ import { spawnOwned } from "./helpers/process.js";
  * what it reads to its stdout: the log destination's fd is the write end.
  */
 function lazyReader() {
-  const child = spawn(process.execPath, ["-e", "process.stdin.pause(); process.once('SIGUSR2', () => process.stdin.pipe(process.stdout)); setInterval(() => {}, 1e6);"], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["-e", "process.stdin.pause(); process.once('SIGUSR2', () => process.stdin.pipe(process.stdout)); setInterval(() => {}, 1e6);"],
+    {
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
   const fd = (child.stdin as Socket & { _handle: { fd: number } })._handle.fd;
   let out = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
@@ -100,6 +104,11 @@ describe("log destination", () => {
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
     await once(child, "exit");
-    expect(out.trim().split("\n").map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(["first", "stopping", "stopped"]);
+    expect(
+      out
+        .trim()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as { msg: string }).msg),
+    ).toEqual(["first", "stopping", "stopped"]);
   }, 20_000);
 });

@@ -1,7 +1,7 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { requestContext, type RequestContext } from "../src/core/context.js";
-import { createLogger, writeRequestLine, type RequestLine } from "../src/core/logger.js";
+import { type RequestContext, requestContext } from "../src/core/context.js";
+import { createLogger, type RequestLine, writeRequestLine } from "../src/core/logger.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 
 let t: TestApp;
@@ -22,12 +22,17 @@ describe("logs", () => {
     seen.push(created.body.apiKey);
     await api().post("/api/inscription").set("X-API-Key", keyA).send({ username: "x", apiKey: keyA });
     await api().get("/api/no-route").set("X-API-Key", keyA);
-    await api().get(`/api/player/get-all-players?key=${keyA}`).set("X-API-Key", "gsk_" + "z".repeat(43));
+    await api()
+      .get(`/api/player/get-all-players?key=${keyA}`)
+      .set("X-API-Key", "gsk_" + "z".repeat(43));
     await api().get("/api/player/get-all-players").set("X-Request-Id", keyA).set("X-API-Key", keyA);
     // A key inside an otherwise sane id (a client that builds ids from its config) is refused too.
     const prefixed = await api().get("/api/player/get-all-players").set("X-Request-Id", `req-${keyA}`).set("X-API-Key", keyA);
     expect(prefixed.headers["x-request-id"]).not.toContain(keyA.slice(4));
-    const upper = await api().get("/api/player/get-all-players").set("X-Request-Id", `GSK_${keyA.slice(4)}`).set("X-API-Key", keyA);
+    const upper = await api()
+      .get("/api/player/get-all-players")
+      .set("X-Request-Id", `GSK_${keyA.slice(4)}`)
+      .set("X-API-Key", keyA);
     expect(upper.headers["x-request-id"]).not.toContain(keyA.slice(4));
     const rotated = await t.users.rotate("user-A");
     seen.push(rotated.apiKey);
@@ -50,9 +55,15 @@ describe("the request line", () => {
     const written: string[] = [];
     const logger = createLogger("info", { write: (line: string) => void written.push(line) });
     const cases: [RequestContext, RequestLine][] = [
-      [{ requestId: "r-1", user: "user-A" }, { method: "GET", path: "/api/player/get-player-by-nick", status: 200, ms: 1.3 }],
+      [
+        { requestId: "r-1", user: "user-A" },
+        { method: "GET", path: "/api/player/get-player-by-nick", status: 200, ms: 1.3 },
+      ],
       [{ requestId: "9f1c" }, { method: "POST", path: '/api/"quoted"\\back\u0001\u2028é😀\ud800', status: 401, ms: 0 }],
-      [{ requestId: "r-3", user: 'odd"name\n' }, { method: "DELETE", path: "/", status: 503, ms: 15000.5 }],
+      [
+        { requestId: "r-3", user: 'odd"name\n' },
+        { method: "DELETE", path: "/", status: 503, ms: 15000.5 },
+      ],
     ];
     // A cluster worker's logger is a child with bindings (main.ts): they are on its lines too.
     const worker = logger.child({ worker: 2 });

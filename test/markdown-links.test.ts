@@ -30,7 +30,11 @@ export function anchorsOf(markdown: string): Set<string> {
   const withoutCode = markdown.replace(/^(```|~~~)[\s\S]*?^\1/gm, "");
   for (const [, title] of withoutCode.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
     const text = title!.replace(/\[([^\]]*)\]\([^)]*\)/g, "$1");
-    const slug = text.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+    const slug = text
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+      .replace(/\s/g, "-");
     const seen = counts.get(slug) ?? 0;
     counts.set(slug, seen + 1);
     anchors.add(seen === 0 ? slug : `${slug}-${seen}`);
@@ -50,22 +54,25 @@ describe("links between the Markdown files", () => {
   });
 
   const files = markdownFiles(root);
-  it.each(files.map((file) => [path.relative(root, file), file]))("when %s links to a file or a heading of this repository, then it is there", (_name, file) => {
-    const broken: string[] = [];
-    for (const [, target] of prose(readFileSync(file, "utf8")).matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
-      if (/^[a-z][a-z0-9+.-]*:/i.test(target!)) continue; // https:, mailto:…
-      const [pathPart, anchor] = target!.split("#") as [string, string | undefined];
-      const resolved = pathPart ? path.resolve(path.dirname(file), decodeURIComponent(pathPart)) : file;
-      if (!existsSync(resolved)) {
-        broken.push(`${target}: no such file`);
-        continue;
+  it.each(files.map((file) => [path.relative(root, file), file]))(
+    "when %s links to a file or a heading of this repository, then it is there",
+    (_name, file) => {
+      const broken: string[] = [];
+      for (const [, target] of prose(readFileSync(file, "utf8")).matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target!)) continue; // https:, mailto:…
+        const [pathPart, anchor] = target!.split("#") as [string, string | undefined];
+        const resolved = pathPart ? path.resolve(path.dirname(file), decodeURIComponent(pathPart)) : file;
+        if (!existsSync(resolved)) {
+          broken.push(`${target}: no such file`);
+          continue;
+        }
+        if (anchor !== undefined && resolved.endsWith(".md") && statSync(resolved).isFile()) {
+          if (!anchorsOf(readFileSync(resolved, "utf8")).has(decodeURIComponent(anchor).toLowerCase())) broken.push(`${target}: no such heading`);
+        }
       }
-      if (anchor !== undefined && resolved.endsWith(".md") && statSync(resolved).isFile()) {
-        if (!anchorsOf(readFileSync(resolved, "utf8")).has(decodeURIComponent(anchor).toLowerCase())) broken.push(`${target}: no such heading`);
-      }
-    }
-    expect(broken).toEqual([]);
-  });
+      expect(broken).toEqual([]);
+    },
+  );
 });
 
 /** The docs a person reads (API.md is generated: its cells are the routes' declarations and the error catalogue). */
@@ -78,7 +85,12 @@ describe("the docs' tables", () => {
       .split("\n")
       .map((line, i) => ({ line, at: `${file}:${i + 1}` }))
       .filter(({ line }) => line.startsWith("|"))
-      .flatMap(({ line, at }) => line.slice(1, -1).split(" | ").map((cell) => ({ at, words: cell.trim().split(/\s+/).length })))
+      .flatMap(({ line, at }) =>
+        line
+          .slice(1, -1)
+          .split(" | ")
+          .map((cell) => ({ at, words: cell.trim().split(/\s+/).length })),
+      )
       .filter(({ words }) => words > MAX_CELL_WORDS);
     expect(long).toEqual([]);
   });

@@ -3,9 +3,9 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { createLogger } from "../src/core/logger.js";
 import { openDatabase } from "../src/db/database.js";
 import { MIGRATIONS_DIR, migrate, prepareSchema, readMigrations } from "../src/db/migrate.js";
-import { createLogger } from "../src/core/logger.js";
 import { createServerDatabase, createTestDatabase, onPostgres, type TestDatabase } from "./helpers/database.js";
 
 const quiet = createLogger("silent");
@@ -99,9 +99,7 @@ describe("migrate", () => {
   it("when a migration is left marked as failed (by prisma migrate), then start-up refuses with a clear message", async () => {
     const t = await fresh({ migrated: true });
     const conn = await t.db.connect();
-    await conn.query(
-      `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at) VALUES ('x', 'y', '29990101000000_stuck', now())`,
-    );
+    await conn.query(`INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at) VALUES ('x', 'y', '29990101000000_stuck', now())`);
     await conn.release();
     await expect(migrate(t.db, quiet)).rejects.toThrow(/29990101000000_stuck failed earlier/);
   });
@@ -161,19 +159,23 @@ async function contents(t: TestDatabase): Promise<Record<string, unknown>> {
 }
 
 describe("the migrated template the tests start from (PGlite)", () => {
-  it.skipIf(onPostgres)("when a test database is made from it, then it holds exactly what migrating an empty database does, and a sync secret of its own", async () => {
-    const migrated = await fresh();
-    await migrate(migrated.db, quiet);
-    const fromTemplate = await createTestDatabase();
-    cleanups.push(() => fromTemplate.drop());
-    const expected = await contents(migrated);
-    expect((expected.catalog as string[]).length).toBeGreaterThan(100);
-    expect(Object.keys(expected.rows as object)).toContain("players");
-    expect(await contents(fromTemplate)).toEqual(expected);
-    const other = await createTestDatabase();
-    cleanups.push(() => other.drop());
-    const key = async (t: TestDatabase) => (await t.db.prisma.$queryRaw<{ k: string }[]>`SELECT sync_key() AS k`)[0]!.k;
-    expect(await key(other)).not.toBe(await key(fromTemplate));
-    // Three PGlite databases, one of them created and migrated: a minute on a busy machine.
-  }, 120_000);
+  it.skipIf(onPostgres)(
+    "when a test database is made from it, then it holds exactly what migrating an empty database does, and a sync secret of its own",
+    async () => {
+      const migrated = await fresh();
+      await migrate(migrated.db, quiet);
+      const fromTemplate = await createTestDatabase();
+      cleanups.push(() => fromTemplate.drop());
+      const expected = await contents(migrated);
+      expect((expected.catalog as string[]).length).toBeGreaterThan(100);
+      expect(Object.keys(expected.rows as object)).toContain("players");
+      expect(await contents(fromTemplate)).toEqual(expected);
+      const other = await createTestDatabase();
+      cleanups.push(() => other.drop());
+      const key = async (t: TestDatabase) => (await t.db.prisma.$queryRaw<{ k: string }[]>`SELECT sync_key() AS k`)[0]!.k;
+      expect(await key(other)).not.toBe(await key(fromTemplate));
+      // Three PGlite databases, one of them created and migrated: a minute on a busy machine.
+    },
+    120_000,
+  );
 });

@@ -1,14 +1,14 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import request from "supertest";
 import { Webhook } from "standardwebhooks";
+import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKUP_TABLES, q } from "../src/backup/tables.js";
-import { openDatabase, type Database } from "../src/db/database.js";
+import { type Database, openDatabase } from "../src/db/database.js";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
-import { cliProcess, spawnService, type ServiceProcess } from "./helpers/process.js";
-import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.js";
+import { cliProcess, type ServiceProcess, spawnService } from "./helpers/process.js";
+import { FAST_WEBHOOKS, type Receiver, startReceiver } from "./helpers/receiver.js";
 
 /**
  * docs/OPERATIONS.md, "Move to PostgreSQL", as an operator runs it: a server
@@ -44,7 +44,9 @@ async function everything(db: Database): Promise<Record<string, unknown[]>> {
       table === "webhook_deliveries"
         ? `jsonb_build_object('id', t.id, 'eventId', t."eventId")`
         : `to_jsonb(t) - '{writtenBy,keyLastUsedAt,previousKeyLastUsedAt,version}'::text[]`;
-    const rows = await db.prisma.$queryRawUnsafe<{ r: unknown }[]>(`SELECT ${columns} AS r FROM ${q(table)} t ORDER BY ${key.map((c) => `t.${q(c)}`).join(", ")}`);
+    const rows = await db.prisma.$queryRawUnsafe<{ r: unknown }[]>(
+      `SELECT ${columns} AS r FROM ${q(table)} t ORDER BY ${key.map((c) => `t.${q(c)}`).join(", ")}`,
+    );
     all[table] = rows.map((x) => x.r);
   }
   return all;
@@ -77,7 +79,9 @@ describe("a backup beside the embedded server, and the move to PostgreSQL", () =
     const backup = await onEmbedded(["backup", file]);
     expect(backup.code, backup.stderr).toBe(0);
     expect(backup.stdout).toMatch(/^Backed up to .*community\.backup in [\d.]+ s: 2 api_users, 5 players, .*1 webhook_endpoints/);
-    await embedded.waitFor("the server's line", () => embedded.lines().some((l) => l.msg === "CLI command through the control channel" && l.command === "backup"));
+    await embedded.waitFor("the server's line", () =>
+      embedded.lines().some((l) => l.msg === "CLI command through the control channel" && l.command === "backup"),
+    );
     backedUp = backup.stdout.split(": ")[1]!;
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const checked = await onEmbedded(["restore", "--check", file]);
@@ -85,7 +89,9 @@ describe("a backup beside the embedded server, and the move to PostgreSQL", () =
     expect(checked.stdout).toContain(`is whole (made `);
     expect(checked.stdout.split("\n")[0]!.split(": ")[1]).toBe(backedUp.trimEnd());
     // What the restore would install that grants access or sends data out, as the operator should review it.
-    expect(checked.stdout).toMatch(/\nA restore would install 2 API user\(s\): user-A \(group A\), user-B \(group B\); 1 webhook endpoint\(s\): \d+ → http:\/\/127\.0\.0\.1:\d+\/hook \(every event\)\.\n$/);
+    expect(checked.stdout).toMatch(
+      /\nA restore would install 2 API user\(s\): user-A \(group A\), user-B \(group B\); 1 webhook endpoint\(s\): \d+ → http:\/\/127\.0\.0\.1:\d+\/hook \(every event\)\.\n$/,
+    );
     // The server still serves, and it refuses a restore into its own database, which holds data.
     const refused = await onEmbedded(["restore", file]);
     expect(refused.code).toBe(1);

@@ -4,8 +4,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/database.js";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
-import { cliProcess, spawnService, type ServiceProcess } from "./helpers/process.js";
-import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.js";
+import { cliProcess, type ServiceProcess, spawnService } from "./helpers/process.js";
+import { FAST_WEBHOOKS, type Receiver, startReceiver } from "./helpers/receiver.js";
 
 /**
  * docs/OPERATIONS.md, "Move to PostgreSQL", under load: clients write all along, retrying as CALLING.md

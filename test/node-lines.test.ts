@@ -67,18 +67,32 @@ describe("on Node.js 20, past its end of life", () => {
     ["node dist/cli/main.js", "node", ["dist/cli/main.js", "user", "create", "someone"]],
   ];
 
-  it.each(ways)("when %s is run, then it exits 1 with one line naming 20 and the supported lines, before any port or data folder", async (_name, command, args) => {
-    const dataDir = path.join(dir, "data");
-    const bin = path.dirname(node20);
-    const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}`, DATA_DIR: dataDir, PORT: String(await freePort()), HOST: "127.0.0.1" };
-    delete env.DATABASE_URL;
-    delete env.npm_config_node_options;
-    const run = spawnSync(command === "node" ? node20 : command, args, { cwd: root, env, encoding: "utf8", timeout: 60_000 });
-    const lines = run.stderr.split("\n").filter(Boolean);
-    // npm prints its own header (`> game-community-api@… start`) on stdout; the refusal is stderr's only line.
-    expect(lines, run.stderr).toEqual([expect.stringMatching(/^game-community-api does not run on Node\.js 20\.\d+\.\d+ \(.*\): it needs Node\.js 22 \(22\.12 or later\), 24 or 26 and later, the maintained lines\./)]);
-    expect(run.status).toBe(1);
-    expect(run.stdout).not.toMatch(/listening|First start|gsk_/);
-    expect(existsSync(dataDir)).toBe(false);
-  }, 90_000);
+  it.each(ways)(
+    "when %s is run, then it exits 1 with one line naming 20 and the supported lines, before any port or data folder",
+    async (_name, command, args) => {
+      const dataDir = path.join(dir, "data");
+      const bin = path.dirname(node20);
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        PATH: `${bin}${path.delimiter}${process.env.PATH}`,
+        DATA_DIR: dataDir,
+        PORT: String(await freePort()),
+        HOST: "127.0.0.1",
+      };
+      delete env.DATABASE_URL;
+      delete env.npm_config_node_options;
+      const run = spawnSync(command === "node" ? node20 : command, args, { cwd: root, env, encoding: "utf8", timeout: 60_000 });
+      const lines = run.stderr.split("\n").filter(Boolean);
+      // npm prints its own header (`> game-community-api@… start`) on stdout; the refusal is stderr's only line.
+      expect(lines, run.stderr).toEqual([
+        expect.stringMatching(
+          /^game-community-api does not run on Node\.js 20\.\d+\.\d+ \(.*\): it needs Node\.js 22 \(22\.12 or later\), 24 or 26 and later, the maintained lines\./,
+        ),
+      ]);
+      expect(run.status).toBe(1);
+      expect(run.stdout).not.toMatch(/listening|First start|gsk_/);
+      expect(existsSync(dataDir)).toBe(false);
+    },
+    90_000,
+  );
 });

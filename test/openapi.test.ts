@@ -4,9 +4,9 @@ import express from "express";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatedApiFiles } from "../scripts/api-files.js";
-import type { AppDeps } from "../src/http/deps.js";
-import { ERROR_CATALOGUE } from "../src/core/errors.js";
 import { documentedStatuses } from "../src/api-document/openapi.js";
+import { ERROR_CATALOGUE } from "../src/core/errors.js";
+import type { AppDeps } from "../src/http/deps.js";
 import { registerRoutes } from "../src/http/register-routes.js";
 import { apiRoutes } from "../src/resources/index.js";
 import { ALLOW_LIST, VERSIONS } from "./helpers/allow-list.js";
@@ -43,9 +43,7 @@ describe("the OpenAPI document", () => {
     const served = router.stack
       .filter((layer) => layer.route && !(layer.route as unknown as { methods: Record<string, boolean> }).methods._all)
       .flatMap((layer) =>
-        Object.keys((layer.route as unknown as { methods: Record<string, boolean> }).methods).map(
-          (m) => `${m.toUpperCase()} ${layer.route!.path}`,
-        ),
+        Object.keys((layer.route as unknown as { methods: Record<string, boolean> }).methods).map((m) => `${m.toUpperCase()} ${layer.route!.path}`),
       );
     const documented = operations.map((o) => `${o.method} ${o.path}`);
     const table = ALLOW_LIST.map(([method, path]) => `${method} ${path}`);
@@ -64,7 +62,11 @@ describe("the OpenAPI document", () => {
       expect(op.description, path).toBeTruthy();
       expect(op["x-version"], path).toBe(VERSIONS[path]);
       const route = apiRoutes.find((r) => r.path === path && r.method === method)!;
-      const expected = [String(route.successStatus ?? 200), ...(route.method === "GET" && (route.etag || route.versioned) ? ["304"] : []), ...documentedStatuses(route).map(String)].sort();
+      const expected = [
+        String(route.successStatus ?? 200),
+        ...(route.method === "GET" && (route.etag || route.versioned) ? ["304"] : []),
+        ...documentedStatuses(route).map(String),
+      ].sort();
       expect(Object.keys(op.responses).sort(), path).toEqual(expected);
       for (const status of documentedStatuses(route)) {
         expect(op.responses[String(status)]!.content!["application/json"]!.schema, `${path} ${status}`).toEqual({ $ref: "#/components/schemas/Error" });

@@ -1,12 +1,12 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DbClient, ReadClient } from "../src/db/client.js";
+import { readAll, readBatch } from "../src/db/list-query.js";
 import { pgRawQueries } from "../src/db/pg-reader.js";
 import { foreignKeyViolation, uniqueViolation } from "../src/db/prisma-errors.js";
 import { tableVersion } from "../src/db/versions.js";
 import { Prisma } from "../src/generated/prisma/client.js";
 import { cosmeticById } from "../src/resources/cosmetic/queries.js";
-import { readAll, readBatch } from "../src/db/list-query.js";
 import { allMaps } from "../src/resources/parkour/queries.js";
 import { allPlayers, playerByNick } from "../src/resources/player/queries.js";
 import { activeAt, activeItemsVersion, allItems } from "../src/resources/temporary-item/queries.js";
@@ -78,7 +78,11 @@ describe.skipIf(!onPostgres)("read queries without Prisma (PostgreSQL)", () => {
       Prisma.sql`INSERT INTO reward_logs ("playerId", "rewardId") VALUES (${-5}, 1) RETURNING *`,
     ];
     for (const write of writes) {
-      const failed = async (db: Pick<DbClient, "$queryRaw">) => db.$queryRaw(write).then(() => undefined, (error: unknown) => error);
+      const failed = async (db: Pick<DbClient, "$queryRaw">) =>
+        db.$queryRaw(write).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
       const [viaPrisma, viaPg] = [await failed(t.db.prisma), await failed(t.db.writeQueries)];
       expect(viaPg).toBeDefined();
       expect(uniqueViolation(viaPg)).toEqual(uniqueViolation(viaPrisma));
@@ -125,4 +129,3 @@ describe.skipIf(!onPostgres)("read queries without Prisma (PostgreSQL)", () => {
     });
   });
 });
-

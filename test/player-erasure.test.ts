@@ -8,11 +8,11 @@ import { runCli } from "../src/cli/cli.js";
 import { loadConfig } from "../src/core/config.js";
 import { createLogger } from "../src/core/logger.js";
 import type { Database } from "../src/db/database.js";
+import { ensurePeriods } from "../src/leaderboards/periods.js";
+import { erasePlayer } from "../src/privacy/erasure.js";
 import { readLedger } from "../src/privacy/ledger.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { createTestDatabase, lockWaited, onPostgres } from "./helpers/database.js";
-import { erasePlayer } from "../src/privacy/erasure.js";
-import { ensurePeriods } from "../src/leaderboards/periods.js";
 import { makePlayer, makeWorld, unique } from "./helpers/fixtures.js";
 
 /**
@@ -62,7 +62,11 @@ async function community() {
     expect((await post(keyB, "/form/create-form", { playerId: p.id, ...answers })).status).toBe(201);
   }
   const storedKey = unique("k");
-  const stored = await request(t.url).post("/api/website/create-reward-log").set("X-API-Key", keyB).set("Idempotency-Key", storedKey).send({ playerId: steve.id, rewardId: 7 });
+  const stored = await request(t.url)
+    .post("/api/website/create-reward-log")
+    .set("X-API-Key", keyB)
+    .set("Idempotency-Key", storedKey)
+    .send({ playerId: steve.id, rewardId: 7 });
   expect(stored.status).toBe(201);
   const form = await prisma.formAnswer.findFirstOrThrow({ where: { playerId: steve.id } });
   return { steve, other, world, storedKey, formTarget: `form_answer:${form.id}` };
@@ -89,14 +93,23 @@ describe("POST /api/admin/players/erase", () => {
 
     // Their rows: gone; the other player's: all there.
     expect(await prisma.player.findUnique({ where: { id: steve.id } })).toBeNull();
-    for (const count of [prisma.rewardLog.count({ where: { playerId: steve.id } }), prisma.formAnswer.count({ where: { playerId: steve.id } }), prisma.world.count({ where: { ownerId: steve.id } }), prisma.infectedStats.count({ where: { playerId: steve.id } }), prisma.leaderboardEntry.count({ where: { playerId: steve.id } })]) {
+    for (const count of [
+      prisma.rewardLog.count({ where: { playerId: steve.id } }),
+      prisma.formAnswer.count({ where: { playerId: steve.id } }),
+      prisma.world.count({ where: { ownerId: steve.id } }),
+      prisma.infectedStats.count({ where: { playerId: steve.id } }),
+      prisma.leaderboardEntry.count({ where: { playerId: steve.id } }),
+    ]) {
       expect(await count).toBe(0);
     }
     expect(await prisma.rewardLog.count({ where: { playerId: other.id } })).toBe(1);
     expect(await prisma.formAnswer.count({ where: { playerId: other.id } })).toBe(1);
 
     // No copy holds a value of theirs: not the pseudo, the address, the answers.
-    const copies = JSON.stringify([await prisma.auditLog.findMany(), await prisma.webhookEvent.findMany(), await prisma.idempotencyKey.findMany(), await prisma.webhookDelivery.findMany()], (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v));
+    const copies = JSON.stringify(
+      [await prisma.auditLog.findMany(), await prisma.webhookEvent.findMany(), await prisma.idempotencyKey.findMany(), await prisma.webhookDelivery.findMany()],
+      (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v),
+    );
     for (const value of [steve.pseudo, "198.51.100.7", "chat-7"]) expect(copies).not.toContain(value);
     expect(copies).toContain("my secret answer"); // the other player's answers stay
     // The facts stay: the form's audit entry keeps its field names; its event its type, with the ids.
@@ -110,7 +123,11 @@ describe("POST /api/admin/players/erase", () => {
     expect(await prisma.auditLog.findFirst({ where: { action: "player.erase", target: `player:${steve.id}` } })).toMatchObject({ actor: "user-A" });
 
     // A resend of a stored request that named them: 410, not its first answer.
-    const replay = await request(t.url).post("/api/website/create-reward-log").set("X-API-Key", keyB).set("Idempotency-Key", storedKey).send({ playerId: steve.id, rewardId: 7 });
+    const replay = await request(t.url)
+      .post("/api/website/create-reward-log")
+      .set("X-API-Key", keyB)
+      .set("Idempotency-Key", storedKey)
+      .send({ playerId: steve.id, rewardId: 7 });
     expect(replay.status).toBe(410);
     expect(replay.headers["error-name"]).toBe("PLAYER_ERASED");
     expect(replay.body.message).toContain(receipt.id);
@@ -119,14 +136,24 @@ describe("POST /api/admin/players/erase", () => {
     const after = await request(t.url).get("/api/player/get-all-players").set("X-API-Key", keyA);
     expect(after.body.map((p: { id: number }) => p.id)).not.toContain(steve.id);
     expect(after.headers.etag).not.toBe(list.headers.etag);
-    expect((await request(t.url).get(`/api/player/get-all-players?since=${encodeURIComponent(token)}`).set("X-API-Key", keyA)).status).toBe(410);
+    expect(
+      (
+        await request(t.url)
+          .get(`/api/player/get-all-players?since=${encodeURIComponent(token)}`)
+          .set("X-API-Key", keyA)
+      ).status,
+    ).toBe(410);
 
     // Listed, in the ledger, and final: by id 410 naming the receipt, by pseudo 404, export 410, a write naming them 409.
     const listed = await request(t.url).get(`/api/admin/players/erasures?playerId=${steve.id}`).set("X-API-Key", keyB);
     expect(listed.body).toEqual({ erasures: [receipt], nextCursor: null });
     expect(await readLedger(ledger)).toContainEqual(receipt);
     const again = await erase({ id: steve.id });
-    expect([again.status, again.headers["error-name"], again.body.message]).toEqual([410, "PLAYER_ERASED", `Player ${steve.id} was erased at ${receipt.erasedAt} (receipt ${receipt.id}): nothing of theirs is left`]);
+    expect([again.status, again.headers["error-name"], again.body.message]).toEqual([
+      410,
+      "PLAYER_ERASED",
+      `Player ${steve.id} was erased at ${receipt.erasedAt} (receipt ${receipt.id}): nothing of theirs is left`,
+    ]);
     expect((await erase({ pseudo: steve.pseudo })).status).toBe(404);
     expect((await post(keyA, "/admin/players/export", { id: steve.id })).status).toBe(410);
     const late = await post(keyB, "/website/create-reward-log", { playerId: steve.id, rewardId: 1 });
@@ -206,7 +233,9 @@ describe("restore and the erasure ledger", () => {
       // Checked first: --check names the erasure the file lacks, and writes nothing.
       const checked = await cli(fresh.db, ["restore", "--check", file]);
       expect(checked.code).toBe(0);
-      expect(checked.stdout).toContain(`A restore would re-apply 1 erasure(s) the backup was made before: player ${steve.id} (${receipt.id}, ${receipt.erasedAt})`);
+      expect(checked.stdout).toContain(
+        `A restore would re-apply 1 erasure(s) the backup was made before: player ${steve.id} (${receipt.id}, ${receipt.erasedAt})`,
+      );
       const restored = await cli(fresh.db, ["restore", file]);
       expect(restored.code).toBe(0);
       expect(restored.stdout).toContain(`Re-applied 1 erasure(s) the backup was made before: player ${steve.id} (${receipt.id}, ${receipt.erasedAt})`);
@@ -251,7 +280,11 @@ describe("player export | erase | erasures at the command line", () => {
     expect((await cli(t.database.db, ["player", "erase", "--id", String(steve.id)])).code).toBe(2);
     const erased = await cli(t.database.db, ["player", "erase", "--pseudo", steve.pseudo, "--yes"]);
     expect(erased.code).toBe(0);
-    expect(erased.stdout).toMatch(new RegExp(`^Erased player ${steve.id}: receipt era_[0-9a-f]{32} at .*; removed 1 player, 1 infectedStats, 3 leaderboards, 1 formAnswers, 2 rewardLogs, 1 worlds; scrubbed`));
+    expect(erased.stdout).toMatch(
+      new RegExp(
+        `^Erased player ${steve.id}: receipt era_[0-9a-f]{32} at .*; removed 1 player, 1 infectedStats, 3 leaderboards, 1 formAnswers, 2 rewardLogs, 1 worlds; scrubbed`,
+      ),
+    );
     const again = await cli(t.database.db, ["player", "erase", "--id", String(steve.id), "--yes"]);
     expect([again.code, again.stderr]).toEqual([1, expect.stringContaining(`Player ${steve.id} was erased at`)]);
     expect((await cli(t.database.db, ["player", "export", "--pseudo", steve.pseudo])).stderr).toBe(`Player '${steve.pseudo}' not found\n`);
@@ -265,7 +298,9 @@ describe("player export | erase | erasures at the command line", () => {
     const receipt = (await erase({ id: steve.id })).body as { id: string };
     const imported = await cli(t.database.db, ["import", file]);
     expect(imported.code).toBe(1);
-    expect(imported.stderr).toMatch(new RegExp(`players\\[\\d+\\]\\.id: player ${steve.id} was erased \\(receipt ${receipt.id}\\); an erased player's id is not given again`));
+    expect(imported.stderr).toMatch(
+      new RegExp(`players\\[\\d+\\]\\.id: player ${steve.id} was erased \\(receipt ${receipt.id}\\); an erased player's id is not given again`),
+    );
     expect(await t.database.db.prisma.player.findUnique({ where: { id: steve.id } })).toBeNull();
   });
 });

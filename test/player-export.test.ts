@@ -1,8 +1,8 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensurePeriods } from "../src/leaderboards/periods.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makePlayer, makeWorld, unique } from "./helpers/fixtures.js";
-import { ensurePeriods } from "../src/leaderboards/periods.js";
 
 /**
  * A player's personal data, exported (issue 51): POST /api/admin/players/export, group A. Every row that names
@@ -52,7 +52,9 @@ describe("POST /api/admin/players/export", () => {
     expect(doc.player).toMatchObject({ id: steve.id, pseudo: steve.pseudo, token: "secret-token", ip: "198.51.100.7", chatId: "chat-7" });
     expect(doc.infectedStats).toMatchObject({ playerId: steve.id, kill: 12 });
     // Their gains per leaderboard period: the period named, every statistic; no one else's.
-    const current = await prisma.leaderboardPeriod.findMany({ where: { kind: { in: ["day", "week", "month"] }, startsAt: { lte: new Date() }, endsAt: { gt: new Date() } } });
+    const current = await prisma.leaderboardPeriod.findMany({
+      where: { kind: { in: ["day", "week", "month"] }, startsAt: { lte: new Date() }, endsAt: { gt: new Date() } },
+    });
     const gains = doc.leaderboards as { period: { kind: string; key: string; startsAt: string; endsAt: string }; kill: number; death: number }[];
     expect(gains.map((g) => [g.period.kind, g.period.key, g.kill, g.death]).sort()).toEqual(current.map((p) => [p.kind, p.key, 12, 0]).sort());
     expect(gains.map((g) => g.period.startsAt)).toEqual(gains.map((g) => g.period.startsAt).sort());
@@ -101,7 +103,9 @@ describe("POST /api/admin/players/export", () => {
     expect(first.status).toBe(200);
     const again = await exportOf({ id: p.id }).set("Idempotency-Key", key);
     expect(again.status).toBe(409);
-    const kept = await t.database.db.prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM idempotency_keys WHERE "responseBody" LIKE '%token-not-to-keep%'`;
+    const kept = await t.database.db.prisma.$queryRaw<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM idempotency_keys WHERE "responseBody" LIKE '%token-not-to-keep%'`;
     expect(kept).toEqual([{ n: 0 }]);
   });
 });

@@ -1,14 +1,14 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/core/config.js";
-import { openDatabase, type Database } from "../src/db/database.js";
-import { PREPARED_OFF_NOTE } from "../src/db/pooler.js";
-import { startService, type Service } from "../src/service/server.js";
 import { createLogger } from "../src/core/logger.js";
+import { type Database, openDatabase } from "../src/db/database.js";
+import { PREPARED_OFF_NOTE } from "../src/db/pooler.js";
+import { type Service, startService } from "../src/service/server.js";
 import { ApiUsers } from "../src/users/users.js";
 import { LogCapture } from "./helpers/app.js";
 import { createServerDatabase, onPostgres, serverUrl } from "./helpers/database.js";
@@ -26,7 +26,6 @@ import { openStream } from "./helpers/sse.js";
 const PGBOUNCER = process.env.PGBOUNCER_PATH ?? "/usr/sbin/pgbouncer";
 const available = existsSync(PGBOUNCER);
 if (!available && process.env.REQUIRE_PGBOUNCER) throw new Error(`No PgBouncer at ${PGBOUNCER}, and REQUIRE_PGBOUNCER is set (as in CI)`);
-
 
 /** The URL of `database` through the pooler at `port`. */
 function through(database: string, port: number): string {
@@ -78,7 +77,13 @@ server_round_robin = 1
       }
       const client = new pg.Client({ connectionString: through(serverUrl!, port) });
       client.on("error", () => undefined);
-      if (await client.connect().then(() => client.end().then(() => true), () => false)) break;
+      if (
+        await client.connect().then(
+          () => client.end().then(() => true),
+          () => false,
+        )
+      )
+        break;
       await new Promise((r) => setTimeout(r, 50));
     }
   }, 30_000);
@@ -224,7 +229,12 @@ server_round_robin = 1
     const requests = [
       () => fetch(`${started.url}/api/player/get-player-by-nick?nick=${encodeURIComponent(player.pseudo)}`, { headers }),
       () => fetch(`${started.url}/api/player/get-all-players`, { headers }),
-      () => fetch(`${started.url}/api/website/create-reward-log`, { method: "POST", headers, body: JSON.stringify({ playerId: player.id, rewardId: Math.floor(Math.random() * 1e9) }) }),
+      () =>
+        fetch(`${started.url}/api/website/create-reward-log`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ playerId: player.id, rewardId: Math.floor(Math.random() * 1e9) }),
+        }),
       () => fetch(`${started.url}/api/infecte2/get-all-infectes`, { headers }),
     ];
     const statuses: number[] = [];

@@ -38,7 +38,10 @@ describe.skipIf(!onPostgres)("a query the server never answers (PostgreSQL)", ()
     expect((await second.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
     proxy.stall();
     const started = Date.now();
-    const viaPromise = first.query("SELECT 2").then(() => "answered", (error: Error) => error.message);
+    const viaPromise = first.query("SELECT 2").then(
+      () => "answered",
+      (error: Error) => error.message,
+    );
     const viaCallback = new Promise<string>((resolve) => second.query("SELECT 3", [], (error) => resolve(error?.message ?? "answered")));
     expect(await viaPromise).toBe("Query read timeout");
     expect(await viaCallback).toBe("Query read timeout");

@@ -2,11 +2,11 @@ import { createHash, randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { RateLimitKind } from "../src/limits/rate-limit.js";
 import { KeyCache } from "../src/auth/key-cache.js";
+import type { RateLimitKind } from "../src/limits/rate-limit.js";
+import { REDIS_RETRY_MS } from "../src/limits/rate-limit-store.js";
 import { Metrics } from "../src/service/metrics.js";
 import { ApiUsers } from "../src/users/users.js";
-import { REDIS_RETRY_MS } from "../src/limits/rate-limit-store.js";
 import { startTestApp, type TestApp, type TestAppOptions } from "./helpers/app.js";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.js";
 import { REDIS_URL, redisAvailable } from "./helpers/redis.js";
@@ -125,7 +125,10 @@ describe("the per-address limit on failed authentication", () => {
 
     const refused = await get(t, BAD_KEY, shared);
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ code: 429, message: expect.stringMatching(/^Too many requests with an invalid API key from this address; retry in \d+ s$/) });
+    expect(refused.body).toEqual({
+      code: 429,
+      message: expect.stringMatching(/^Too many requests with an invalid API key from this address; retry in \d+ s$/),
+    });
     expect(Number(refused.headers["retry-after"])).toBeGreaterThanOrEqual(1);
     expect(Number(refused.headers["retry-after"])).toBeLessThanOrEqual(60);
     expect((await request(t.url).get(MAPS).set("X-Forwarded-For", shared)).status).toBe(429);
@@ -221,7 +224,10 @@ describe.runIf(redisAvailable)("counters in Redis", () => {
 
     const stored = (await redis.keys(`${rateLimitPrefix}*`)).sort();
     const ids = await database.db.prisma.apiUser.findMany({ where: { username: { in: ["bob", "carol"] } }, select: { id: true } });
-    const fingerprint = stored.find((k) => k.startsWith(`${rateLimitPrefix}auth:key:${guesser}:`))?.split(":").pop();
+    const fingerprint = stored
+      .find((k) => k.startsWith(`${rateLimitPrefix}auth:key:${guesser}:`))
+      ?.split(":")
+      .pop();
     expect(fingerprint).toMatch(/^[0-9a-f]{16}$/);
     expect(stored).toEqual(
       [
@@ -347,7 +353,13 @@ describe.runIf(redisAvailable)("counters in Redis", () => {
     proxy.restore();
     for (const t of [one, two]) await untilLogged(t, "Redis reachable again: rate limits are shared again");
     // One budget of 3 for both instances again.
-    for (const [t, status] of [[one, 200], [two, 200], [one, 200], [two, 429]] as const) expect((await get(t, keys.bob!)).status).toBe(status);
+    for (const [t, status] of [
+      [one, 200],
+      [two, 200],
+      [one, 200],
+      [two, 429],
+    ] as const)
+      expect((await get(t, keys.bob!)).status).toBe(status);
     expect((await metrics.text()).body).toContain("rate_limit_counting_locally 0");
 
     // Down again while connected: counted in memory again, from zero.

@@ -1,8 +1,8 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database } from "../src/db/database.js";
-import { migrate } from "../src/db/migrate.js";
 import { createLogger } from "../src/core/logger.js";
+import { type Database, openDatabase } from "../src/db/database.js";
+import { migrate } from "../src/db/migrate.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
 import { makePlayer, makeWorld } from "./helpers/fixtures.js";
@@ -52,7 +52,9 @@ describe.skipIf(!onPostgres)("DATABASE_READ_URL (PostgreSQL)", () => {
     const all = await request(t.url).get("/api/player/get-all-players").set("X-API-Key", key);
     expect(all.body.map((p: { pseudo: string }) => p.pseudo)).toEqual(["OnReplica"]);
     // A list longer than its first batch: the rest read through a cursor, on the replica too.
-    await replicaOnly.prisma.$executeRawUnsafe(`INSERT INTO players (pseudo, token, ip) SELECT 'replica' || g, 't', '198.51.100.2' FROM generate_series(1, 1500) AS g`);
+    await replicaOnly.prisma.$executeRawUnsafe(
+      `INSERT INTO players (pseudo, token, ip) SELECT 'replica' || g, 't', '198.51.100.2' FROM generate_series(1, 1500) AS g`,
+    );
     const long = await request(t.url).get("/api/player/get-all-players").set("X-API-Key", key);
     expect(long.body).toHaveLength(1501);
     expect(long.body.at(-1).pseudo).toBe("replica1500");

@@ -1,4 +1,4 @@
-import { AggregatorRegistry, Counter, Histogram, Registry, type OpenMetricsContentType } from "prom-client";
+import { AggregatorRegistry, Counter, Histogram, type OpenMetricsContentType, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { acceptsOpenMetrics, openMetricsText } from "../src/service/open-metrics.js";
 import { RequestDurations } from "../src/service/request-durations.js";
@@ -67,7 +67,14 @@ describe("request durations (the metrics' histogram)", () => {
     const traced = OBSERVED.map((o, i) => [...o, i % 3 === 2 ? undefined : `${String(i).padStart(2, "0")}`.repeat(16)] as const);
     const theirs = new Registry<OpenMetricsContentType>();
     theirs.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
-    const histogram = new Histogram<string>({ name: NAME, help: HELP, labelNames: ["method", "route", "status"], buckets: BUCKETS, registers: [theirs], enableExemplars: true });
+    const histogram = new Histogram<string>({
+      name: NAME,
+      help: HELP,
+      labelNames: ["method", "route", "status"],
+      buckets: BUCKETS,
+      registers: [theirs],
+      enableExemplars: true,
+    });
     const ours = new Registry();
     const durations = new RequestDurations(NAME, HELP, BUCKETS);
     ours.registerMetric(durations.asMetric());
@@ -92,12 +99,10 @@ describe("request durations (the metrics' histogram)", () => {
 
   it("when a scraper states what it accepts, then OpenMetrics is chosen only when asked for at least as much as the text format", () => {
     const prometheus = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
-    expect([prometheus, "text/plain;version=0.0.4;q=0.9,application/openmetrics-text;q=0.5", "application/openmetrics-text;q=0", "*/*", undefined].map(acceptsOpenMetrics)).toEqual([
-      true,
-      false,
-      false,
-      false,
-      false,
-    ]);
+    expect(
+      [prometheus, "text/plain;version=0.0.4;q=0.9,application/openmetrics-text;q=0.5", "application/openmetrics-text;q=0", "*/*", undefined].map(
+        acceptsOpenMetrics,
+      ),
+    ).toEqual([true, false, false, false, false]);
   });
 });

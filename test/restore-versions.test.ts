@@ -89,7 +89,12 @@ describe("ETags after `restore`", () => {
         .send({ id: 2, price: 1200 });
       expect(stale.status).toBe(412);
       // The versions still work as versions: the restored database's own ETag applies once.
-      await request(app.url).patch("/api/cosmetic/update-cosmetic").set("X-API-Key", key).set("If-Match", edited.headers.etag!).send({ id: 2, price: 950 }).expect(200);
+      await request(app.url)
+        .patch("/api/cosmetic/update-cosmetic")
+        .set("X-API-Key", key)
+        .set("If-Match", edited.headers.etag!)
+        .send({ id: 2, price: 950 })
+        .expect(200);
     } finally {
       await app.close();
       await target.drop();

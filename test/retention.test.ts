@@ -44,7 +44,11 @@ async function cli(argv: string[], env: Record<string, string> = {}) {
   let stdout = "";
   let stderr = "";
   const config = loadConfig({ NODE_ENV: "test", ERASURE_LEDGER: "off", ...settings, ...env });
-  const code = await runCli(argv, { config, db: t.database.db, logger: createLogger("silent") }, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
+  const code = await runCli(
+    argv,
+    { config, db: t.database.db, logger: createLogger("silent") },
+    { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) },
+  );
   return { code, stdout, stderr };
 }
 
@@ -65,8 +69,19 @@ describe("the retention sweep", () => {
     const recent = await makePlayer(prisma(), { pseudo: unique("New"), ip: "198.51.100.21", gradeId });
     await prisma().$executeRaw`UPDATE players SET "ipSetAt" = ${ago(91)} WHERE id = ${old.id}`;
     // Audit entries naming the address: one past 90 days, one recent.
-    const oldEntry = await prisma().auditLog.create({ data: { actor: "cli:op", action: "player.import", target: `player:${old.id}`, changes: { ip: "198.51.100.20", pseudo: old.pseudo }, before: { ip: "198.51.100.1" }, at: ago(91) } });
-    const newEntry = await prisma().auditLog.create({ data: { actor: "cli:op", action: "player.import", target: `player:${recent.id}`, changes: { ip: "198.51.100.21" } } });
+    const oldEntry = await prisma().auditLog.create({
+      data: {
+        actor: "cli:op",
+        action: "player.import",
+        target: `player:${old.id}`,
+        changes: { ip: "198.51.100.20", pseudo: old.pseudo },
+        before: { ip: "198.51.100.1" },
+        at: ago(91),
+      },
+    });
+    const newEntry = await prisma().auditLog.create({
+      data: { actor: "cli:op", action: "player.import", target: `player:${recent.id}`, changes: { ip: "198.51.100.21" } },
+    });
     const list = await request(t.url).get(`/api/player/get-all-full-players-by-gradeId?gradeId=${gradeId}`).set("X-API-Key", keyA);
     const token = list.headers["sync-token"] as string;
 
@@ -75,13 +90,22 @@ describe("the retention sweep", () => {
     expect(removed.audit_ip).toBeGreaterThanOrEqual(1);
 
     const after = await request(t.url).get(`/api/player/get-all-full-players-by-gradeId?gradeId=${gradeId}`).set("X-API-Key", keyA);
-    expect(after.body.map((p: { id: number; ip: string }) => [p.id, p.ip])).toEqual([[old.id, ""], [recent.id, "198.51.100.21"]]);
+    expect(after.body.map((p: { id: number; ip: string }) => [p.id, p.ip])).toEqual([
+      [old.id, ""],
+      [recent.id, "198.51.100.21"],
+    ]);
     expect(after.headers.etag).not.toBe(list.headers.etag);
-    const changed = await request(t.url).get(`/api/player/get-all-full-players-by-gradeId?gradeId=${gradeId}&since=${encodeURIComponent(token)}`).set("X-API-Key", keyA);
+    const changed = await request(t.url)
+      .get(`/api/player/get-all-full-players-by-gradeId?gradeId=${gradeId}&since=${encodeURIComponent(token)}`)
+      .set("X-API-Key", keyA);
     expect(changed.status).toBe(200);
     expect(changed.body.map((p: { id: number; ip: string }) => [p.id, p.ip])).toEqual([[old.id, ""]]);
     // The old entry keeps its other values and says the address is gone; the recent one is untouched.
-    expect(await prisma().auditLog.findUniqueOrThrow({ where: { id: oldEntry.id } })).toMatchObject({ changes: { ip: null, pseudo: old.pseudo }, before: { ip: null }, retention: 1 });
+    expect(await prisma().auditLog.findUniqueOrThrow({ where: { id: oldEntry.id } })).toMatchObject({
+      changes: { ip: null, pseudo: old.pseudo },
+      before: { ip: null },
+      retention: 1,
+    });
     expect(await prisma().auditLog.findUniqueOrThrow({ where: { id: newEntry.id } })).toMatchObject({ changes: { ip: "198.51.100.21" }, retention: 0 });
     // Nothing left to remove: a second sweep changes nothing.
     expect((await sweep()).player_ip).toBe(0);
@@ -100,11 +124,27 @@ describe("the retention sweep", () => {
   });
 
   it("when an audit entry is older than AUDIT_VALUES_RETAIN_DAYS, then its field names stay with no value, who and when stay", async () => {
-    const entry = await prisma().auditLog.create({ data: { actor: "user-B", action: "form.create", target: "form_answer:1", changes: { question1: "an old answer", playerId: 3 }, before: { question1: "older" }, at: ago(366) } });
-    const kept = await prisma().auditLog.create({ data: { actor: "user-B", action: "form.create", target: "form_answer:2", changes: { question1: "a recent answer" }, at: ago(300) } });
+    const entry = await prisma().auditLog.create({
+      data: {
+        actor: "user-B",
+        action: "form.create",
+        target: "form_answer:1",
+        changes: { question1: "an old answer", playerId: 3 },
+        before: { question1: "older" },
+        at: ago(366),
+      },
+    });
+    const kept = await prisma().auditLog.create({
+      data: { actor: "user-B", action: "form.create", target: "form_answer:2", changes: { question1: "a recent answer" }, at: ago(300) },
+    });
     expect((await sweep()).audit_values).toBeGreaterThanOrEqual(1);
     expect(await prisma().auditLog.findUniqueOrThrow({ where: { id: entry.id } })).toMatchObject({
-      actor: "user-B", action: "form.create", target: "form_answer:1", changes: { question1: null, playerId: null }, before: { question1: null }, retention: 2,
+      actor: "user-B",
+      action: "form.create",
+      target: "form_answer:1",
+      changes: { question1: null, playerId: null },
+      before: { question1: null },
+      retention: 2,
     });
     expect((await prisma().auditLog.findUniqueOrThrow({ where: { id: kept.id } })).changes).toEqual({ question1: "a recent answer" });
     const audit = await request(t.url).get("/api/admin/audit?limit=500").set("X-API-Key", keyA);
@@ -114,7 +154,8 @@ describe("the retention sweep", () => {
   it("when an Idempotency-Key's answer is older than IDEMPOTENCY_RETAIN_HOURS, then it is deleted and a resend is a new request", async () => {
     const player = await makePlayer(prisma());
     const key = unique("idem");
-    const send = () => request(t.url).post("/api/website/create-reward-log").set("X-API-Key", keyB).set("Idempotency-Key", key).send({ playerId: player.id, rewardId: 5 });
+    const send = () =>
+      request(t.url).post("/api/website/create-reward-log").set("X-API-Key", keyB).set("Idempotency-Key", key).send({ playerId: player.id, rewardId: 5 });
     const first = await send();
     expect(first.status).toBe(201);
     expect((await send()).headers["idempotent-replayed"]).toBe("true");
@@ -168,7 +209,8 @@ describe("the retention sweep", () => {
     expect([out.code, out.stderr]).toEqual([1, "Not swept: another instance is sweeping (other:1).\n"]);
     expect((await prisma().player.findUniqueOrThrow({ where: { id: player.id } })).ip).toBe("198.51.100.40");
     // Its lease ended (a crash): the next sweep takes it over.
-    await prisma().$executeRaw`UPDATE service_state SET "value" = "value" || jsonb_build_object('leaseUntil', now() - interval '1 second') WHERE "name" = 'retention'`;
+    await prisma()
+      .$executeRaw`UPDATE service_state SET "value" = "value" || jsonb_build_object('leaseUntil', now() - interval '1 second') WHERE "name" = 'retention'`;
     expect((await sweep()).player_ip).toBeGreaterThanOrEqual(1);
   });
 

@@ -9,7 +9,7 @@ import { openDatabase } from "../src/db/database.js";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
 import { makePlayer } from "./helpers/fixtures.js";
 import { nginxAvailable, startNginx } from "./helpers/nginx.js";
-import { cliProcess, freePort, spawnService, type ServiceProcess } from "./helpers/process.js";
+import { cliProcess, freePort, type ServiceProcess, spawnService } from "./helpers/process.js";
 
 /**
  * A rolling restart as OPERATIONS.md ("Restarts and upgrades") gives it: two instances on one PostgreSQL
@@ -101,7 +101,11 @@ describe.runIf(nginxAvailable && onPostgres)("a rolling restart of two instances
           const rewardId = n * 1_000_000 + i;
           const idempotencyKey = randomUUID();
           const res = await send(() =>
-            fetch(`${lb}/api/website/create-reward-log`, { method: "POST", headers: { ...headers, "Idempotency-Key": idempotencyKey }, body: JSON.stringify({ playerId, rewardId }) }),
+            fetch(`${lb}/api/website/create-reward-log`, {
+              method: "POST",
+              headers: { ...headers, "Idempotency-Key": idempotencyKey },
+              body: JSON.stringify({ playerId, rewardId }),
+            }),
           );
           if (res.status === 201) acknowledged.push(rewardId);
           await res.arrayBuffer();
@@ -119,7 +123,10 @@ describe.runIf(nginxAvailable && onPostgres)("a rolling restart of two instances
     await load;
 
     const statuses = Object.fromEntries(firstAnswers);
-    expect(Object.keys(statuses).filter((s) => !["200", "201", "503"].includes(s)), JSON.stringify(statuses)).toEqual([]);
+    expect(
+      Object.keys(statuses).filter((s) => !["200", "201", "503"].includes(s)),
+      JSON.stringify(statuses),
+    ).toEqual([]);
     expect(acknowledged.length).toBeGreaterThan(10);
     const client2 = new pg.Client({ connectionString: database.url });
     await client2.connect();

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import internals from "@prisma/internals";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate } from "../src/db/migrate.js";
 import { createLogger } from "../src/core/logger.js";
+import { migrate } from "../src/db/migrate.js";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.js";
 
 /**
@@ -141,8 +141,7 @@ describe("the migrated database", () => {
       const model = models.find((m) => m.name === ix.model)!;
       const table = tableOf(model);
       const columns = ix.fields.map((f) => columnOf(model, f.name));
-      const name =
-        ix.dbName ?? (ix.type === "id" ? `${table}_pkey` : `${table}_${columns.join("_")}_${ix.type === "unique" ? "key" : "idx"}`);
+      const name = ix.dbName ?? (ix.type === "id" ? `${table}_pkey` : `${table}_${columns.join("_")}_${ix.type === "unique" ? "key" : "idx"}`);
       return { table, name, unique: ix.type !== "normal", primary: ix.type === "id", columns: columns.join(",") };
     });
     const sort = (xs: { name: string }[]) => [...xs].sort((a, b) => a.name.localeCompare(b.name));
@@ -172,8 +171,6 @@ describe("the migrated database", () => {
         }),
     );
     const key = (r: { from_table: string; from_columns: string }) => `${r.from_table}.${r.from_columns}`;
-    expect([...actual].sort((a, b) => key(a).localeCompare(key(b)))).toEqual(
-      [...expected].sort((a, b) => key(a).localeCompare(key(b))),
-    );
+    expect([...actual].sort((a, b) => key(a).localeCompare(key(b)))).toEqual([...expected].sort((a, b) => key(a).localeCompare(key(b))));
   });
 });

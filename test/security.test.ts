@@ -2,19 +2,19 @@ import { randomBytes } from "node:crypto";
 import fc from "fast-check";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashApiKey } from "../src/core/api-keys.js";
-import { runCli } from "../src/cli/cli.js";
 import { z } from "zod";
-import { createApp } from "../src/service/app.js";
-import { defineRoute, type RouteSpec } from "../src/http/route.js";
+import { OPERATOR } from "../src/audit/audit.js";
+import { runCli } from "../src/cli/cli.js";
+import { hashApiKey } from "../src/core/api-keys.js";
 import { createLogger } from "../src/core/logger.js";
+import { defineRoute, type RouteSpec } from "../src/http/route.js";
+import { startSeason } from "../src/leaderboards/periods.js";
 import { apiRoutes } from "../src/resources/index.js";
+import { createApp } from "../src/service/app.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makeCosmetic, makePlayer, makeWorld, unique } from "./helpers/fixtures.js";
-import { OPERATOR } from "../src/audit/audit.js";
-import { startSeason } from "../src/leaderboards/periods.js";
-import { EXPIRED_EVENT_ID } from "./helpers/sse.js";
 import { EXPECTED_SECURITY_HEADERS } from "./helpers/security-headers.js";
+import { EXPIRED_EVENT_ID } from "./helpers/sse.js";
 
 /**
  * Security properties that hold across all routes; docs/SECURITY.md maps
@@ -107,9 +107,7 @@ function call(route: RouteSpec, headers: Record<string, string | string[]> = {},
 
 /** The parts of a response a client can tell apart, minus the ones that differ by nature. */
 function fingerprint(res: request.Response) {
-  const headers = Object.fromEntries(
-    Object.entries(res.headers).filter(([name]) => !["date", "x-request-id", "connection", "keep-alive"].includes(name)),
-  );
+  const headers = Object.fromEntries(Object.entries(res.headers).filter(([name]) => !["date", "x-request-id", "connection", "keep-alive"].includes(name)));
   return { status: res.status, headers, body: res.text };
 }
 
@@ -161,10 +159,14 @@ describe("API keys are never kept in clear", () => {
     expect(created.status).toBe(201);
     keys.push(created.body.apiKey as string);
     let cliOut = "";
-    await runCli(["user", "create", "via-cli"], { config: t.config, db: t.database.db, logger: createLogger("silent") }, {
-      stdout: (s) => (cliOut += s),
-      stderr: () => undefined,
-    });
+    await runCli(
+      ["user", "create", "via-cli"],
+      { config: t.config, db: t.database.db, logger: createLogger("silent") },
+      {
+        stdout: (s) => (cliOut += s),
+        stderr: () => undefined,
+      },
+    );
     keys.push(cliOut.trim());
     keys.push((await t.users.rotate("via-cli")).apiKey);
     const stranger = `gsk_${randomBytes(32).toString("base64url")}`;
@@ -178,7 +180,10 @@ describe("API keys are never kept in clear", () => {
       await api().get("/api/player/get-all-players").query({ apiKey: k }).set("X-API-Key", key);
       await api().post("/api/inscription").set("X-API-Key", key).send({ username: "someone", apiKey: k });
       await api().post("/api/inscription").set("X-API-Key", key).send({ username: k });
-      await api().patch("/api/cosmetic/update-cosmetic").set({ "X-API-Key": key, "If-Match": `"${k}"` }).send({ id: cosmeticId, price: 1 });
+      await api()
+        .patch("/api/cosmetic/update-cosmetic")
+        .set({ "X-API-Key": key, "If-Match": `"${k}"` })
+        .send({ id: cosmeticId, price: 1 });
       await api()
         .get("/api/player/get-all-players")
         .set({ "X-API-Key": key, "X-Request-Id": k, "X-Forwarded-For": k, "Idempotency-Key": k, "If-None-Match": `"${k}"` });
@@ -211,7 +216,10 @@ describe("API keys are never kept in clear", () => {
       }
     }
     // What is stored is the SHA-256 of the current key, and a hint too short to help.
-    for (const [username, k] of [["via-api", keys[1]!], ["via-cli", keys[3]!]] as const) {
+    for (const [username, k] of [
+      ["via-api", keys[1]!],
+      ["via-cli", keys[3]!],
+    ] as const) {
       const row = await prisma.apiUser.findUniqueOrThrow({ where: { username } });
       expect(row.keyHash).toBe(hashApiKey(k));
       expect(row.keyHint).toBe(k.slice(0, 8));
@@ -230,9 +238,15 @@ describe("key-shaped input in messages", () => {
 
   it("when a body field or a query parameter is named like a key, then the 400 names it masked", async () => {
     const field = keyShaped();
-    const body = await api().patch("/api/cosmetic/update-cosmetic").set("X-API-Key", key).send({ id: cosmeticId, price: 5, [field]: 1 });
+    const body = await api()
+      .patch("/api/cosmetic/update-cosmetic")
+      .set("X-API-Key", key)
+      .send({ id: cosmeticId, price: 5, [field]: 1 });
     expectMasked(body, 400, field, "gsk_[masked]: unknown field");
-    const query = await api().get("/api/player/get-player-by-nick").set("X-API-Key", key).query({ nick: player.pseudo, [field]: "1" });
+    const query = await api()
+      .get("/api/player/get-player-by-nick")
+      .set("X-API-Key", key)
+      .query({ nick: player.pseudo, [field]: "1" });
     expectMasked(query, 400, field, "gsk_[masked]: unknown field");
   });
 
@@ -250,7 +264,10 @@ describe("key-shaped input in messages", () => {
 
   it("when a header value the message repeats is key-shaped (a charset), then the 415 names it masked", async () => {
     const charset = keyShaped();
-    const res = await api().post("/api/inscription").set({ "X-API-Key": key, "Content-Type": `application/json; charset=${charset}` }).send('{"username":"x"}');
+    const res = await api()
+      .post("/api/inscription")
+      .set({ "X-API-Key": key, "Content-Type": `application/json; charset=${charset}` })
+      .send('{"username":"x"}');
     expectMasked(res, 415, charset, 'Unsupported charset "gsk_[masked]"');
   });
 });
@@ -290,7 +307,10 @@ describe("sensitive player fields", () => {
   });
 
   it("when the full route is called by group C (not on its list), then 403 without any player data", async () => {
-    const res = await request(t.url).get(FULL_ROUTE).query({ gradeId: "4242" }).set("X-API-Key", await t.key("user-C"));
+    const res = await request(t.url)
+      .get(FULL_ROUTE)
+      .query({ gradeId: "4242" })
+      .set("X-API-Key", await t.key("user-C"));
     expect(res.body).toEqual({ code: 403, message: "This API user may not call this route" });
   });
 });
@@ -347,7 +367,15 @@ describe("no mass assignment", () => {
 
 describe("function-level authorization fails closed", () => {
   it("when a route declares no callers, then the app refuses to start", () => {
-    const open = defineRoute({ method: "GET", path: "/open", summary: "s", description: "d", callers: [], response: z.unknown(), handler: () => Promise.resolve({}) });
+    const open = defineRoute({
+      method: "GET",
+      path: "/open",
+      summary: "s",
+      description: "d",
+      callers: [],
+      response: z.unknown(),
+      handler: () => Promise.resolve({}),
+    });
     expect(() => createApp({ config: t.config, db: t.database.db, logger: createLogger("silent"), routes: [...apiRoutes, open] })).toThrow(
       "Route GET /open declares no callers: every route must name the groups allowed to call it",
     );
@@ -361,7 +389,9 @@ describe("response headers", () => {
       await api().get("/api/player/get-all-players").set("X-API-Key", key),
       await api().get("/api/player/get-all-players").query({ x: "1" }).set("X-API-Key", key),
       await api().get("/api/player/get-all-players"),
-      await api().get("/api/parkour/get-all-maps").set("X-API-Key", await t.key("user-D")),
+      await api()
+        .get("/api/parkour/get-all-maps")
+        .set("X-API-Key", await t.key("user-D")),
       await api().get("/api/no/such/route"),
       await api().delete("/api/inscription").set("X-API-Key", key),
       await api().post("/api/inscription").set({ "X-API-Key": key, "Content-Type": "application/json" }).send("{"),
@@ -386,7 +416,10 @@ describe("conditional requests", () => {
 describe("headers fuzz", () => {
   const keyShaped = fc.stringMatching(/^[A-Za-z0-9_-]{43}$/).map((s) => `gsk_${s}`);
   /** Any header value Node will send: visible ASCII, tab, space and Latin-1, no CR/LF/NUL. */
-  const headerText = fc.string({ unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff }), fc.constant(9)).map((c) => String.fromCharCode(c)), maxLength: 200 });
+  const headerText = fc.string({
+    unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff }), fc.constant(9)).map((c) => String.fromCharCode(c)),
+    maxLength: 200,
+  });
   const value = (...specials: string[]) => fc.option(fc.oneof(headerText, keyShaped, fc.constantFrom(...specials, "", " ", "*")), { nil: undefined });
   /** Mostly absent or the valid key, so that most requests get past the key check to the rest of the chain. */
   const rare = (arbitrary: fc.Arbitrary<string | undefined>, usual: string | undefined) =>
@@ -395,7 +428,17 @@ describe("headers fuzz", () => {
   const headers = fc.record({
     "X-API-Key": rare(value("valid-pinned", "valid"), "valid"),
     Authorization: rare(value("Bearer valid", "Bearer", "Basic dXNlcjpwYXNz", "bearer  valid"), undefined),
-    "Content-Type": rare(value("application/json", "application/json; charset=utf-8", "application/json; charset=latin1", "text/plain", "application/json;;;", "multipart/form-data; boundary=x"), "application/json"),
+    "Content-Type": rare(
+      value(
+        "application/json",
+        "application/json; charset=utf-8",
+        "application/json; charset=latin1",
+        "text/plain",
+        "application/json;;;",
+        "multipart/form-data; boundary=x",
+      ),
+      "application/json",
+    ),
     "Content-Encoding": rare(value("gzip", "deflate", "br", "identity", "gzip, gzip", "compress"), undefined),
     Accept: value("application/xml", "text/html", "*/*;q=0"),
     "If-None-Match": value('"x"', 'W/"x"', '"cosmetics-v1-1"'),
@@ -444,7 +487,10 @@ describe("headers fuzz", () => {
       const logs = t.logs.raw.join("\n");
       for (const k of [...keyShapedSent, key, pinnedKey]) expect(logs).not.toContain(k.slice(4));
       // The draw reached past the key check: some answers are successes or failures of the route itself.
-      expect([...statuses].some((s) => s !== 401), [...statuses].join()).toBe(true);
+      expect(
+        [...statuses].some((s) => s !== 401),
+        [...statuses].join(),
+      ).toBe(true);
     },
   );
 });

@@ -73,10 +73,7 @@ describe(`one address shared by ten servers (counters ${redisUp ? "in Redis" : "
       counted.reset();
 
       const started = Date.now();
-      const [looping, ...nine] = await Promise.all([
-        loop(revoked, LOOP_PER_SECOND, started),
-        ...valid.map((key) => loop(key, VALID_PER_SECOND, started)),
-      ]);
+      const [looping, ...nine] = await Promise.all([loop(revoked, LOOP_PER_SECOND, started), ...valid.map((key) => loop(key, VALID_PER_SECOND, started))]);
 
       const refusalsOfTheNine = nine.flatMap((statuses) => statuses.filter((s) => s !== 200));
       const count = (status: number) => looping.filter((s) => s === status).length;

@@ -6,8 +6,8 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/core/config.js";
-import { DatabaseConnectError } from "../src/db/connect-errors.js";
 import { createLogger } from "../src/core/logger.js";
+import { DatabaseConnectError } from "../src/db/connect-errors.js";
 import { PRISMA_MIGRATE_LOCK } from "../src/db/migrate.js";
 import { startService } from "../src/service/server.js";
 import { createServerDatabase, onPostgres, serverUrl } from "./helpers/database.js";
@@ -136,30 +136,34 @@ describe("a first start on a port that is taken", () => {
    * On a fresh database (an empty DATA_DIR, or an empty PostgreSQL database): a start that cannot
    * listen fails before it writes anything, so no first user is created whose key nobody saw.
    */
-  it.each(["PORT", "METRICS_PORT"])("when %s is taken, then the start fails naming it, creates no user and prints no key", async (variable) => {
-    const taken = net.createServer().listen(0, "127.0.0.1");
-    await once(taken, "listening");
-    const port = (taken.address() as AddressInfo).port;
-    const dataDir = mkdtempSync(path.join(tmpdir(), "taken-port-"));
-    const database = onPostgres ? await createServerDatabase() : undefined;
-    try {
-      const env: NodeJS.ProcessEnv = { DATA_DIR: dataDir, METRICS_PORT: "off", [variable]: String(port), DATABASE_URL: database?.url };
-      if (!database) delete env.DATABASE_URL;
-      const { code, stdout, stderr } = await startMain(env);
-      expect(code).toBe(1);
-      expect(stderr).toContain(`Cannot listen on 127.0.0.1:${port} (${variable}=${port}): the address is in use`);
-      expect(stderr).not.toContain("    at ");
-      expect(stdout).not.toContain("First start");
-      expect(stdout + stderr).not.toMatch(/gsk_/);
-      // Nothing written: the embedded database's folder is still empty, PostgreSQL's database has no table.
-      if (database) expect(await tablesIn(database.url)).toEqual([]);
-      else expect(readdirSync(dataDir)).toEqual([]);
-    } finally {
-      taken.close();
-      rmSync(dataDir, { recursive: true, force: true });
-      await database?.drop();
-    }
-  }, 60_000);
+  it.each(["PORT", "METRICS_PORT"])(
+    "when %s is taken, then the start fails naming it, creates no user and prints no key",
+    async (variable) => {
+      const taken = net.createServer().listen(0, "127.0.0.1");
+      await once(taken, "listening");
+      const port = (taken.address() as AddressInfo).port;
+      const dataDir = mkdtempSync(path.join(tmpdir(), "taken-port-"));
+      const database = onPostgres ? await createServerDatabase() : undefined;
+      try {
+        const env: NodeJS.ProcessEnv = { DATA_DIR: dataDir, METRICS_PORT: "off", [variable]: String(port), DATABASE_URL: database?.url };
+        if (!database) delete env.DATABASE_URL;
+        const { code, stdout, stderr } = await startMain(env);
+        expect(code).toBe(1);
+        expect(stderr).toContain(`Cannot listen on 127.0.0.1:${port} (${variable}=${port}): the address is in use`);
+        expect(stderr).not.toContain("    at ");
+        expect(stdout).not.toContain("First start");
+        expect(stdout + stderr).not.toMatch(/gsk_/);
+        // Nothing written: the embedded database's folder is still empty, PostgreSQL's database has no table.
+        if (database) expect(await tablesIn(database.url)).toEqual([]);
+        else expect(readdirSync(dataDir)).toEqual([]);
+      } finally {
+        taken.close();
+        rmSync(dataDir, { recursive: true, force: true });
+        await database?.drop();
+      }
+    },
+    60_000,
+  );
 });
 
 async function tablesIn(url: string): Promise<string[]> {
@@ -216,7 +220,9 @@ describe("a data folder that cannot be used", () => {
       const dataDir = path.join(dir, "file", "data");
       for (const run of await both(dataDir)) {
         expect(run.code).toBe(1);
-        expect(run.stderr).toBe(`The data folder ${dataDir} (DATA_DIR) cannot be a folder: a file is in the way on its path. Move that file, or set DATA_DIR to a folder it may write, or DATABASE_URL to use a PostgreSQL server.\n`);
+        expect(run.stderr).toBe(
+          `The data folder ${dataDir} (DATA_DIR) cannot be a folder: a file is in the way on its path. Move that file, or set DATA_DIR to a folder it may write, or DATABASE_URL to use a PostgreSQL server.\n`,
+        );
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -233,7 +239,9 @@ describe("a data folder that cannot be used", () => {
       const runs = await both(dataDir, root_ ? "nobody" : undefined);
       for (const run of runs) {
         expect(run.code).toBe(1);
-        expect(run.stderr).toMatch(/^The data folder .* \(DATA_DIR\) cannot be created or written by this process \(uid \d+\): permission denied\. Give it to this user \(chown\), or set DATA_DIR .*\n$/);
+        expect(run.stderr).toMatch(
+          /^The data folder .* \(DATA_DIR\) cannot be created or written by this process \(uid \d+\): permission denied\. Give it to this user \(chown\), or set DATA_DIR .*\n$/,
+        );
       }
       expect(existsSync(dataDir)).toBe(false);
     } finally {
@@ -288,7 +296,10 @@ describe.runIf(onPostgres)("a request that reaches an instance still starting, o
       const config = loadConfig({ DATABASE_URL: database.url, PORT: String(port), HOST: "127.0.0.1", METRICS_PORT: "off" });
       const starting = startService(config, createLogger("silent"));
       let ready = false;
-      void starting.then(() => (ready = true), () => undefined);
+      void starting.then(
+        () => (ready = true),
+        () => undefined,
+      );
       const base = `http://127.0.0.1:${port}`;
       // The port is taken before the database is opened: poll until it accepts.
       let first: Response | undefined;
@@ -309,7 +320,11 @@ describe.runIf(onPostgres)("a request that reaches an instance still starting, o
         expect(res.headers.get("connection")).toBe("close");
         if (res.headers.get("content-length") !== "0" && res.body) {
           const text = await res.text();
-          if (text) expect(JSON.parse(text)).toEqual({ code: 503, message: "Not ready: this instance is starting (opening the database, applying migrations); retry in a moment" });
+          if (text)
+            expect(JSON.parse(text)).toEqual({
+              code: 503,
+              message: "Not ready: this instance is starting (opening the database, applying migrations); retry in a moment",
+            });
         }
       }
       expect(ready).toBe(false);

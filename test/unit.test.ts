@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { Prisma } from "../src/generated/prisma/client.js";
-import { generateApiKey, hashApiKey, looksLikeApiKey } from "../src/core/api-keys.js";
 import { CallerDirectory } from "../src/auth/callers.js";
+import { generateApiKey, hashApiKey, looksLikeApiKey } from "../src/core/api-keys.js";
 import { ConfigError, loadConfig } from "../src/core/config.js";
-import { conflictMessage } from "../src/entities/constraints.js";
 import { foreignKeyViolation, isDatabaseUnavailable, isRecordNotFound, uniqueViolation } from "../src/db/prisma-errors.js";
+import { conflictMessage } from "../src/entities/constraints.js";
 import { formatTimestamp, parseTimestamp } from "../src/fields/timestamp.js";
+import { Prisma } from "../src/generated/prisma/client.js";
 
 describe("configuration", () => {
   it("when nothing is set, then the documented defaults apply", () => {
@@ -55,14 +55,19 @@ describe("configuration", () => {
       metricsHost: "127.0.0.1",
       metricsPort: 9464,
     });
-    expect(loadConfig({ METRICS_PORT: "off", TRUST_PROXY: "loopback, 10.0.0.0/8" })).toMatchObject({ metricsPort: undefined, trustProxy: "loopback, 10.0.0.0/8" });
+    expect(loadConfig({ METRICS_PORT: "off", TRUST_PROXY: "loopback, 10.0.0.0/8" })).toMatchObject({
+      metricsPort: undefined,
+      trustProxy: "loopback, 10.0.0.0/8",
+    });
   });
 
   it("when hardening variables contradict each other or are malformed, then start-up is refused naming them", () => {
     expect(() => loadConfig({ WEB_CONCURRENCY: "2" })).toThrow("WEB_CONCURRENCY: more than one worker needs DATABASE_URL");
     expect(() => loadConfig({ DATABASE_READ_URL: "postgresql://r@replica/db" })).toThrow("DATABASE_READ_URL: a read replica needs DATABASE_URL");
     expect(() => loadConfig({ DATABASE_DIRECT_URL: "postgresql://u@db/db" })).toThrow("DATABASE_DIRECT_URL: a direct connection needs DATABASE_URL");
-    expect(() => loadConfig({ DATABASE_URL: "postgresql://u@pooler/db", DATABASE_DIRECT_URL: "http://db" })).toThrow("DATABASE_DIRECT_URL: expected a postgres://");
+    expect(() => loadConfig({ DATABASE_URL: "postgresql://u@pooler/db", DATABASE_DIRECT_URL: "http://db" })).toThrow(
+      "DATABASE_DIRECT_URL: expected a postgres://",
+    );
     expect(() => loadConfig({ HEADERS_TIMEOUT_MS: "60000", REQUEST_TIMEOUT_MS: "30000" })).toThrow("HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS");
     expect(() => loadConfig({ TRUST_PROXY: "10.0.0.0/99" })).toThrow("TRUST_PROXY: expected false, true");
     expect(() => loadConfig({ REDIS_URL: "http://x" })).toThrow("REDIS_URL: expected a redis:// or rediss:// URL");
@@ -163,9 +168,7 @@ describe("409 messages", () => {
         { constraint: "reward_logs_player_reward_time_key", fields: [] },
         { playerId: 7, rewardId: 42, rewardedAt: new Date("2026-03-04T05:06:07.250Z") },
       ),
-    ).toBe(
-      "Reward log (playerId 7, rewardId 42, rewardedAt 2026-03-04T05:06:07Z) is already recorded (unique constraint reward_logs_player_reward_time_key)",
-    );
+    ).toBe("Reward log (playerId 7, rewardId 42, rewardedAt 2026-03-04T05:06:07Z) is already recorded (unique constraint reward_logs_player_reward_time_key)");
   });
 
   it("when the value is not known, then the fields and the constraint are named", () => {
@@ -179,8 +182,7 @@ describe("409 messages", () => {
 });
 
 describe("Prisma errors through driver adapters", () => {
-  const known = (code: string, meta: Record<string, unknown>) =>
-    new Prisma.PrismaClientKnownRequestError("failed", { code, clientVersion: "7", meta });
+  const known = (code: string, meta: Record<string, unknown>) => new Prisma.PrismaClientKnownRequestError("failed", { code, clientVersion: "7", meta });
 
   it("when the pg adapter reports a unique violation, then the constraint comes from the cause's index", () => {
     const error = known("P2002", {

@@ -7,7 +7,7 @@ import { addEndpoint } from "../src/webhooks/manage.js";
 import { DeliveryWorker } from "../src/webhooks/worker.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { makePlayer } from "./helpers/fixtures.js";
-import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.js";
+import { FAST_WEBHOOKS, type Receiver, startReceiver } from "./helpers/receiver.js";
 
 /**
  * Webhooks under load, in one process: a burst of the API's writes, each

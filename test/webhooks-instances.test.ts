@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database } from "../src/db/database.js";
+import { type Database, openDatabase } from "../src/db/database.js";
 import { ApiUsers } from "../src/users/users.js";
 import { addEndpoint } from "../src/webhooks/manage.js";
 import { createServerDatabase, onPostgres } from "./helpers/database.js";
 import { makePlayer } from "./helpers/fixtures.js";
-import { spawnService, type ServiceProcess } from "./helpers/process.js";
-import { startReceiver, type Receiver } from "./helpers/receiver.js";
+import { type ServiceProcess, spawnService } from "./helpers/process.js";
+import { type Receiver, startReceiver } from "./helpers/receiver.js";
 
 /**
  * Webhooks delivered by real instances (processes of src/main.ts) sharing one

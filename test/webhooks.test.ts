@@ -1,19 +1,19 @@
-import { playerSummary } from "../src/entities/player.js";
 import { Registry } from "prom-client";
-import request from "supertest";
 import { Webhook } from "standardwebhooks";
+import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli/cli.js";
 import { loadConfig } from "../src/core/config.js";
 import { createLogger } from "../src/core/logger.js";
-import { exportData, importData, ImportError } from "../src/transfer/transfer.js";
-import { webhookMetrics } from "../src/webhooks/metrics.js";
-import { isPrivateAddress } from "../src/webhooks/address-guard.js";
-import { backoffMs, DeliveryWorker, UNRECORDABLE_ANSWER, type Outcome } from "../src/webhooks/worker.js";
+import { playerSummary } from "../src/entities/player.js";
 import { pruneOutbox } from "../src/privacy/retention.js";
+import { exportData, ImportError, importData } from "../src/transfer/transfer.js";
+import { isPrivateAddress } from "../src/webhooks/address-guard.js";
+import { webhookMetrics } from "../src/webhooks/metrics.js";
+import { backoffMs, DeliveryWorker, type Outcome, UNRECORDABLE_ANSWER } from "../src/webhooks/worker.js";
 import { LogCapture, startTestApp, type TestApp } from "./helpers/app.js";
 import { makeCosmetic, makePlayer, makeWorld, unique } from "./helpers/fixtures.js";
-import { FAST_WEBHOOKS, startReceiver, type Receiver } from "./helpers/receiver.js";
+import { FAST_WEBHOOKS, type Receiver, startReceiver } from "./helpers/receiver.js";
 
 /**
  * Webhooks end to end, in one process: the API's writes, the real delivery
@@ -45,10 +45,14 @@ async function cli(argv: string[], env: Record<string, string> = FAST_WEBHOOKS) 
   let stdout = "";
   let stderr = "";
   const config = loadConfig({ NODE_ENV: "test", ...env });
-  const code = await runCli(argv, { config, db: t.database.db, logger: createLogger("silent") }, {
-    stdout: (s) => (stdout += s),
-    stderr: (s) => (stderr += s),
-  });
+  const code = await runCli(
+    argv,
+    { config, db: t.database.db, logger: createLogger("silent") },
+    {
+      stdout: (s) => (stdout += s),
+      stderr: (s) => (stderr += s),
+    },
+  );
   return { code, stdout, stderr };
 }
 
@@ -206,7 +210,10 @@ describe("webhooks", () => {
     await addWebhook(receiver.url);
     startWorker();
     const player = await makePlayer(t.database.db.prisma);
-    for (let i = 0; i < 5; i++) await api().post("/website/create-reward-log", { playerId: player.id, rewardId: 100 + i }).expect(201);
+    for (let i = 0; i < 5; i++)
+      await api()
+        .post("/website/create-reward-log", { playerId: player.id, rewardId: 100 + i })
+        .expect(201);
     await receiver.waitFor("retries", () => receiver.received.length >= 15);
     down = false;
     await receiver.waitFor("five deliveries", () => receiver.delivered().size === 5);
@@ -264,7 +271,9 @@ describe("webhooks", () => {
     // A database that refuses this answer (as PostgreSQL refused a NUL byte): a trigger, on this test's database.
     await prisma.$executeRawUnsafe(`CREATE FUNCTION refuse_unrecordable() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW."lastResponse" LIKE '%unrecordable%' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$`);
-    await prisma.$executeRawUnsafe(`CREATE TRIGGER refuse_unrecordable BEFORE UPDATE ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION refuse_unrecordable()`);
+    await prisma.$executeRawUnsafe(
+      `CREATE TRIGGER refuse_unrecordable BEFORE UPDATE ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION refuse_unrecordable()`,
+    );
     try {
       receiver = await startReceiver();
       receiver.answer = (r, res) => {
@@ -329,7 +338,10 @@ describe("webhooks", () => {
     await api().post("/website/create-reward-log", { playerId: player.id, rewardId: 2 }).expect(201);
     await receiver.waitFor("two attempts", () => receiver.received.length >= 2);
     expect(elsewhere.received).toEqual([]);
-    const [delivery] = (await cli(["webhook", "deliveries", String(id), "--json"])).stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const [delivery] = (await cli(["webhook", "deliveries", String(id), "--json"])).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(delivery).toMatchObject({ status: "pending", lastStatus: 302 });
     expect(String(delivery!.lastResponse)).toContain("not followed");
     await elsewhere.close();
@@ -343,17 +355,30 @@ describe("webhooks", () => {
     const player = await makePlayer(t.database.db.prisma);
     await api().post("/website/create-reward-log", { playerId: player.id, rewardId: 3 }).expect(201);
     const prisma = t.database.db.prisma;
-    await waitUntil(async () => ((await prisma.webhookDelivery.findFirst({ where: { endpointId: id } }))?.lastResponse ?? "").includes("no answer within 200 ms"));
+    await waitUntil(async () =>
+      ((await prisma.webhookDelivery.findFirst({ where: { endpointId: id } }))?.lastResponse ?? "").includes("no answer within 200 ms"),
+    );
   });
 
   it("when private, loopback or link-local targets are not allowed, then webhook add refuses them, and so does delivery", async () => {
     const strict = { WEBHOOKS_ALLOW_PRIVATE: "false" };
-    for (const url of ["http://127.0.0.1:9/hook", "http://localhost/hook", "http://169.254.169.254/latest", "http://[::1]/x", "http://10.1.2.3/", "http://192.168.0.4/", "http://[fe80::1]/"]) {
+    for (const url of [
+      "http://127.0.0.1:9/hook",
+      "http://localhost/hook",
+      "http://169.254.169.254/latest",
+      "http://[::1]/x",
+      "http://10.1.2.3/",
+      "http://192.168.0.4/",
+      "http://[fe80::1]/",
+    ]) {
       const result = await cli(["webhook", "add", url], strict);
       expect(result.code, url).toBe(1);
       expect(result.stderr, url).toMatch(/private, loopback or link-local/);
     }
-    for (const [url, message] of [["ftp://example.org/", /expected http:\/\/ or https:\/\//], ["not a url", /url: not a URL/]] as const) {
+    for (const [url, message] of [
+      ["ftp://example.org/", /expected http:\/\/ or https:\/\//],
+      ["not a url", /url: not a URL/],
+    ] as const) {
       expect((await cli(["webhook", "add", url], strict)).stderr).toMatch(message);
     }
     expect((await cli(["webhook", "add", "https://example.org/", "--events", "world.updated,nope"])).stderr).toMatch(/events: unknown nope/);
@@ -430,11 +455,28 @@ describe("webhooks", () => {
     const config = { webhooksBackoffBaseMs: 1000, webhooksBackoffMaxMs: 10_000 };
     expect([1, 2, 3, 4, 5, 60].map((n) => backoffMs(n, config, () => 1))).toEqual([1000, 2000, 4000, 8000, 10_000, 10_000]);
     expect([1, 2, 5].map((n) => backoffMs(n, config, () => 0))).toEqual([500, 1000, 5000]);
-    for (const address of ["127.0.0.1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "169.254.169.254", "fd00::1", "::", "0.0.0.0", "100.64.1.1",
+    for (const address of [
+      "127.0.0.1",
+      "::ffff:127.0.0.1",
+      "::ffff:10.0.0.1",
+      "169.254.169.254",
+      "fd00::1",
+      "::",
+      "0.0.0.0",
+      "100.64.1.1",
       // IPv6 forms that embed an IPv4 address: compatible, translated (SIIT), local-use NAT64, 6to4.
-      "::7f00:1", "::ffff:0:a00:1", "64:ff9b:1::a00:1", "2002:a00:1::1",
+      "::7f00:1",
+      "::ffff:0:a00:1",
+      "64:ff9b:1::a00:1",
+      "2002:a00:1::1",
       // Site-local, Teredo, and the documentation ranges (never a real receiver).
-      "fec0::1", "2001::1", "2001:db8::1", "192.0.2.1", "198.51.100.7", "203.0.113.1"]) {
+      "fec0::1",
+      "2001::1",
+      "2001:db8::1",
+      "192.0.2.1",
+      "198.51.100.7",
+      "203.0.113.1",
+    ]) {
       expect(isPrivateAddress(address), address).toBe(true);
     }
     for (const address of ["93.184.215.14", "2606:4700::1111", "::ffff:93.184.215.14"]) expect(isPrivateAddress(address), address).toBe(false);

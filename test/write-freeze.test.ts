@@ -1,9 +1,9 @@
-import request from "supertest";
 import pg from "pg";
+import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli/cli.js";
-import { openDatabase, type Database } from "../src/db/database.js";
 import { createLogger } from "../src/core/logger.js";
+import { type Database, openDatabase } from "../src/db/database.js";
 import { FROZEN_RETRY_AFTER_S } from "../src/http/error-handler.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { onPostgres } from "./helpers/database.js";
@@ -39,10 +39,14 @@ afterAll(async () => {
 async function cli(...argv: string[]) {
   let stdout = "";
   let stderr = "";
-  const code = await runCli(argv, { config: t.config, db: cliDb, logger: quiet, actor: { actor: "cli:operator" } }, {
-    stdout: (s) => (stdout += s),
-    stderr: (s) => (stderr += s),
-  });
+  const code = await runCli(
+    argv,
+    { config: t.config, db: cliDb, logger: quiet, actor: { actor: "cli:operator" } },
+    {
+      stdout: (s) => (stdout += s),
+      stderr: (s) => (stderr += s),
+    },
+  );
   return { code, stdout, stderr };
 }
 
@@ -74,7 +78,9 @@ describe("a write freeze", () => {
       expect([exported.status, exported.headers["error-name"], exported.body.player]).toEqual([503, "WRITES_FROZEN", undefined]);
       const created = await cli("user", "create", "frozen-newcomer");
       expect(created.code).toBe(1);
-      expect(created.stderr).toMatch(/^Refused: writes are frozen since .*Z \(moving to PostgreSQL\); nothing was written \(thaw lets writes through again\)\.\n$/);
+      expect(created.stderr).toMatch(
+        /^Refused: writes are frozen since .*Z \(moving to PostgreSQL\); nothing was written \(thaw lets writes through again\)\.\n$/,
+      );
       expect(await t.database.db.prisma.apiUser.count({ where: { username: "frozen-newcomer" } })).toBe(0);
       // Reads answer as ever.
       await request(t.url).get("/api/player/get-all-players").set("X-API-Key", keyB).expect(200);
@@ -106,7 +112,9 @@ describe("a write freeze", () => {
     try {
       const again = await cli("freeze", "--reason", "second");
       expect(again.code).toBe(1);
-      expect(again.stderr).toMatch(/^Refused: writes are already frozen since .* by cli:operator \(the operator is moving or checking the database\); nothing was changed \(thaw first to freeze anew\)\.\n$/);
+      expect(again.stderr).toMatch(
+        /^Refused: writes are already frozen since .* by cli:operator \(the operator is moving or checking the database\); nothing was changed \(thaw first to freeze anew\)\.\n$/,
+      );
       expect((await cli("freeze", "--status")).stdout).toContain("(the operator is moving or checking the database)");
     } finally {
       expect((await cli("thaw")).code).toBe(0);
@@ -162,7 +170,9 @@ describe("a write freeze", () => {
       const frozen = await freezing;
       expect(frozen.code, frozen.stderr).toBe(0);
       expect(await t.database.db.prisma.rewardLog.count({ where: { rewardId: 4242 } })).toBe(1);
-      const refused = await writer.query(`INSERT INTO reward_logs ("playerId", "rewardId") VALUES ($1, 4243)`, [playerId]).catch((e: Error & { code?: string }) => e);
+      const refused = await writer
+        .query(`INSERT INTO reward_logs ("playerId", "rewardId") VALUES ($1, 4243)`, [playerId])
+        .catch((e: Error & { code?: string }) => e);
       expect((refused as { code?: string }).code).toBe("WF001");
       expect((await reward(4244)).status).toBe(503);
     } finally {

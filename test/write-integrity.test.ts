@@ -37,7 +37,8 @@ async function created(res: Response): Promise<{ id: number }> {
   return (await res.json()) as { id: number };
 }
 
-const nextId = async () => Number((await prisma().$queryRawUnsafe<{ id: bigint }[]>(`SELECT nextval(pg_get_serial_sequence('reward_logs', 'id')) AS id`))[0]!.id);
+const nextId = async () =>
+  Number((await prisma().$queryRawUnsafe<{ id: bigint }[]>(`SELECT nextval(pg_get_serial_sequence('reward_logs', 'id')) AS id`))[0]!.id);
 const rewardLogFile = (id: number) => ({ rewardLogs: [{ id, playerId: players[0], rewardId: 7000 + id, rewardedAt: "2026-01-01T00:00:00Z" }] });
 
 describe("id sequences never move back", () => {
@@ -79,8 +80,11 @@ describe("id sequences never move back", () => {
 
 describe("an import cannot use up an id sequence", () => {
   it("when an import gives the largest id its column holds, then it is refused naming the entry and the limit, and create-reward-log still answers 201", async () => {
-    const topLog = (id: number) => ({ rewardLogs: [{ id, playerId: players[0], rewardId: 1, rewardedAt: `2026-02-0${id % 7 + 1}T00:00:00Z` }] });
-    const refused = await importData(prisma(), topLog(2147483647)).then(() => undefined, (e: unknown) => e);
+    const topLog = (id: number) => ({ rewardLogs: [{ id, playerId: players[0], rewardId: 1, rewardedAt: `2026-02-0${(id % 7) + 1}T00:00:00Z` }] });
+    const refused = await importData(prisma(), topLog(2147483647)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(refused).toBeInstanceOf(ImportError);
     expect((refused as ImportError).problems).toEqual([
       "rewardLogs[0].id: 2147483647 is past 1073741823, the largest id an import may give " +
@@ -122,7 +126,8 @@ describe("a 409 on create-reward-log means that reward is already recorded, noth
 
   it("when the same player, reward and moment are sent twice, then the second is 409 already recorded", async () => {
     const body = JSON.stringify({ playerId: players[0], rewardId: 31337, rewardedAt: "2026-11-25T10:00:00Z" });
-    const send = () => fetch(`${t.url}/api/website/create-reward-log`, { method: "POST", headers: { "X-API-Key": key, "Content-Type": "application/json" }, body });
+    const send = () =>
+      fetch(`${t.url}/api/website/create-reward-log`, { method: "POST", headers: { "X-API-Key": key, "Content-Type": "application/json" }, body });
     await created(await send());
     const again = await send();
     expect(again.status).toBe(409);

@@ -1,9 +1,10 @@
 // Express 5's own ceiling: the reference routes (common.mjs) in a bare Express
 // app, an auth middleware checking the key from the in-memory cache, the
 // routes, nothing else (ETag off as in the service).
-import express from "express";
+
 import { URLSearchParams } from "node:url";
-import { allowed, callerOf, CONTENT_TYPE, FORBIDDEN, HOST, INTERNAL, notFound, PORT, routes, stopOnSigterm, UNAUTHORIZED } from "./common.mjs";
+import express from "express";
+import { allowed, CONTENT_TYPE, callerOf, FORBIDDEN, HOST, INTERNAL, notFound, PORT, routes, stopOnSigterm, UNAUTHORIZED } from "./common.mjs";
 
 const send = (res, [status, body]) => res.status(status).type(CONTENT_TYPE).send(JSON.stringify(body));
 

@@ -1,9 +1,10 @@
 // What a user might pick instead of Express: Fastify 5 with the reference
 // routes (common.mjs), an onRequest hook checking the key from the in-memory
 // cache, the routes, nothing else.
-import Fastify from "fastify";
+
 import { URLSearchParams } from "node:url";
-import { allowed, callerOf, CONTENT_TYPE, FORBIDDEN, HOST, INTERNAL, notFound, PORT, routes, stopOnSigterm, UNAUTHORIZED } from "./common.mjs";
+import Fastify from "fastify";
+import { allowed, CONTENT_TYPE, callerOf, FORBIDDEN, HOST, INTERNAL, notFound, PORT, routes, stopOnSigterm, UNAUTHORIZED } from "./common.mjs";
 
 const send = (reply, [status, body]) => reply.code(status).type(CONTENT_TYPE).send(JSON.stringify(body));
 
@@ -16,7 +17,8 @@ app.addHook("onRequest", async (req, reply) => {
 });
 for (const [method, path, callers, handler] of routes) {
   app.route({
-    method, url: path,
+    method,
+    url: path,
     handler: async (req, reply) => {
       if (!allowed(req.user, callers)) return send(reply, FORBIDDEN);
       const query = new URLSearchParams(req.url.slice(req.url.indexOf("?") + 1 || req.url.length));

@@ -1,7 +1,7 @@
 // The floor a request costs here: plain node:http with the reference routes
 // (common.mjs), nothing else.
 import http from "node:http";
-import { allowed, callerOf, CONTENT_TYPE, FORBIDDEN, HOST, INTERNAL, notFound, PORT, routes, stopOnSigterm, UNAUTHORIZED } from "./common.mjs";
+import { allowed, CONTENT_TYPE, callerOf, FORBIDDEN, HOST, INTERNAL, notFound, PORT, routes, stopOnSigterm, UNAUTHORIZED } from "./common.mjs";
 
 const table = new Map(routes.map(([method, path, callers, handler]) => [`${method} ${path}`, [callers, handler]]));
 

@@ -20,7 +20,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "../..");
 const pgUrl = process.env.CI_POSTGRES_URL ?? process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const database = `javaclient_${process.pid}_${Date.now()}`;
-const dbUrl = (() => { const u = new URL(pgUrl); u.pathname = `/${database}`; return u.toString(); })();
+const dbUrl = (() => {
+  const u = new URL(pgUrl);
+  u.pathname = `/${database}`;
+  return u.toString();
+})();
 const JUNIT = process.env.JUNIT_JARS ?? "/usr/share/java";
 const GSON = process.env.GSON_JAR ?? "/usr/share/java/gson.jar";
 const RATE_LIMIT = 3;
@@ -41,12 +45,19 @@ function run(cmd, args, opts = {}) {
 async function admin(sql) {
   const c = new pg.Client({ connectionString: pgUrl });
   await c.connect();
-  try { await c.query(sql); } finally { await c.end(); }
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
 }
 
 function freePort() {
   return new Promise((resolve, reject) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => { const { port } = s.address(); s.close(() => resolve(port)); });
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
     s.on("error", reject);
   });
 }
@@ -54,15 +65,28 @@ function freePort() {
 async function startServer(name, databaseUrl, extraEnv = {}) {
   const port = await freePort();
   const env = {
-    ...process.env, DATABASE_URL: databaseUrl, HOST: "127.0.0.1", PORT: String(port), METRICS_PORT: "off",
-    LOG_LEVEL: "error", NODE_ENV: "production", WEB_CONCURRENCY: "1", REDIS_URL: "", DATABASE_READ_URL: "", ...extraEnv,
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    METRICS_PORT: "off",
+    LOG_LEVEL: "error",
+    NODE_ENV: "production",
+    WEB_CONCURRENCY: "1",
+    REDIS_URL: "",
+    DATABASE_READ_URL: "",
+    ...extraEnv,
   };
   const child = spawn(process.execPath, ["dist/main.js"], { cwd: repo, env, stdio: ["ignore", "inherit", "inherit"] });
   servers.push(child);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) throw new Error(`server ${name} exited with ${child.exitCode}`);
-    try { if ((await fetch(`${url}/readyz`)).ok) return `${url}/api`; } catch { /* not listening yet */ }
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) return `${url}/api`;
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`server ${name} did not become ready`);
@@ -73,13 +97,25 @@ function startProxy(target) {
   const sockets = new Set();
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    for (const s of [client, upstream]) { sockets.add(s); s.on("close", () => sockets.delete(s)); s.on("error", () => {}); }
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+      s.on("error", () => {});
+    }
     client.pipe(upstream).pipe(client);
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({
-    port: server.address().port,
-    cut: () => new Promise((done) => { server.close(() => done()); for (const s of sockets) s.destroy(); }),
-  })));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        port: server.address().port,
+        cut: () =>
+          new Promise((done) => {
+            server.close(() => done());
+            for (const s of sockets) s.destroy();
+          }),
+      }),
+    ),
+  );
 }
 
 /**
@@ -91,9 +127,18 @@ function java(args, { env }) {
     const child = spawn("java", args, { cwd: here, stdio: "inherit", env });
     servers.push(child);
     let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; child.kill("SIGKILL"); }, JUNIT_TIMEOUT_MS);
-    child.on("error", (error) => { clearTimeout(timer); resolve({ status: null, error }); });
-    child.on("exit", (code) => { clearTimeout(timer); resolve({ status: code, error: timedOut ? { code: "ETIMEDOUT" } : undefined }); });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, JUNIT_TIMEOUT_MS);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      resolve({ status: null, error });
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ status: code, error: timedOut ? { code: "ETIMEDOUT" } : undefined });
+    });
   });
 }
 
@@ -138,16 +183,20 @@ try {
   await admin(`CREATE DATABASE "${database}"`);
   created = true;
   const main = await startServer("main", dbUrl);
-  const cli = (...args) => run(process.execPath, ["dist/cli/main.js", ...args], {
-    env: { ...process.env, DATABASE_URL: dbUrl, LOG_LEVEL: "warn" }, stdio: ["ignore", "pipe", "pipe"],
-  }).trim();
+  const cli = (...args) =>
+    run(process.execPath, ["dist/cli/main.js", ...args], {
+      env: { ...process.env, DATABASE_URL: dbUrl, LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    }).trim();
   cli("import", path.join(here, "src/test/resources/seed.json"));
   // The first start created user-A and printed its key; a fresh one from the operator command, the others
   // through the API (faster than one process each).
   const keys = { A: cli("user", "rotate", "user-A") };
   const register = async (username) => {
     const res = await fetch(`${main}/inscription`, {
-      method: "POST", headers: { "X-API-Key": keys.A, "Content-Type": "application/json" }, body: JSON.stringify({ username }),
+      method: "POST",
+      headers: { "X-API-Key": keys.A, "Content-Type": "application/json" },
+      body: JSON.stringify({ username }),
     });
     if (res.status !== 201) throw new Error(`registering ${username}: ${res.status} ${await res.text()}`);
     return (await res.json()).apiKey;
@@ -168,24 +217,39 @@ try {
   await proxy.cut();
   step("servers ready");
 
-  const classpath = [
-    "build/test-classes", "build/client.jar", GSON, "src/test/resources",
-  ].join(":");
-  const junit = await java([
-    "-jar", path.join(JUNIT, "junit-platform-console-standalone.jar"),
-    "--disable-banner", "--disable-ansi-colors", "--details=tree", "--fail-if-no-tests",
-    // The live tests skip themselves without COMMUNITY_API_URL (for mvn install); here they must run, or fail.
-    "--config=junit.jupiter.conditions.deactivate=org.junit.*EnabledIfEnvironmentVariableCondition",
-    "--class-path", classpath, "--scan-class-path", "build/test-classes",
-  ], {
-    env: {
-      ...process.env,
-      COMMUNITY_API_URL: main, COMMUNITY_API_RATE_LIMITED_URL: limited, COMMUNITY_API_RATE_LIMIT: String(RATE_LIMIT),
-      COMMUNITY_API_UNAVAILABLE_URL: unavailable, COMMUNITY_API_TRACED_URL: traced, COMMUNITY_OTLP_SPANS_URL: `${collector.url}/spans`,
-      COMMUNITY_API_KEY_A: keys.A, COMMUNITY_API_KEY_B: keys.B, COMMUNITY_API_KEY_C: keys.C, COMMUNITY_API_KEY_D: keys.D,
-      COMMUNITY_API_KEY_LIMITED: limitedKey,
+  const classpath = ["build/test-classes", "build/client.jar", GSON, "src/test/resources"].join(":");
+  const junit = await java(
+    [
+      "-jar",
+      path.join(JUNIT, "junit-platform-console-standalone.jar"),
+      "--disable-banner",
+      "--disable-ansi-colors",
+      "--details=tree",
+      "--fail-if-no-tests",
+      // The live tests skip themselves without COMMUNITY_API_URL (for mvn install); here they must run, or fail.
+      "--config=junit.jupiter.conditions.deactivate=org.junit.*EnabledIfEnvironmentVariableCondition",
+      "--class-path",
+      classpath,
+      "--scan-class-path",
+      "build/test-classes",
+    ],
+    {
+      env: {
+        ...process.env,
+        COMMUNITY_API_URL: main,
+        COMMUNITY_API_RATE_LIMITED_URL: limited,
+        COMMUNITY_API_RATE_LIMIT: String(RATE_LIMIT),
+        COMMUNITY_API_UNAVAILABLE_URL: unavailable,
+        COMMUNITY_API_TRACED_URL: traced,
+        COMMUNITY_OTLP_SPANS_URL: `${collector.url}/spans`,
+        COMMUNITY_API_KEY_A: keys.A,
+        COMMUNITY_API_KEY_B: keys.B,
+        COMMUNITY_API_KEY_C: keys.C,
+        COMMUNITY_API_KEY_D: keys.D,
+        COMMUNITY_API_KEY_LIMITED: limitedKey,
+      },
     },
-  });
+  );
   if (junit.error?.code === "ETIMEDOUT") {
     console.error(`\nJAVA CLIENT TESTS HUNG: the JVM was killed after ${JUNIT_TIMEOUT_MS / 1000} s (JAVA_TESTS_TIMEOUT_S); see the last test started above\n`);
   } else if (junit.error) {

@@ -1,4 +1,5 @@
 import type { components } from "../../clients/typescript/src/schema.js";
+
 /**
  * Calls to the service's own API with the key the admin signed in with. The
  * key lives in sessionStorage (this tab only, gone when it closes): never a

@@ -62,15 +62,19 @@ export function openDialog(options: {
 export function secretBox(label: string, secret: string, copyLabel = "Copy key"): HTMLElement {
   const input = h("input", { id: `secret-${Date.now()}`, class: "secret", readonly: true, value: secret, spellcheck: "false", autocomplete: "off" });
   const copied = h("span", { class: "copied", role: "status" });
-  const copy = h("button", {
-    type: "button",
-    class: "primary",
-    onclick: () => {
-      input.select();
-      // Plain HTTP from another host is not a secure context (no clipboard API): the selected text is copied the old way.
-      const copyIt = navigator.clipboard ? navigator.clipboard.writeText(secret) : Promise.reject(new Error("no clipboard"));
-      void copyIt.catch(() => document.execCommand("copy")).then(() => (copied.textContent = "Copied."));
+  const copy = h(
+    "button",
+    {
+      type: "button",
+      class: "primary",
+      onclick: () => {
+        input.select();
+        // Plain HTTP from another host is not a secure context (no clipboard API): the selected text is copied the old way.
+        const copyIt = navigator.clipboard ? navigator.clipboard.writeText(secret) : Promise.reject(new Error("no clipboard"));
+        void copyIt.catch(() => document.execCommand("copy")).then(() => (copied.textContent = "Copied."));
+      },
     },
-  }, copyLabel);
+    copyLabel,
+  );
   return h("div", { class: "field" }, h("label", { for: input.id }, label), h("div", { class: "row" }, input, copy), copied);
 }

@@ -104,7 +104,12 @@ export function refresher(main: HTMLElement, render: (main: HTMLElement) => Prom
 export function when(value: string | null, to: "second" | "minute" = "second"): string {
   if (!value) return "—";
   const at = new Date(value);
-  return Number.isNaN(at.getTime()) ? value : `${at.toISOString().slice(0, to === "minute" ? 16 : 19).replace("T", " ")} UTC`;
+  return Number.isNaN(at.getTime())
+    ? value
+    : `${at
+        .toISOString()
+        .slice(0, to === "minute" ? 16 : 19)
+        .replace("T", " ")} UTC`;
 }
 
 /** A timestamp in a table cell: it may go on two lines between the date and the time, never inside either. */

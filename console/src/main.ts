@@ -1,4 +1,4 @@
-import { api, ApiFailure, call, session } from "./api.js";
+import { ApiFailure, api, call, session } from "./api.js";
 import { announce, errorText, field, h, message } from "./dom.js";
 import { PAGES } from "./nav.js";
 
@@ -57,7 +57,11 @@ function signedIn(me: Session): void {
   session.signedInAs(me.username);
   nav.hidden = false;
   nav.replaceChildren(h("ul", {}, ...PAGES.map((p) => h("li", {}, h("a", { href: `#${p.id}`, "data-page": p.id }, p.title)))));
-  const signOut = h("button", { type: "button", class: "secondary small", onclick: () => (session.clear(), (location.hash = ""), signInForm("Signed out.")) }, "Sign out");
+  const signOut = h(
+    "button",
+    { type: "button", class: "secondary small", onclick: () => (session.clear(), (location.hash = ""), signInForm("Signed out.")) },
+    "Sign out",
+  );
   who.replaceChildren(h("span", {}, `${me.username} (group ${me.groups.join(", ")})`), signOut);
   if (!PAGES.some((p) => `#${p.id}` === location.hash)) location.hash = `#${PAGES[0]!.id}`;
   else void show();

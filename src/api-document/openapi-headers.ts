@@ -1,8 +1,8 @@
 import type { oas31 } from "zod-openapi";
 import { MAX_HEAVY_LIST_WAIT_MS } from "../core/config.js";
-import { EXAMPLE_CURSOR, EXAMPLE_SYNC_TOKEN } from "../lists/list-params.js";
-import { WINDOW_MS } from "../limits/rate-limit.js";
 import { FROZEN_RETRY_AFTER_S } from "../http/error-handler.js";
+import { WINDOW_MS } from "../limits/rate-limit.js";
+import { EXAMPLE_CURSOR, EXAMPLE_SYNC_TOKEN } from "../lists/list-params.js";
 
 /**
  * The response headers, each described once in components.headers and referenced by every response
@@ -34,13 +34,12 @@ export const RESPONSE_HEADERS = {
   },
   "Idempotent-Replayed": {
     description:
-      "`true` when this is the stored answer of an earlier request sent with the same Idempotency-Key: nothing was done " +
-      "again. Absent on a first answer.",
+      "`true` when this is the stored answer of an earlier request sent with the same Idempotency-Key: nothing was done " + "again. Absent on a first answer.",
     schema: { type: "string", enum: ["true"] },
   },
   RateLimit: {
     description:
-      'The per-user limit (IETF draft 8 of the RateLimit header fields): requests left in this window (r) and seconds until ' +
+      "The per-user limit (IETF draft 8 of the RateLimit header fields): requests left in this window (r) and seconds until " +
       'it ends (t), e.g. `"user"; r=599; t=42`. Sent once the key is accepted; absent when rate limiting is off, or could not be checked.',
     schema: { type: "string", example: '"user"; r=599; t=42' },
   },

@@ -1,16 +1,10 @@
 import { z } from "zod";
-import {
-  createDocument,
-  type oas31,
-  type ZodOpenApiOperationObject,
-  type ZodOpenApiPathsObject,
-  type ZodOpenApiResponseObject,
-} from "zod-openapi";
+import { createDocument, type oas31, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from "zod-openapi";
 import { ERROR_CATALOGUE, type ErrorKind } from "../core/errors.js";
 import { INT32_MAX } from "../fields/rules.js";
-import { RESPONSE_HEADERS, type ResponseHeader } from "./openapi-headers.js";
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN } from "../http/idempotency.js";
 import type { RouteSpec } from "../http/route.js";
+import { RESPONSE_HEADERS, type ResponseHeader } from "./openapi-headers.js";
 
 /**
  * The OpenAPI 3.1 document, made from the route declarations: the schemas
@@ -138,11 +132,14 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
     responses[String(status)] = { ...errorResponse(description), headers: responseHeaders(route, status) };
   }
   const op: ZodOpenApiOperationObject = {
-    operationId: route.path.split("/").filter(Boolean).join("_").replace(/-([a-zA-Z])/g, (_, c: string) => c.toUpperCase()),
+    operationId: route.path
+      .split("/")
+      .filter(Boolean)
+      .join("_")
+      .replace(/-([a-zA-Z])/g, (_, c: string) => c.toUpperCase()),
     summary: route.summary,
     description:
-      `${route.description}\n\n**Callers:** ${callers} (caller groups ${route.callers.join(", ")}).` +
-      (route.version ? ` **Version:** ${route.version}.` : ""),
+      `${route.description}\n\n**Callers:** ${callers} (caller groups ${route.callers.join(", ")}).` + (route.version ? ` **Version:** ${route.version}.` : ""),
     tags: [route.path.split("/")[1]!],
     responses,
     "x-callers": [...route.callers],
@@ -153,9 +150,7 @@ function operation(route: RouteSpec): ZodOpenApiOperationObject {
     route.headers as z.ZodObject | undefined,
     route.method === "POST" ? idempotencyHeader : undefined,
     conditional ? ifNoneMatchHeader : undefined,
-  ].filter(
-    (h): h is z.ZodObject => h !== undefined,
-  );
+  ].filter((h): h is z.ZodObject => h !== undefined);
   const header = headers.length > 1 ? headers.reduce((all, h) => all.extend(h.shape)) : headers[0];
   if (route.query || header) {
     // zod-openapi reads every key it is given: a key is set only when it has a schema.
@@ -216,35 +211,38 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): oas31.OpenAP
     const item = (paths[route.path] ??= {});
     (item as Record<string, ZodOpenApiOperationObject>)[route.method.toLowerCase()] = operation(route);
   }
-  return createDocument({
-    openapi: "3.1.0",
-    info: {
-      title: "Game community API",
-      version: "2.1.0",
-      description:
-        "The HTTP/JSON back-end of a game-server community. Every route needs an API key (X-API-Key, or " +
-        "Authorization: Bearer) and admits only the caller groups it names. Checks run in this order: 429 for a bad " +
-        "key from an address that sent too many, 401, 429 for a user over its budget, 403, 400, then 404/409. " +
-        "Every failure is `{code, message}` with `code` equal to the HTTP status. Timestamps are written " +
-        "yyyy-mm-ddThh:mm:ssZ (UTC); inputs accept ISO 8601 with Z or an offset. Unknown body fields and query " +
-        "parameters are a 400. Each API user may send RATE_LIMIT_PER_MINUTE requests a minute (600 unless the " +
-        "operator changed it): beyond, 429 with Retry-After. Every answer carries X-Request-Id (send your own to " +
-        "correlate: 1 to 128 of A-Z a-z 0-9 . _ : -). The lists and get-cosmetic send an ETag and answer If-None-Match " +
-        "with 304; every list also takes limit and cursor (pages, Link rel=next) and since (only the rows changed since the " +
-        "Sync-Token of an earlier answer); every POST takes an Idempotency-Key and can then be retried safely; 429 and 503 say in Retry-After " +
-        "when to retry.",
-    },
-    servers: [apiServer(undefined)],
-    // Each operation is tagged with its path's first segment; the tags are declared, in the order of the routes.
-    tags: [...new Set(routes.map((route) => route.path.split("/")[1]!))].map((name) => ({ name, description: TAGS[name] ?? name })),
-    security: [{ ApiKey: [] }, { Bearer: [] }],
-    components: {
-      securitySchemes: {
-        ApiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "gsk_ followed by 43 base64url characters" },
-        Bearer: { type: "http", scheme: "bearer", description: "The same key, as Authorization: Bearer <key>" },
+  return createDocument(
+    {
+      openapi: "3.1.0",
+      info: {
+        title: "Game community API",
+        version: "2.1.0",
+        description:
+          "The HTTP/JSON back-end of a game-server community. Every route needs an API key (X-API-Key, or " +
+          "Authorization: Bearer) and admits only the caller groups it names. Checks run in this order: 429 for a bad " +
+          "key from an address that sent too many, 401, 429 for a user over its budget, 403, 400, then 404/409. " +
+          "Every failure is `{code, message}` with `code` equal to the HTTP status. Timestamps are written " +
+          "yyyy-mm-ddThh:mm:ssZ (UTC); inputs accept ISO 8601 with Z or an offset. Unknown body fields and query " +
+          "parameters are a 400. Each API user may send RATE_LIMIT_PER_MINUTE requests a minute (600 unless the " +
+          "operator changed it): beyond, 429 with Retry-After. Every answer carries X-Request-Id (send your own to " +
+          "correlate: 1 to 128 of A-Z a-z 0-9 . _ : -). The lists and get-cosmetic send an ETag and answer If-None-Match " +
+          "with 304; every list also takes limit and cursor (pages, Link rel=next) and since (only the rows changed since the " +
+          "Sync-Token of an earlier answer); every POST takes an Idempotency-Key and can then be retried safely; 429 and 503 say in Retry-After " +
+          "when to retry.",
       },
-      headers: Object.fromEntries(Object.entries(RESPONSE_HEADERS).map(([name, header]) => [componentName(name as ResponseHeader), header])),
+      servers: [apiServer(undefined)],
+      // Each operation is tagged with its path's first segment; the tags are declared, in the order of the routes.
+      tags: [...new Set(routes.map((route) => route.path.split("/")[1]!))].map((name) => ({ name, description: TAGS[name] ?? name })),
+      security: [{ ApiKey: [] }, { Bearer: [] }],
+      components: {
+        securitySchemes: {
+          ApiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "gsk_ followed by 43 base64url characters" },
+          Bearer: { type: "http", scheme: "bearer", description: "The same key, as Authorization: Bearer <key>" },
+        },
+        headers: Object.fromEntries(Object.entries(RESPONSE_HEADERS).map(([name, header]) => [componentName(name as ResponseHeader), header])),
+      },
+      paths,
     },
-    paths,
-  }, { override: integerFormat });
+    { override: integerFormat },
+  );
 }

@@ -1,8 +1,8 @@
 import os from "node:os";
 import type { DbClient } from "../db/client.js";
 import { RowUpdate } from "../db/sql.js";
-import { Prisma } from "../generated/prisma/client.js";
 import { eventCtes, type RowEvent } from "../events/record.js";
+import { Prisma } from "../generated/prisma/client.js";
 
 /**
  * The audit log: one row per write, written atomically with it (the same
@@ -58,7 +58,6 @@ export interface AuditEntry {
   /** For an update: the same fields' values before it (a field missing here had none to show, e.g. a key). */
   before?: Record<string, unknown>;
 }
-
 
 /** Changes made by someone without a better name: the first-start user, tests. */
 export const OPERATOR: AuditSource = { actor: "operator" };

@@ -1,11 +1,11 @@
 import { isIP } from "node:net";
 import type { Request, Response } from "express";
+import { keyFingerprint } from "../core/api-keys.js";
 import type { CallerGroup } from "../core/config.js";
 import type { requestContext } from "../core/context.js";
-import { annotate, tracing } from "../core/tracing.js";
+import { type ApiError, errors } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
-import { errors, type ApiError } from "../core/errors.js";
-import { keyFingerprint } from "../core/api-keys.js";
+import { annotate, tracing } from "../core/tracing.js";
 import type { Caller } from "./caller.js";
 import type { CallerDirectory } from "./callers.js";
 

@@ -1,6 +1,6 @@
 import type { Database } from "../db/database.js";
-import { BACKUP_FORMAT, BACKUP_VERSION, gzipped, sealedLines, type BackupHeader } from "./format.js";
-import { BACKUP_TABLES, NOT_COPIED, q, schemaVersion, type BackupTable, type KeptFor, type Tx } from "./tables.js";
+import { BACKUP_FORMAT, BACKUP_VERSION, type BackupHeader, gzipped, sealedLines } from "./format.js";
+import { BACKUP_TABLES, type BackupTable, type KeptFor, NOT_COPIED, q, schemaVersion, type Tx } from "./tables.js";
 
 const BATCH = 1000;
 /** A backup of a large community may take minutes: its one transaction is given a day. */

@@ -1,5 +1,5 @@
-import { isEventType } from "../events/catalogue.js";
 import { ENTITIES } from "../entities/all.js";
+import { isEventType } from "../events/catalogue.js";
 import type { Entity } from "../fields/entity.js";
 import { issueMessages, PARSE_OPTIONS } from "../http/validation.js";
 import { parseEndpointUrl } from "../webhooks/manage.js";
@@ -42,7 +42,9 @@ export function checkRecord(table: string, row: Record<string, unknown>): void {
   const result = entity.record.safeParse(record, PARSE_OPTIONS);
   if (!result.success) {
     const key = entity.primaryKey ?? "id";
-    throw new BackupFileError(`the row of ${table} whose ${key} is ${String(row[key])} is not one the API would store (${issueMessages(result.error).join("; ")}): the file was altered`);
+    throw new BackupFileError(
+      `the row of ${table} whose ${key} is ${String(row[key])} is not one the API would store (${issueMessages(result.error).join("; ")}): the file was altered`,
+    );
   }
 }
 
@@ -59,7 +61,6 @@ export function checkEndpoint(row: Record<string, unknown>): void {
     throw new BackupFileError(`webhook endpoint ${id}'s events are not a list of this service's event types: the file was altered`);
   }
 }
-
 
 /** What is wrong with a row's columns against the target's (`here`), or undefined: the same words for --check and restore. */
 export function columnProblem(table: string, here: readonly string[], there: readonly string[]): string | undefined {

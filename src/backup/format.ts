@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual, type Hash } from "node:crypto";
+import { createHash, createHmac, type Hash, timingSafeEqual } from "node:crypto";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
@@ -106,11 +106,15 @@ function parsed(text: string, at: number): unknown {
 }
 
 function checkHeader(value: unknown): BackupHeader {
-  if (!isObject(value) || value.format !== BACKUP_FORMAT) throw new BackupFileError(`the file is not a backup of this service (its first line names no format '${BACKUP_FORMAT}')`);
+  if (!isObject(value) || value.format !== BACKUP_FORMAT)
+    throw new BackupFileError(`the file is not a backup of this service (its first line names no format '${BACKUP_FORMAT}')`);
   if (value.version !== BACKUP_VERSION) {
-    throw new BackupFileError(`the file is in version ${String(value.version)} of the backup format; this version of the service reads version ${BACKUP_VERSION} only`);
+    throw new BackupFileError(
+      `the file is in version ${String(value.version)} of the backup format; this version of the service reads version ${BACKUP_VERSION} only`,
+    );
   }
-  if (typeof value.schema !== "string" || typeof value.createdAt !== "string") throw new BackupFileError("the file's first line lacks its schema or date: the file was altered");
+  if (typeof value.schema !== "string" || typeof value.createdAt !== "string")
+    throw new BackupFileError("the file's first line lacks its schema or date: the file was altered");
   // Printed by restore and kept by a drill's mark: only what the service writes there.
   const valid =
     /^(\d{14}_[a-z0-9_]{1,100}|none)$/.test(value.schema) &&

@@ -1,15 +1,16 @@
-import { advanceIdSequence, largestId } from "../entities/constraints.js";
-import { renewVersions } from "../db/versions.js";
-import { markDrill } from "../db/service-state.js";
+import { type AuditSource, OPERATOR } from "../audit/audit.js";
 import type { Database } from "../db/database.js";
-import { OPERATOR, type AuditSource } from "../audit/audit.js";
-import { reapplyErasures, type ReappliedErasures } from "../privacy/reapply.js";
-import { openSecret, SecretUnavailable } from "../webhooks/secrets.js";
+import { markDrill } from "../db/service-state.js";
+import { renewVersions } from "../db/versions.js";
+import { advanceIdSequence, largestId } from "../entities/constraints.js";
+import { type ReappliedErasures, reapplyErasures } from "../privacy/reapply.js";
 import { shownUrl } from "../webhooks/manage.js";
-import { checkEndpoint, checkRecord, checkSignature, columnProblem, ENTITY_OF, type BackupTrust, type CheckTarget } from "./checks.js";
+import { openSecret, SecretUnavailable } from "../webhooks/secrets.js";
+import { type BackupTrust, type CheckTarget, checkEndpoint, checkRecord, checkSignature, columnProblem, ENTITY_OF } from "./checks.js";
 
 export type { BackupTrust } from "./checks.js";
-import { BackupFileError, readBackup, type BackupHeader } from "./format.js";
+
+import { BackupFileError, type BackupHeader, readBackup } from "./format.js";
 import { KeyCheck } from "./keys.js";
 import { BACKUP_TABLES, copiedColumns, q, schemaConstraints, schemaVersion, type Tx } from "./tables.js";
 
@@ -92,7 +93,9 @@ export async function checkBackup(
       const untrusted = checkSignature(entry.seal, entry.signature, trust);
       if (untrusted) warnings.push(untrusted);
       if (target && header && header.schema !== target.schema) {
-        warnings.push(`it was made at schema ${header.schema}; this database is at ${target.schema}: this version refuses to restore it (restore it with the version that made it, then upgrade).`);
+        warnings.push(
+          `it was made at schema ${header.schema}; this database is at ${target.schema}: this version refuses to restore it (restore it with the version that made it, then upgrade).`,
+        );
       }
       const signed = trust.signingKey !== undefined && untrusted === undefined;
       return { header: header!, counts: entry.counts, seal: entry.seal, signed, installs, warnings };

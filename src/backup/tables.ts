@@ -20,7 +20,8 @@ export interface BackupTable {
 }
 
 /** An entity's table (entities/all.ts), by its primary key. */
-const entityTable = (e: (typeof ENTITIES)[number]): BackupTable => (e.generatedKey ? { table: e.table, key: [e.primaryKey] } : { table: e.table, key: [e.primaryKey], unserial: true });
+const entityTable = (e: (typeof ENTITIES)[number]): BackupTable =>
+  e.generatedKey ? { table: e.table, key: [e.primaryKey] } : { table: e.table, key: [e.primaryKey], unserial: true };
 
 /**
  * Every table a backup holds, in an order that restores them (a table after

@@ -1,4 +1,4 @@
-import { parseArgs, type ParseArgsConfig } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>>;
@@ -62,6 +62,10 @@ export function table(rows: Record<string, string>[]): string {
   const headers = Object.keys(rows[0]!);
   const cells = rows.map((r) => headers.map((h) => printable(r[h]!)));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
-  const line = (row: string[]) => row.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
   return `${[line(headers), ...cells.map(line)].join("\n")}\n`;
 }

@@ -1,6 +1,6 @@
-import { readAudit, type AuditRecord } from "../audit/audit.js";
-import type { DbClient } from "../db/client.js";
+import { type AuditRecord, readAudit } from "../audit/audit.js";
 import { ApiError } from "../core/errors.js";
+import type { DbClient } from "../db/client.js";
 import { formatTimestamp, parseTimestamp } from "../fields/timestamp.js";
 import { parse, table, terminalJson, UsageError } from "./args.js";
 

@@ -1,13 +1,13 @@
-import { cliSource, type AuditSource } from "../audit/audit.js";
+import { type AuditSource, cliSource } from "../audit/audit.js";
+import { CallerDirectory } from "../auth/callers.js";
 import { tableCounts, writeBackup } from "../backup/backup.js";
 import { BackupFileError } from "../backup/format.js";
-import { checkBackup, checkTarget, restoreBackup, RestoreRefused, type CheckedBackup, type RestoredBackup } from "../backup/restore.js";
-import { LedgerError } from "../privacy/ledger.js";
-import { erasuresToReapply, type ReappliedErasures } from "../privacy/reapply.js";
-import { schemaVersion, type KeptFor } from "../backup/tables.js";
-import { CallerDirectory } from "../auth/callers.js";
+import { type CheckedBackup, checkBackup, checkTarget, type RestoredBackup, RestoreRefused, restoreBackup } from "../backup/restore.js";
+import { type KeptFor, schemaVersion } from "../backup/tables.js";
 import type { Config } from "../core/config.js";
 import type { Database } from "../db/database.js";
+import { LedgerError } from "../privacy/ledger.js";
+import { erasuresToReapply, type ReappliedErasures } from "../privacy/reapply.js";
 import { parse, printable, UsageError } from "./args.js";
 import { fileFailure } from "./owned-files.js";
 import type { CliFiles } from "./transfer-command.js";
@@ -98,7 +98,8 @@ export async function restoreCommand(
     if (values.check) {
       checked = await checkBackup(files.read(file), secretKey, trust, checkTarget(db.prisma, await schemaVersion(db.prisma)));
       checked.erasures = await erasuresToReapply(config.erasureLedger, checked.installs.erasures);
-    } else checked = await restoreBackup(db, () => files.read(file), secretKey, { drill: config.drillMode, ledger: config.erasureLedger, source: actor, ...trust });
+    } else
+      checked = await restoreBackup(db, () => files.read(file), secretKey, { drill: config.drillMode, ledger: config.erasureLedger, source: actor, ...trust });
   } catch (error) {
     if (error instanceof BackupFileError) {
       io.stderr(`Refused ${printable(file)}, nothing was written: ${printable(error.message)}.\n`);
@@ -134,7 +135,9 @@ export async function restoreCommand(
   if (values.check) io.stdout(installsText(checked.installs, new CallerDirectory(config.callers)));
   if (checked.erasures) reportErasures(checked.erasures, config.erasureLedger, io, values.check === true);
   if (!values.check && config.drillMode) {
-    io.stdout("This database is a drill's copy (DRILL_MODE=true): a server starts on it only with DRILL_MODE=true, and then delivers no webhook and shares no counter with production.\n");
+    io.stdout(
+      "This database is a drill's copy (DRILL_MODE=true): a server starts on it only with DRILL_MODE=true, and then delivers no webhook and shares no counter with production.\n",
+    );
   }
   return 0;
 }

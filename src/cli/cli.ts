@@ -1,27 +1,27 @@
-import { cliSource, type AuditSource } from "../audit/audit.js";
+import { type AuditSource, cliSource } from "../audit/audit.js";
+import { AddressAllowList } from "../auth/address-allow-list.js";
 import { CallerDirectory } from "../auth/callers.js";
 import type { Config } from "../core/config.js";
+import { ApiError } from "../core/errors.js";
+import type { Logger } from "../core/logger.js";
 import type { Database } from "../db/database.js";
 import { migrate } from "../db/migrate.js";
 import { frozenWrite } from "../db/service-state.js";
-import { AddressAllowList } from "../auth/address-allow-list.js";
 import { formatTimestamp } from "../fields/timestamp.js";
-import { ApiError } from "../core/errors.js";
-import type { Logger } from "../core/logger.js";
-import { parse, printable, table, terminalJson, UsageError } from "./args.js";
-import { USAGE } from "./usage.js";
-import { auditCommand } from "./audit-command.js";
-import { backupCommand, countsCommand, restoreCommand } from "./backup-command.js";
-import { webhookCommand } from "./webhook-command.js";
-import { playerCommand } from "./player-command.js";
-import { freezeCommand, thawCommand } from "./freeze-command.js";
-import { retentionCommand } from "./retention-command.js";
-import { seasonCommand } from "./season-command.js";
 import { loadSample } from "../transfer/sample.js";
 import { ImportError } from "../transfer/transfer.js";
-import { exportCommand, importCommand, localFiles, type CliFiles } from "./transfer-command.js";
 import { DEFAULT_GRACE_SECONDS, graceSecondsSchema, pendingRotation } from "../users/grace.js";
-import { DEFAULT_ROLE, roleSchema, usernameSchema, ApiUsers, type ApiUserSummary } from "../users/users.js";
+import { type ApiUserSummary, ApiUsers, DEFAULT_ROLE, roleSchema, usernameSchema } from "../users/users.js";
+import { parse, printable, table, terminalJson, UsageError } from "./args.js";
+import { auditCommand } from "./audit-command.js";
+import { backupCommand, countsCommand, restoreCommand } from "./backup-command.js";
+import { freezeCommand, thawCommand } from "./freeze-command.js";
+import { playerCommand } from "./player-command.js";
+import { retentionCommand } from "./retention-command.js";
+import { seasonCommand } from "./season-command.js";
+import { type CliFiles, exportCommand, importCommand, localFiles } from "./transfer-command.js";
+import { USAGE } from "./usage.js";
+import { webhookCommand } from "./webhook-command.js";
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -69,7 +69,11 @@ export async function runCli(argv: string[], deps: CliDeps, io: CliIo): Promise<
   }
 }
 
-function checked<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } }, what: string, value: unknown): T {
+function checked<T>(
+  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } },
+  what: string,
+  value: unknown,
+): T {
   const result = schema.safeParse(value);
   if (!result.success) throw new ApiError("VALIDATION", `Invalid ${what} '${String(value)}': ${result.error.issues.map((i) => i.message).join("; ")}`);
   return result.data;
@@ -102,7 +106,11 @@ async function dispatch(argv: string[], deps: CliDeps, io: CliIo): Promise<numbe
       const { positionals } = parse(rest, {});
       if (positionals.length > 0) throw new UsageError("seed takes no argument");
       const summary = await loadSample(deps.db.prisma, deps.now?.() ?? new Date(), deps.actor ?? cliSource());
-      io.stdout(`Loaded the sample community: ${Object.entries(summary).map(([k, n]) => `${n} ${k}`).join(", ")}.\n`);
+      io.stdout(
+        `Loaded the sample community: ${Object.entries(summary)
+          .map(([k, n]) => `${n} ${k}`)
+          .join(", ")}.\n`,
+      );
       return 0;
     }
     case "player":
@@ -178,7 +186,10 @@ async function userCommand(args: string[], users: ApiUsers, deps: CliDeps, io: C
     case "rotate": {
       const { values, positionals } = parse(rest, { grace: { type: "string" } });
       if (positionals.length !== 1) throw new UsageError("user rotate takes one username");
-      const grace = values.grace === undefined ? DEFAULT_GRACE_SECONDS : checked(graceSecondsSchema, "--grace", /^\d+$/.test(values.grace) ? Number(values.grace) : values.grace);
+      const grace =
+        values.grace === undefined
+          ? DEFAULT_GRACE_SECONDS
+          : checked(graceSecondsSchema, "--grace", /^\d+$/.test(values.grace) ? Number(values.grace) : values.grace);
       const { apiKey, user } = await users.rotate(positionals[0]!, by, grace);
       const until = pendingRotation(user, new Date())?.expiresAt;
       io.stdout(`${apiKey}\n`);
@@ -209,9 +220,7 @@ async function allowIp(args: string[], users: ApiUsers, io: CliIo, by: AuditSour
   }
   const user = await users.setAllowedAddresses(username, list, by);
   io.stdout(
-    list
-      ? `The key of '${user.username}' now works only from ${list.entries.join(", ")}.\n`
-      : `The key of '${user.username}' now works from any address.\n`,
+    list ? `The key of '${user.username}' now works only from ${list.entries.join(", ")}.\n` : `The key of '${user.username}' now works from any address.\n`,
   );
   return 0;
 }

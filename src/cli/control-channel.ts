@@ -2,12 +2,22 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import net, { type Socket } from "node:net";
 import type { Config } from "../core/config.js";
-import type { Database } from "../db/database.js";
 import type { Logger } from "../core/logger.js";
+import type { Database } from "../db/database.js";
 import { commandName } from "./args.js";
 import { runCli } from "./cli.js";
+import {
+  type CommandRequest,
+  controlPaths,
+  FILE_ANSWER_TIMEOUT_MS,
+  type FileAnswer,
+  MAX_SOCKET_PATH_BYTES,
+  onMessages,
+  PIECE_BYTES,
+  send,
+  TOO_LONG,
+} from "./control-protocol.js";
 import type { CliFiles } from "./transfer-command.js";
-import { controlPaths, FILE_ANSWER_TIMEOUT_MS, MAX_SOCKET_PATH_BYTES, onMessages, PIECE_BYTES, send, TOO_LONG, type CommandRequest, type FileAnswer } from "./control-protocol.js";
 
 export interface ControlChannel {
   /** Stops accepting commands, waits for those running, and removes the socket and the token. */
@@ -15,8 +25,11 @@ export interface ControlChannel {
 }
 
 const isRequest = (m: unknown): m is CommandRequest =>
-  typeof m === "object" && m !== null && typeof (m as CommandRequest).token === "string" &&
-  Array.isArray((m as CommandRequest).argv) && (m as CommandRequest).argv.every((a) => typeof a === "string");
+  typeof m === "object" &&
+  m !== null &&
+  typeof (m as CommandRequest).token === "string" &&
+  Array.isArray((m as CommandRequest).argv) &&
+  (m as CommandRequest).argv.every((a) => typeof a === "string");
 
 /** A folder only this user may enter, in a DATA_DIR no other user can change, or an error saying why not. */
 function ownerOnlyFolder(dataDir: string, dir: string): void {
@@ -82,7 +95,10 @@ export async function startControlChannel(
         const timer = setTimeout(() => {
           pending.delete(id);
           // Refused as a file is (its words reach the command's own message), and the CLI is cut off.
-          resolve({ id, error: `refused: the command line did not answer about its file within ${fileAnswerTimeoutMs / 1000} s (suspended, or a stuck disk?); nothing was written` });
+          resolve({
+            id,
+            error: `refused: the command line did not answer about its file within ${fileAnswerTimeoutMs / 1000} s (suspended, or a stuck disk?); nothing was written`,
+          });
           socket.destroy();
         }, fileAnswerTimeoutMs);
         pending.set(id, {
@@ -118,41 +134,45 @@ export async function startControlChannel(
         answered(await ask({ type: "write", stream, file, data: "", end: true }));
       },
     };
-    onMessages(socket, (message) => {
-      if (started) {
-        const answer = message as FileAnswer;
-        pending.get(answer.id)?.resolve(answer);
-        pending.delete(answer.id);
-        return;
-      }
-      started = true;
-      if (!isRequest(message) || !sameToken(message.token, token)) {
-        send(socket, { type: "stderr", text: "The control channel refused the command: its token does not match.\n" });
+    onMessages(
+      socket,
+      (message) => {
+        if (started) {
+          const answer = message as FileAnswer;
+          pending.get(answer.id)?.resolve(answer);
+          pending.delete(answer.id);
+          return;
+        }
+        started = true;
+        if (!isRequest(message) || !sameToken(message.token, token)) {
+          send(socket, { type: "stderr", text: "The control channel refused the command: its token does not match.\n" });
+          send(socket, { type: "exit", code: 1 });
+          socket.end();
+          return;
+        }
+        logger.info({ command: commandName(message.argv) }, "CLI command through the control channel");
+        const io = { stdout: (text: string) => send(socket, { type: "stdout", text }), stderr: (text: string) => send(socket, { type: "stderr", text }) };
+        const run = runCli(message.argv, { config, db, logger, files }, io)
+          .catch((error: unknown) => {
+            io.stderr(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+            return 1;
+          })
+          .then((code) => {
+            send(socket, { type: "exit", code });
+            socket.end();
+          });
+        running.add(run);
+        void run.finally(() => running.delete(run));
+      },
+      () => {
+        // Too long a message: the command (if any) fails on its next file request; nothing else is harmed.
+        send(socket, { type: "stderr", text: TOO_LONG });
         send(socket, { type: "exit", code: 1 });
         socket.end();
-        return;
-      }
-      logger.info({ command: commandName(message.argv) }, "CLI command through the control channel");
-      const io = { stdout: (text: string) => send(socket, { type: "stdout", text }), stderr: (text: string) => send(socket, { type: "stderr", text }) };
-      const run = runCli(message.argv, { config, db, logger, files }, io)
-        .catch((error: unknown) => {
-          io.stderr(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-          return 1;
-        })
-        .then((code) => {
-          send(socket, { type: "exit", code });
-          socket.end();
-        });
-      running.add(run);
-      void run.finally(() => running.delete(run));
-    }, () => {
-      // Too long a message: the command (if any) fails on its next file request; nothing else is harmed.
-      send(socket, { type: "stderr", text: TOO_LONG });
-      send(socket, { type: "exit", code: 1 });
-      socket.end();
-      for (const { resolve } of pending.values()) resolve({ id: 0, error: "the command line sent a message over the limit" });
-      pending.clear();
-    });
+        for (const { resolve } of pending.values()) resolve({ id: 0, error: "the command line sent a message over the limit" });
+        pending.clear();
+      },
+    );
   });
   try {
     await new Promise<void>((resolve, reject) => {

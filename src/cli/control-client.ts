@@ -1,10 +1,10 @@
-import { lstatSync, statSync, type Stats } from "node:fs";
+import { lstatSync, type Stats, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import net from "node:net";
 import { parse } from "./args.js";
 import type { CliIo } from "./cli.js";
-import { controlPaths, onMessages, PIECE_BYTES, send, TOO_LONG, type FileAnswer, type ServerMessage } from "./control-protocol.js";
-import { ownerOnlyWriter, readRegularFile, type OwnedWriter } from "./owned-files.js";
+import { controlPaths, type FileAnswer, onMessages, PIECE_BYTES, type ServerMessage, send, TOO_LONG } from "./control-protocol.js";
+import { type OwnedWriter, ownerOnlyWriter, readRegularFile } from "./owned-files.js";
 
 /** The control channel in DATA_DIR is not to be trusted: another user could have made it. */
 class UntrustedChannel extends Error {}
@@ -116,7 +116,10 @@ export async function runThroughServer(dataDir: string, argv: string[], io: CliI
   return new Promise<number>((resolve) => {
     let code: number | undefined;
     const answer = (id: number, work: () => Promise<FileAnswer>) =>
-      void work().then((a) => send(socket, a), (e: Error) => send(socket, { id, error: e.message }));
+      void work().then(
+        (a) => send(socket, a),
+        (e: Error) => send(socket, { id, error: e.message }),
+      );
     onMessages(
       socket,
       (raw) => {
@@ -147,7 +150,11 @@ export async function runThroughServer(dataDir: string, argv: string[], io: CliI
     socket.on("error", () => undefined);
     socket.on("close", () => {
       // A file the command did not finish is not left behind (nor put in place of the one there).
-      for (const writer of writers.values()) void writer.then((w) => w.abort(), () => undefined);
+      for (const writer of writers.values())
+        void writer.then(
+          (w) => w.abort(),
+          () => undefined,
+        );
       for (const reader of readers.values()) void reader.return?.();
       if (code === undefined) io.stderr("The server closed the control channel before the command finished (it may have stopped): run it again.\n");
       resolve(code ?? 1);

@@ -1,5 +1,5 @@
-import path from "node:path";
 import type { Socket } from "node:net";
+import path from "node:path";
 
 /**
  * The control channel: the CLI runs beside a server that holds the embedded database (PGlite admits one

@@ -1,8 +1,8 @@
-import { recordAudit, type AuditSource } from "../audit/audit.js";
+import { type AuditSource, recordAudit } from "../audit/audit.js";
 import { ApiError } from "../core/errors.js";
-import type { PrismaClient } from "../generated/prisma/client.js";
 import { isDatabaseUnavailable } from "../db/prisma-errors.js";
-import { clearWriteFreeze, setWriteFreeze, writeFreeze, type WriteFreeze } from "../db/service-state.js";
+import { clearWriteFreeze, setWriteFreeze, type WriteFreeze, writeFreeze } from "../db/service-state.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
 import { parse, printable, UsageError } from "./args.js";
 
 export const FREEZE_USAGE = `  freeze [--reason TEXT]                 refuse every write on every instance of this database (503
@@ -50,7 +50,9 @@ export async function freezeCommand(args: string[], prisma: PrismaClient, by: Au
     );
   } catch (error) {
     if (!isDatabaseUnavailable(error)) throw error;
-    io.stderr("Refused: writes still in flight did not end within the statement timeout (an import?), or the database did not answer; nothing was changed: try again.\n");
+    io.stderr(
+      "Refused: writes still in flight did not end within the statement timeout (an import?), or the database did not answer; nothing was changed: try again.\n",
+    );
     return 1;
   }
   const { set, current } = outcome;

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { constants, createReadStream } from "node:fs";
-import { lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
+import { type FileHandle, lstat, open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 
 /**

@@ -1,4 +1,4 @@
-import { recordAudit, type AuditSource } from "../audit/audit.js";
+import { type AuditSource, recordAudit } from "../audit/audit.js";
 import type { Config } from "../core/config.js";
 import { ApiError } from "../core/errors.js";
 import type { Database } from "../db/database.js";
@@ -31,7 +31,14 @@ function selector(values: { id?: string | undefined; pseudo?: string | undefined
 const named = (s: PlayerSelector) => ("id" in s ? `Player ${s.id}` : `Player '${s.pseudo}'`);
 
 /** `player export|erase|erasures`: what the admin routes do for a player's data, from the operator's command line. */
-export async function playerCommand(args: string[], db: Database, config: Pick<Config, "erasureLedger" | "drillMode">, files: CliFiles, source: AuditSource, io: Io): Promise<number> {
+export async function playerCommand(
+  args: string[],
+  db: Database,
+  config: Pick<Config, "erasureLedger" | "drillMode">,
+  files: CliFiles,
+  source: AuditSource,
+  io: Io,
+): Promise<number> {
   const [sub, ...rest] = args;
   const { values, positionals } = parse(rest, { id: { type: "string" }, pseudo: { type: "string" }, yes: { type: "boolean" }, json: { type: "boolean" } });
   switch (sub) {
@@ -52,7 +59,11 @@ export async function playerCommand(args: string[], db: Database, config: Pick<C
       if (positionals[0] === undefined) io.stdout(text);
       else {
         await files.write(positionals[0], [text]);
-        io.stderr(`Wrote ${printable(positionals[0])}: ${Object.entries(doc.manifest.counts).map(([k, n]) => `${n} ${k}`).join(", ")}.\n`);
+        io.stderr(
+          `Wrote ${printable(positionals[0])}: ${Object.entries(doc.manifest.counts)
+            .map(([k, n]) => `${n} ${k}`)
+            .join(", ")}.\n`,
+        );
       }
       return 0;
     }
@@ -66,7 +77,8 @@ export async function playerCommand(args: string[], db: Database, config: Pick<C
       if (outcome.kind === "already") throw new ApiError("PLAYER_ERASED", erasedMessage(outcome.receipt));
       const r = outcome.receipt;
       io.stdout(`Erased player ${r.playerId}: receipt ${r.id} at ${r.erasedAt}; removed ${counted(r.removed)}; scrubbed ${counted(r.scrubbed)}.\n`);
-      if (!ledger) io.stderr("Warning: no erasure ledger (ERASURE_LEDGER=off, or a drill): a restore of a backup made before this would bring the player back.\n");
+      if (!ledger)
+        io.stderr("Warning: no erasure ledger (ERASURE_LEDGER=off, or a drill): a restore of a backup made before this would bring the player back.\n");
       return 0;
     }
     case "erasures": {
@@ -82,4 +94,7 @@ export async function playerCommand(args: string[], db: Database, config: Pick<C
   }
 }
 
-const counted = (counts: Record<string, number>) => Object.entries(counts).map(([k, n]) => `${n} ${k}`).join(", ");
+const counted = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(", ");

@@ -1,6 +1,6 @@
 import type { Config } from "../core/config.js";
 import type { DbClient } from "../db/client.js";
-import { lastSweep, RETENTION_KINDS, sweeperName, sweepRetention, type Removed } from "../privacy/retention.js";
+import { lastSweep, RETENTION_KINDS, type Removed, sweeperName, sweepRetention } from "../privacy/retention.js";
 import { parse, printable, UsageError } from "./args.js";
 
 export const RETENTION_USAGE = `  retention status                       the retention settings, and the last sweep: when, by which

@@ -1,16 +1,16 @@
 import dotenv from "dotenv";
 import { loadConfig } from "../core/config.js";
-import { explainConnectError } from "../db/connect-errors.js";
-import { EmbeddedDatabaseBusyError } from "../db/embedded-lock.js";
-import type { Database } from "../db/database.js";
-import { migrate } from "../db/migrate.js";
-import { openConfiguredDatabase, TIGHTENED_WARNING } from "../db/open.js";
 import { createLogger } from "../core/logger.js";
 import { failureText } from "../core/operator-error.js";
+import { explainConnectError } from "../db/connect-errors.js";
+import type { Database } from "../db/database.js";
+import { EmbeddedDatabaseBusyError } from "../db/embedded-lock.js";
+import { migrate } from "../db/migrate.js";
+import { openConfiguredDatabase, TIGHTENED_WARNING } from "../db/open.js";
 import { commandName } from "./args.js";
 import { runCli } from "./cli.js";
-import { USAGE } from "./usage.js";
 import { runThroughServer } from "./control-client.js";
+import { USAGE } from "./usage.js";
 
 dotenv.config({ quiet: true });
 

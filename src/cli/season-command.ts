@@ -2,7 +2,7 @@ import type { AuditSource } from "../audit/audit.js";
 import { ApiError } from "../core/errors.js";
 import type { Database } from "../db/database.js";
 import { parseTimestamp } from "../fields/timestamp.js";
-import { endSeason, listSeasons, periodView, SEASON_NAME, SEASON_NAME_RULE, startSeason, type Period } from "../leaderboards/periods.js";
+import { endSeason, listSeasons, type Period, periodView, SEASON_NAME, SEASON_NAME_RULE, startSeason } from "../leaderboards/periods.js";
 import { parse, printable, table, UsageError } from "./args.js";
 
 export const SEASON_USAGE = `  season start <name> [--starts-at WHEN] [--ends-at WHEN]
@@ -37,7 +37,9 @@ export async function seasonCommand(args: string[], db: Database, by: AuditSourc
   switch (sub) {
     case "start": {
       const input = { name: named(positionals[0]), startsAt: moment("--starts-at", values["starts-at"]), endsAt: moment("--ends-at", values["ends-at"]) };
-      const season = await db.prisma.$transaction((tx) => startSeason(tx, { name: input.name, ...(input.startsAt && { startsAt: input.startsAt }), ...(input.endsAt && { endsAt: input.endsAt }) }, by));
+      const season = await db.prisma.$transaction((tx) =>
+        startSeason(tx, { name: input.name, ...(input.startsAt && { startsAt: input.startsAt }), ...(input.endsAt && { endsAt: input.endsAt }) }, by),
+      );
       io.stdout(`Started. ${line(season)}`);
       return 0;
     }

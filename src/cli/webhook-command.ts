@@ -4,7 +4,7 @@ import { ApiError } from "../core/errors.js";
 import { INT32_MAX } from "../fields/rules.js";
 import { formatTimestamp } from "../fields/timestamp.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { addEndpoint, listDeliveries, listEndpoints, redeliver, removeEndpoint, type DeliverySummary } from "../webhooks/manage.js";
+import { addEndpoint, type DeliverySummary, listDeliveries, listEndpoints, redeliver, removeEndpoint } from "../webhooks/manage.js";
 import { parse, printable, table, terminalJson, UsageError } from "./args.js";
 
 export const WEBHOOK_USAGE = `  webhook add <url> [--events TYPE,…]   send events to this URL (every type unless --events); prints
@@ -51,7 +51,10 @@ export async function webhookCommand(
     case "add": {
       const { values, positionals } = parse(rest, { events: { type: "string" } });
       if (positionals.length !== 1) throw new UsageError("webhook add takes one URL");
-      const events = values.events?.split(",").map((e) => e.trim()).filter((e) => e.length > 0);
+      const events = values.events
+        ?.split(",")
+        .map((e) => e.trim())
+        .filter((e) => e.length > 0);
       const { endpoint, secret } = await addEndpoint(prisma, config, { url: positionals[0]!, events }, by);
       io.stdout(`${endpoint.id}\n${secret}\n`);
       io.stderr(

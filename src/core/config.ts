@@ -1,8 +1,8 @@
 import path from "node:path";
 import { z } from "zod";
+import { integer, optionalUrl, parseTrustProxy, secretKey, timeZone, usernameList, validTrustProxy } from "./config-rules.js";
 import { OperatorError } from "./operator-error.js";
 import { TRACING_ENV } from "./tracing-config.js";
-import { integer, optionalUrl, parseTrustProxy, secretKey, timeZone, usernameList, validTrustProxy } from "./config-rules.js";
 
 /** The longest a request may be set to wait for a full-list slot (its Retry-After is this at most). */
 export const MAX_HEAVY_LIST_WAIT_MS = 600_000;
@@ -29,17 +29,27 @@ export const envSchema = z.object({
    * LISTEN and migrations. Unset: those use DATABASE_URL, and LISTEN falls back to polling where it is not delivered.
    */
   DATABASE_DIRECT_URL: optionalUrl(/^postgres(ql)?:\/\//, "expected a postgres:// or postgresql:// URL"),
-  DATA_DIR: z.string().min(1).default("./data").transform((dir) => path.resolve(dir)),
+  DATA_DIR: z
+    .string()
+    .min(1)
+    .default("./data")
+    .transform((dir) => path.resolve(dir)),
   /** The erasure ledger (docs/PRIVACY.md), outliving the database; unset: DATA_DIR/erasures.jsonl; `off`: none. Read, never written, by a drill. */
   ERASURE_LEDGER: z.string().min(1).optional(),
   DB_POOL_MAX: integer(1, 1000, 10),
   /** The statements run more than once are prepared on each connection; false for PgBouncer's transaction mode before 1.21. */
   // Unset: prepared unless DATABASE_URL turns out to be a transaction-mode pooler (db/pooler.ts).
-  DB_PREPARED_STATEMENTS: z.enum(["true", "false"]).optional().transform((raw) => (raw === undefined ? undefined : raw === "true")),
+  DB_PREPARED_STATEMENTS: z
+    .enum(["true", "false"])
+    .optional()
+    .transform((raw) => (raw === undefined ? undefined : raw === "true")),
   /** Worker processes (node:cluster) sharing the port; 1 = this process serves alone. */
   WEB_CONCURRENCY: integer(1, 256, 1),
   /** Apply pending migrations at start-up; false: refuse to start while any is pending (a release step applies them). */
-  MIGRATE_ON_START: z.enum(["true", "false"]).default("true").transform((raw) => raw === "true"),
+  MIGRATE_ON_START: z
+    .enum(["true", "false"])
+    .default("true")
+    .transform((raw) => raw === "true"),
   /**
    * Full lists (all players, by grade, infected stats) sent at once; the rest wait. A streamed list holds
    * at most two batches (about 1 MB), so this bounds the database and CPU share of lists more than memory.
@@ -96,7 +106,10 @@ export const envSchema = z.object({
     })
     .transform((raw) => (raw.trim() === "off" ? undefined : Number(raw.trim()))),
   /** Webhooks may target private, loopback and link-local addresses (tests, a receiver on the same network). */
-  WEBHOOKS_ALLOW_PRIVATE: z.enum(["true", "false"]).default("false").transform((raw) => raw === "true"),
+  WEBHOOKS_ALLOW_PRIVATE: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((raw) => raw === "true"),
   /** One delivery attempt gets this long for its answer; then it counts as failed and is retried. */
   WEBHOOKS_TIMEOUT_MS: integer(100, 120_000, 10_000),
   /** A delivery is retried (exponential backoff with jitter) for this long, then marked failed. */
@@ -128,7 +141,10 @@ export const envSchema = z.object({
    * A restore drill's server (docs/OPERATIONS.md, "A restore drill"): it delivers no webhook, and uses neither
    * REDIS_URL nor DATABASE_READ_URL (production's), whatever they say; `restore` marks its database a drill's copy.
    */
-  DRILL_MODE: z.enum(["true", "false"]).default("false").transform((raw) => raw === "true"),
+  DRILL_MODE: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((raw) => raw === "true"),
   /**
    * Signs every backup (HMAC-SHA256, at least 32 characters; the same on every instance), and makes restore
    * refuse a file it did not sign (unless --unsigned); unset: backups are sealed (SHA-256) but not signed.

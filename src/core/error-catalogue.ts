@@ -41,7 +41,8 @@ export const ERROR_CATALOGUE = {
   },
   ROUTE_NOT_FOUND: {
     status: 404,
-    meaning: "No route has this path; when the same path under /api is a route, the message names it; outside /api, it says where the documentation, the console and the health check are.",
+    meaning:
+      "No route has this path; when the same path under /api is a route, the message names it; outside /api, it says where the documentation, the console and the health check are.",
     action: "Check the path against the API documentation (all paths start with /api).",
   },
   METHOD_NOT_ALLOWED: {
@@ -66,12 +67,14 @@ export const ERROR_CATALOGUE = {
   },
   CONFLICT: {
     status: 409,
-    meaning: "The record's current state forbids the change (a user already revoked, a delivery still pending, an admin locking itself out); the message says which.",
+    meaning:
+      "The record's current state forbids the change (a user already revoked, a delivery still pending, an admin locking itself out); the message says which.",
     action: "Read the record's state, and change the request or wait for the state to change.",
   },
   SECRET_NOT_REPLAYED: {
     status: 409,
-    meaning: "Resent with the Idempotency-Key of a request that succeeded, whose answer held a secret (an API key, a webhook secret) that is not kept: the first request's effect stands.",
+    meaning:
+      "Resent with the Idempotency-Key of a request that succeeded, whose answer held a secret (an API key, a webhook secret) that is not kept: the first request's effect stands.",
     action: "Nothing was done again. If the first answer was lost, get a new secret (rotate the key, or remove and add the webhook).",
   },
   PRECONDITION_FAILED: {
@@ -96,7 +99,8 @@ export const ERROR_CATALOGUE = {
   },
   RATE_LIMITED: {
     status: 429,
-    meaning: "Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone).",
+    meaning:
+      "Too many requests: the API user has spent its requests for this minute (RateLimit headers), or the client's address has sent too many invalid keys, or keys its user may not use from there (Retry-After alone).",
     action: "Wait the number of seconds given in Retry-After, then retry; spread requests out (the RateLimit header tells what is left).",
   },
   TOO_MANY_STREAMS: {
@@ -141,7 +145,8 @@ export const ERROR_CATALOGUE = {
   },
   LISTS_BUSY: {
     status: 503,
-    meaning: "Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default). Whole lists only: a page (with limit) takes no slot.",
+    meaning:
+      "Every full-list slot of the instance (HEAVY_LISTS_AT_ONCE) stayed taken for HEAVY_LIST_WAIT_MS (10 s by default). Whole lists only: a page (with limit) takes no slot.",
     action: "Retry after the seconds given in Retry-After; poll with If-None-Match, as a 304 takes no slot.",
   },
   STARTING: {
@@ -151,7 +156,8 @@ export const ERROR_CATALOGUE = {
   },
   WRITES_FROZEN: {
     status: 503,
-    meaning: "The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written.",
+    meaning:
+      "The operator has paused every write on this database (`cli freeze`, for the last backup of a move, say): reads go on; the message says since when and why. Nothing was written.",
     action: "Retry the write (with the same Idempotency-Key) after the seconds given in Retry-After, as long as it takes; keep reading meanwhile.",
   },
   SHUTTING_DOWN: {

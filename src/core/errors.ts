@@ -62,15 +62,13 @@ export const errors = {
   routeNotFound: (method: string, path: string, suggestion?: string) =>
     new ApiError("ROUTE_NOT_FOUND", `No route ${method} ${path}${routeHint(path, suggestion)}`),
   consoleNotBuilt: () => new ApiError("ROUTE_NOT_FOUND", "No route GET /admin (the console is not built: run npm run build)"),
-  methodNotAllowed: (method: string, path: string) =>
-    new ApiError("METHOD_NOT_ALLOWED", `Method ${method} not allowed on ${path}`),
+  methodNotAllowed: (method: string, path: string) => new ApiError("METHOD_NOT_ALLOWED", `Method ${method} not allowed on ${path}`),
   conflict: (message: string) => new ApiError("CONFLICT", message),
   playerErased: (message: string) => new ApiError("PLAYER_ERASED", message),
   duplicate: (message: string) => new ApiError("DUPLICATE", message),
   referenceNotFound: (message: string) => new ApiError("REFERENCE_NOT_FOUND", message),
   secretNotReplayed: (message: string) => new ApiError("SECRET_NOT_REPLAYED", message),
-  preconditionFailed: (what: string) =>
-    new ApiError("PRECONDITION_FAILED", `${what} changed since the ETag sent in If-Match; nothing was written`),
+  preconditionFailed: (what: string) => new ApiError("PRECONDITION_FAILED", `${what} changed since the ETag sent in If-Match; nothing was written`),
   idempotencyKeyReused: (firstRoute: string, sameRoute: boolean, retainHours: number) =>
     new ApiError(
       "IDEMPOTENCY_KEY_REUSED",
@@ -78,27 +76,33 @@ export const errors = {
     ),
   malformedRequest: (message = "Malformed HTTP request") => new ApiError("MALFORMED_REQUEST", message),
   requestTimeout: () => new ApiError("REQUEST_TIMEOUT", "Request not received in time"),
-  headersTooLarge: (limitBytes: number) =>
-    new ApiError("HEADERS_TOO_LARGE", `Request headers larger than ${Math.round(limitBytes / 1024)} KB`),
+  headersTooLarge: (limitBytes: number) => new ApiError("HEADERS_TOO_LARGE", `Request headers larger than ${Math.round(limitBytes / 1024)} KB`),
   payloadTooLarge: () => new ApiError("PAYLOAD_TOO_LARGE", `Request body larger than ${BODY_LIMIT_KB} KB`),
   unsupportedMediaType: (message: string) => new ApiError("UNSUPPORTED_MEDIA_TYPE", message),
   unsupportedCharset: (charset: string) => new ApiError("UNSUPPORTED_MEDIA_TYPE", `Unsupported charset "${charset}"`),
   rateLimited: (message: string) => new ApiError("RATE_LIMITED", message),
-  internal: (requestId: string, cause?: unknown) =>
-    new ApiError("INTERNAL", `Internal server error (request id ${requestId})`, { cause }),
+  internal: (requestId: string, cause?: unknown) => new ApiError("INTERNAL", `Internal server error (request id ${requestId})`, { cause }),
   databaseUnavailable: () => new ApiError("DATABASE_UNAVAILABLE", "Database unavailable, retry later"),
-  listsBusy: (retryAfterSeconds: number) =>
-    new ApiError("LISTS_BUSY", `Too many full lists in progress on this instance: retry in ${retryAfterSeconds} s`),
+  listsBusy: (retryAfterSeconds: number) => new ApiError("LISTS_BUSY", `Too many full lists in progress on this instance: retry in ${retryAfterSeconds} s`),
   syncTokenExpired: (reason: string) => new ApiError("SYNC_TOKEN_EXPIRED", `since: ${reason}; take the full list again, without since`),
   cursorExpired: (reason: string) => new ApiError("SYNC_TOKEN_EXPIRED", `cursor: ${reason}; walk the list again from its first page, without cursor`),
   tooManyStreams: (limit: number, retryAfterSeconds: number) =>
-    new ApiError("TOO_MANY_STREAMS", `This API user already has ${limit} event stream${limit === 1 ? "" : "s"} open on this instance: close one, or retry in ${retryAfterSeconds} s`),
+    new ApiError(
+      "TOO_MANY_STREAMS",
+      `This API user already has ${limit} event stream${limit === 1 ? "" : "s"} open on this instance: close one, or retry in ${retryAfterSeconds} s`,
+    ),
   eventIdExpired: (parameter: string, reason: string, what = "resume after this event") =>
     new ApiError("EVENT_ID_EXPIRED", `${parameter}: the stream cannot ${what}: ${reason}; reload by sync, then open the stream without it`),
   typesForbidden: (types: readonly string[]) =>
-    new ApiError("FORBIDDEN", `types: this API user may not subscribe to ${types.join(", ")} (it may call no route that answers those records with every field their events carry)`),
+    new ApiError(
+      "FORBIDDEN",
+      `types: this API user may not subscribe to ${types.join(", ")} (it may call no route that answers those records with every field their events carry)`,
+    ),
   starting: () => new ApiError("STARTING", "Not ready: this instance is starting (opening the database, applying migrations); retry in a moment"),
   writesFrozen: (since: string, reason: string) =>
-    new ApiError("WRITES_FROZEN", `Writes are paused by the operator since ${since}${reason ? ` (${reason})` : ""}; reads go on and nothing was written: retry later`),
+    new ApiError(
+      "WRITES_FROZEN",
+      `Writes are paused by the operator since ${since}${reason ? ` (${reason})` : ""}; reads go on and nothing was written: retry later`,
+    ),
   shuttingDown: () => new ApiError("SHUTTING_DOWN", "Not ready: this instance is shutting down"),
 };

@@ -1,5 +1,5 @@
-import { pino, type DestinationStream, type Logger } from "pino";
-import { requestContext, type RequestContext } from "./context.js";
+import { type DestinationStream, type Logger, pino } from "pino";
+import { type RequestContext, requestContext } from "./context.js";
 
 export type { Logger };
 
@@ -84,7 +84,9 @@ export interface RequestLine {
  * (the history of bench/results.md). The caller checks that info is enabled.
  */
 export function writeRequestLine(logger: Logger, ctx: RequestContext, line: RequestLine): void {
-  const who = (ctx.user === undefined ? "" : `,"user":${JSON.stringify(ctx.user)}`) + (ctx.traceId === undefined ? "" : `,"trace_id":"${ctx.traceId}","span_id":"${ctx.spanId}"`);
+  const who =
+    (ctx.user === undefined ? "" : `,"user":${JSON.stringify(ctx.user)}`) +
+    (ctx.traceId === undefined ? "" : `,"trace_id":"${ctx.traceId}","span_id":"${ctx.spanId}"`);
   const own = logger as unknown as Record<symbol, unknown>;
   // A child logger's bindings (a cluster worker's `worker`), already serialized by pino, come after the time.
   const bindings = (own[pino.symbols.chindingsSym] as string | undefined) ?? "";
@@ -105,7 +107,14 @@ export function writeRequestLine(logger: Logger, ctx: RequestContext, line: Requ
 export function logDestination(fd: number, maxBufferBytes = LOG_BUFFER_BYTES): ReturnType<typeof pino.destination> {
   // Lines held as Buffers, joined once per block: held as text, each line appended made sonic-boom copy
   // the whole block held so far (to count its bytes), about 2 KB of garbage a request line.
-  const sonic = pino.destination({ dest: fd, sync: false, minLength: LOG_BLOCK_BYTES, maxWrite: 4 * LOG_BLOCK_BYTES, maxLength: maxBufferBytes, contentMode: "buffer" });
+  const sonic = pino.destination({
+    dest: fd,
+    sync: false,
+    minLength: LOG_BLOCK_BYTES,
+    maxWrite: 4 * LOG_BLOCK_BYTES,
+    maxLength: maxBufferBytes,
+    contentMode: "buffer",
+  });
   const holding = () => (sonic as unknown as { _len: number })._len > 0;
   const flushing = setInterval(() => {
     if (holding()) sonic.flush();
@@ -132,7 +141,11 @@ export function logDestination(fd: number, maxBufferBytes = LOG_BUFFER_BYTES): R
       let refused = false;
       const onDrop = () => (refused = true);
       sonic.once("drop", onDrop);
-      write(Buffer.from(`${JSON.stringify({ level: 40, time: new Date().toISOString(), droppedLines: dropped, msg: "log lines dropped: stdout was not taking them and the log buffer was full" })}\n`));
+      write(
+        Buffer.from(
+          `${JSON.stringify({ level: 40, time: new Date().toISOString(), droppedLines: dropped, msg: "log lines dropped: stdout was not taking them and the log buffer was full" })}\n`,
+        ),
+      );
       sonic.off("drop", onDrop);
       noticing = false;
       if (!refused) dropped = 0;

@@ -15,7 +15,10 @@ export const TRACING_ENV = {
   /** `none` turns tracing off whatever the endpoint; `otlp` (the default) exports to it. */
   OTEL_TRACES_EXPORTER: z.enum(["otlp", "none"], { error: "expected otlp or none" }).default("otlp"),
   /** `true` turns tracing off. */
-  OTEL_SDK_DISABLED: z.enum(["true", "false"], { error: "expected true or false" }).default("false").transform((raw) => raw === "true"),
+  OTEL_SDK_DISABLED: z
+    .enum(["true", "false"], { error: "expected true or false" })
+    .default("false")
+    .transform((raw) => raw === "true"),
   /** The service.name of every span. */
   OTEL_SERVICE_NAME: z.string().trim().min(1).default("game-community-api"),
   /** Which traces are kept: the OpenTelemetry samplers' names. */

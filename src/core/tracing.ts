@@ -1,5 +1,17 @@
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Link,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+} from "@opentelemetry/api";
 import { maskKeys } from "./api-keys.js";
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Link, type Span } from "@opentelemetry/api";
 
 /**
  * Traces (docs/OPERATIONS.md, "Traces"): the spans this service makes, through the OpenTelemetry API alone.
@@ -80,7 +92,12 @@ function exceptionOf(error: unknown): { name: string; message: string; stack?: s
  * Runs `work` in a child span of the active one (a root span with `parent`'s context if given): ended when
  * `work` settles, a throw recorded on it. Without tracing, `work` alone.
  */
-export function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>, options: { kind?: SpanKind; parent?: Context; links?: readonly (string | null)[] } = {}): Promise<T> {
+export function inSpan<T>(
+  name: string,
+  attributes: Attributes,
+  work: () => Promise<T>,
+  options: { kind?: SpanKind; parent?: Context; links?: readonly (string | null)[] } = {},
+): Promise<T> {
   if (!tracing.on) return work();
   const parent = options.parent ?? context.active();
   // A trace the sampler left out: its children would be left out too (parent-based), so none is made at all.

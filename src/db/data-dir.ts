@@ -16,7 +16,9 @@ function explain(error: unknown, dataDir: string): unknown {
       return new DataDirError(`${where} is on a read-only file system: mount it read-write (a container's volume without :ro), ${instead}.`, { cause: error });
     case "EACCES":
     case "EPERM":
-      return new DataDirError(`${where} cannot be created or written by ${user}: permission denied. Give it to this user (chown), ${instead}.`, { cause: error });
+      return new DataDirError(`${where} cannot be created or written by ${user}: permission denied. Give it to this user (chown), ${instead}.`, {
+        cause: error,
+      });
     case "ENOTDIR":
     case "EEXIST":
       return new DataDirError(`${where} cannot be a folder: a file is in the way on its path. Move that file, ${instead}.`, { cause: error });

@@ -4,14 +4,14 @@ import { citext } from "@electric-sql/pglite/contrib/citext";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import { traced } from "./traced-adapter.js";
 import { PrismaClient } from "../generated/prisma/client.js";
 import type { ReadClient } from "./client.js";
 import { acquireDataDirLock } from "./embedded-lock.js";
 import { pgListQueries, pgRawQueries } from "./pg-reader.js";
 import { poolerWarnings, startupTimeoutClient } from "./pooler.js";
 import { timedClient } from "./query-timeout.js";
-import { ListenUnavailableError, postgresSessions, sameDatabaseFirst, type SqlConnection, type SubscribeHandlers, type Subscription } from "./sessions.js";
+import { ListenUnavailableError, postgresSessions, type SqlConnection, type SubscribeHandlers, type Subscription, sameDatabaseFirst } from "./sessions.js";
+import { traced } from "./traced-adapter.js";
 
 export type { SqlConnection, Subscription } from "./sessions.js";
 export { ListenUnavailableError } from "./sessions.js";
@@ -156,7 +156,12 @@ function boundedPool(url: string, limits: PostgresLimits, connectionTimeoutMilli
           // The client's own backstop, for a server that never answers at all (a network partition):
           // a connection whose query timed out this way is discarded by the pool.
           // Sent as a startup parameter where the server (or a pooler in front) accepts it.
-          Client: startupTimeoutClient(timedClient(limits.statementTimeoutMs + connectionTimeoutMillis), url, limits.statementTimeoutMs, connectionTimeoutMillis),
+          Client: startupTimeoutClient(
+            timedClient(limits.statementTimeoutMs + connectionTimeoutMillis),
+            url,
+            limits.statementTimeoutMs,
+            connectionTimeoutMillis,
+          ),
         }
       : {}),
     idleTimeoutMillis: 30_000,
@@ -186,8 +191,7 @@ export function dumpMemoryDatabase(db: Database): Promise<Blob> {
 }
 
 function openEmbedded(options: { kind: "embedded"; dataDir: string; command: string; from?: Blob } | { kind: "memory"; from?: Blob }): Database {
-  const release =
-    options.kind === "embedded" ? acquireDataDirLock(options.dataDir, options.command) : () => undefined;
+  const release = options.kind === "embedded" ? acquireDataDirLock(options.dataDir, options.command) : () => undefined;
   let pglite: PGlite;
   try {
     pglite =

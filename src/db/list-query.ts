@@ -1,5 +1,5 @@
-import type { ReadClient } from "./client.js";
 import { Prisma } from "../generated/prisma/client.js";
+import type { ReadClient } from "./client.js";
 
 /**
  * What a list route reads, derived from its entity: the table, the answer's

@@ -105,9 +105,7 @@ export async function migrate(db: Database, logger: Logger, dir = MIGRATIONS_DIR
 /** The migrations the database has finished, by name; refuses one that failed earlier and was never resolved. */
 async function appliedMigrations(conn: SqlConnection): Promise<Map<string, AppliedMigration>> {
   await conn.exec(CREATE_BOOKKEEPING);
-  const rows = await conn.query<AppliedMigration>(
-    `SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`,
-  );
+  const rows = await conn.query<AppliedMigration>(`SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`);
   const failed = rows.find((r) => r.finished_at === null && r.rolled_back_at === null);
   if (failed) {
     throw new Error(
@@ -184,10 +182,7 @@ async function applyOne(conn: SqlConnection, migration: LocalMigration): Promise
       [id, migration.checksum, migration.name],
     );
     await conn.exec(migration.sql);
-    await conn.query(
-      `UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`,
-      [id],
-    );
+    await conn.query(`UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`, [id]);
   } catch (error) {
     throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
   }

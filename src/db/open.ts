@@ -1,6 +1,6 @@
 import type { Config } from "../core/config.js";
 import { makeDataDirOwnerOnly } from "./data-dir.js";
-import { openDatabase, type Database } from "./database.js";
+import { type Database, openDatabase } from "./database.js";
 
 export interface OpenHooks {
   /** An idle pool connection was dropped (PostgreSQL). */

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { listenDelivers, type Subscription, type SubscribeHandlers } from "./sessions.js";
+import { listenDelivers, type SubscribeHandlers, type Subscription } from "./sessions.js";
 
 /** PgBouncer's answer to a startup parameter it does not know (statement_timeout among them). */
 const REFUSED = /unsupported startup parameter/i;

@@ -36,14 +36,12 @@ function constraintViolation(error: unknown, which: keyof typeof KINDS): Constra
   const k = KINDS[which];
   if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return fromPostgres(error, k);
   const cause = adapterCause(error);
-  const matches =
-    (k.prisma as readonly string[]).includes(error.code) || cause?.kind === k.kind || cause?.originalCode === k.sqlState;
+  const matches = (k.prisma as readonly string[]).includes(error.code) || cause?.kind === k.kind || cause?.originalCode === k.sqlState;
   if (!matches) return undefined;
   const meta = error.meta as { target?: unknown; field_name?: unknown } | undefined;
   const legacy = meta?.target ?? meta?.field_name;
   return {
-    constraint:
-      cause?.constraint?.index ?? cause?.originalMessage?.match(k.message)?.[1] ?? (typeof legacy === "string" ? legacy : undefined),
+    constraint: cause?.constraint?.index ?? cause?.originalMessage?.match(k.message)?.[1] ?? (typeof legacy === "string" ? legacy : undefined),
     fields: cause?.constraint?.fields ?? (Array.isArray(legacy) ? legacy.map(String) : []),
   };
 }
@@ -73,14 +71,29 @@ export function isRecordNotFound(error: unknown): boolean {
  */
 // prettier-ignore
 const UNAVAILABLE_SQLSTATES = new Set([
-  "57014", "57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08006",
+  "57014",
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+  "08000",
+  "08001",
+  "08003",
+  "08006",
   // The server refuses this service's database or credentials (a misconfigured replica, a rotated password):
   // the operator's problem, not the client's, and /readyz must say "not ready".
-  "3D000", "28000", "28P01",
+  "3D000",
+  "28000",
+  "28P01",
 ]);
 const UNAVAILABLE_KINDS = new Set([
-  "DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TlsConnectionError",
-  "DatabaseDoesNotExist", "DatabaseAccessDenied", "AuthenticationFailed",
+  "DatabaseNotReachable",
+  "ConnectionClosed",
+  "SocketTimeout",
+  "TlsConnectionError",
+  "DatabaseDoesNotExist",
+  "DatabaseAccessDenied",
+  "AuthenticationFailed",
 ]);
 const UNAVAILABLE_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND"]);
 /** node-postgres says these in words only, without a code. */

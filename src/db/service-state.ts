@@ -68,11 +68,9 @@ export async function clearWriteFreeze(client: Client): Promise<WriteFreeze | un
 
 /** A write refused because writes are frozen: since when and why (from the trigger's message), else undefined. */
 export function frozenWrite(error: unknown): { since: string; reason: string } | undefined {
-  const cause = (
-    error instanceof Prisma.PrismaClientKnownRequestError
-      ? (error.meta as { driverAdapterError?: { cause?: { originalCode?: string; originalMessage?: string } } } | undefined)?.driverAdapterError?.cause
-      : undefined
-  ) ?? { originalCode: (error as { code?: unknown } | null)?.code, originalMessage: (error as Error | null)?.message };
+  const cause = (error instanceof Prisma.PrismaClientKnownRequestError
+    ? (error.meta as { driverAdapterError?: { cause?: { originalCode?: string; originalMessage?: string } } } | undefined)?.driverAdapterError?.cause
+    : undefined) ?? { originalCode: (error as { code?: unknown } | null)?.code, originalMessage: (error as Error | null)?.message };
   if (cause.originalCode !== FROZEN_SQLSTATE || typeof cause.originalMessage !== "string") return undefined;
   const match = /^writes are frozen since (\S+): ([\s\S]*)$/.exec(cause.originalMessage);
   return { since: match?.[1] ?? "", reason: match?.[2] ?? "" };

@@ -1,8 +1,8 @@
-import { formatTimestamp } from "../fields/timestamp.js";
+import { type ConstraintViolation, uniqueViolation } from "../db/prisma-errors.js";
 import type { UniqueConstraint } from "../fields/entity.js";
-import { ENTITIES } from "./all.js";
+import { formatTimestamp } from "../fields/timestamp.js";
 import { Prisma } from "../generated/prisma/client.js";
-import { uniqueViolation, type ConstraintViolation } from "../db/prisma-errors.js";
+import { ENTITIES } from "./all.js";
 
 /**
  * The unique constraints of the schema, by name: what they protect, so that
@@ -33,8 +33,7 @@ export function conflictMessage(violation: ConstraintViolation, input?: Record<s
   const constraint = `unique constraint ${name}${known?.caseInsensitive ? ", case-insensitive" : ""}`;
   const values = fields.map((f) => input?.[f]);
   if (known && values.every((v) => v !== undefined)) {
-    const value =
-      fields.length === 1 ? quoteValue(values[0]) : `(${fields.map((f, i) => `${f} ${quoteValue(values[i])}`).join(", ")})`;
+    const value = fields.length === 1 ? quoteValue(values[0]) : `(${fields.map((f, i) => `${f} ${quoteValue(values[i])}`).join(", ")})`;
     return `${known.subject} ${value} ${known.taken ?? "is already used"} (${constraint})`;
   }
   const on = fields.length > 0 ? ` on ${fields.join(", ")}` : "";
@@ -42,9 +41,7 @@ export function conflictMessage(violation: ConstraintViolation, input?: Record<s
 }
 
 /** The primary keys the database hands out (an id sequence): `<table>_pkey` → the table and its key column. */
-const GENERATED_KEYS = new Map(
-  ENTITIES.filter((e) => e.generatedKey).map((e) => [`${e.table}_pkey`, { table: e.table, key: e.primaryKey }]),
-);
+const GENERATED_KEYS = new Map(ENTITIES.filter((e) => e.generatedKey).map((e) => [`${e.table}_pkey`, { table: e.table, key: e.primaryKey }]));
 
 /**
  * A unique violation on a key the sequence handed out: the id was already

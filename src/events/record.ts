@@ -3,8 +3,9 @@
  * for each endpoint subscribed to it. Webhooks (webhooks/) deliver them; the event stream (stream/)
  * reads them too. The types are catalogue.ts's.
  */
-import type { DbClient } from "../db/client.js";
+
 import { currentTraceparent } from "../core/tracing.js";
+import type { DbClient } from "../db/client.js";
 import { Prisma } from "../generated/prisma/client.js";
 import type { EventType } from "./catalogue.js";
 

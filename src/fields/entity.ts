@@ -85,7 +85,9 @@ function project<F extends Fields, Out>(fields: F, names: (keyof F & string)[], 
   const converters = names.map((n) => [n, fields[n]!.spec.toJson as ((v: unknown) => unknown) | undefined] as const);
   return {
     names,
-    response: z.strictObject(shape).meta(meta.description === undefined ? { id: meta.id } : { id: meta.id, description: meta.description }) as unknown as z.ZodType<Out>,
+    response: z
+      .strictObject(shape)
+      .meta(meta.description === undefined ? { id: meta.id } : { id: meta.id, description: meta.description }) as unknown as z.ZodType<Out>,
     columns: Prisma.raw(columns),
     toJson(row) {
       const json: Record<string, unknown> = {};
@@ -107,7 +109,15 @@ function uniqueConstraints(table: string, fields: Fields): UniqueConstraint[] {
     if (known) known.columns.push(name);
     else {
       const subject = unique.subject ?? name[0]!.toUpperCase() + name.slice(1);
-      byName.set(constraint, { constraint, table, columns: [name], caseInsensitive: f.spec.caseInsensitive === true, subject, taken: unique.taken, where: unique.where });
+      byName.set(constraint, {
+        constraint,
+        table,
+        columns: [name],
+        caseInsensitive: f.spec.caseInsensitive === true,
+        subject,
+        taken: unique.taken,
+        where: unique.where,
+      });
     }
   }
   return [...byName.values()];
@@ -166,7 +176,9 @@ export function defineEntity<F extends Fields, Kind extends string, Key extends 
     bookkeeping: options.bookkeeping ?? [],
     /** The body of a create: every field but the primary key, by its create rule. */
     createBody(example: Record<string, unknown>) {
-      return z.strictObject(Object.fromEntries(others.map((n) => [n, fields[n]!.spec.create ?? fields[n]!.input]))).meta({ example }) as unknown as z.ZodObject<{
+      return z
+        .strictObject(Object.fromEntries(others.map((n) => [n, fields[n]!.spec.create ?? fields[n]!.input])))
+        .meta({ example }) as unknown as z.ZodObject<{
         [K in Exclude<keyof F, Key>]: F[K]["createRule"];
       }>;
     },

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { bool, clearableText, count, id, int32, INT32_MAX, text } from "./rules.js";
-import { formatTimestamp, timestamp, TIMESTAMP_PATTERN, timestampSql } from "./timestamp.js";
+import { bool, clearableText, count, INT32_MAX, id, int32, text } from "./rules.js";
+import { formatTimestamp, TIMESTAMP_PATTERN, timestamp, timestampSql } from "./timestamp.js";
 
 /**
  * One field of an entity: its input rule (what an import file or a request
@@ -134,7 +134,14 @@ const plain = <In extends z.ZodType, Out extends z.ZodType>(input: In, output: O
 export const field = {
   id: () => plain(id, z.int().min(1).max(INT32_MAX)),
   count: () => plain(count, z.int().min(0).max(INT32_MAX)),
-  int32: () => plain(int32, z.int().min(-INT32_MAX - 1).max(INT32_MAX)),
+  int32: () =>
+    plain(
+      int32,
+      z
+        .int()
+        .min(-INT32_MAX - 1)
+        .max(INT32_MAX),
+    ),
   bool: () => plain(bool, z.boolean()),
   text: (max: number, min = 1) => plain(text(max, min), z.string(), { length: { min, max } }),
   timestamp: () =>

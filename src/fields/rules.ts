@@ -9,7 +9,10 @@ export const INT32_MAX = 2_147_483_647;
 
 export const id = z.int("expected an integer").min(1, "expected a positive integer").max(INT32_MAX, `expected at most ${INT32_MAX}`);
 export const count = z.int("expected an integer").min(0, "expected 0 or more").max(INT32_MAX, `expected at most ${INT32_MAX}`);
-export const int32 = z.int("expected an integer").min(-INT32_MAX - 1, `expected at least ${-INT32_MAX - 1}`).max(INT32_MAX, `expected at most ${INT32_MAX}`);
+export const int32 = z
+  .int("expected an integer")
+  .min(-INT32_MAX - 1, `expected at least ${-INT32_MAX - 1}`)
+  .max(INT32_MAX, `expected at most ${INT32_MAX}`);
 export const bool = z.boolean("expected true or false");
 
 /**
@@ -30,9 +33,7 @@ export const text = (max: number, min = 1) =>
  * clears it (the spec's clients send "null").
  */
 export const clearableText = (max: number, min = 0) =>
-  z
-    .union([text(max, min), z.null()], { error: "expected a string or null" })
-    .transform((v) => (v === "null" ? null : v));
+  z.union([text(max, min), z.null()], { error: "expected a string or null" }).transform((v) => (v === "null" ? null : v));
 
 /** A PATCH body must change something besides the record's id. */
 export function requireAChange(body: Record<string, unknown>, ctx: z.RefinementCtx): void {

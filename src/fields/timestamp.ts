@@ -16,8 +16,7 @@ export function timestampSql(column: string): string {
 
 export const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
-const ISO_DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-](\d{2}):(\d{2}))$/;
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-](\d{2}):(\d{2}))$/;
 
 const FIRST_MOMENT = new Date("0001-01-01T00:00:00Z");
 const LAST_MOMENT = new Date("9999-12-31T23:59:59Z");
@@ -66,14 +65,13 @@ const timestampText = (parse: (raw: string) => Date | undefined, single = "expec
   });
 
 /** A timestamp sent by a client or an import file, parsed to a Date. */
-export const timestamp = timestampText(parseTimestamp)
-  .meta({
-    description:
-      `An ${TIMESTAMP_FORMS}. An offset such as +01:00 is converted to UTC; fractions of a second are accepted ` +
-      "and dropped (stored in whole seconds). A date without a time, or a time without Z or an offset, is a 400.",
-    override: { type: "string", format: "date-time", pattern: ISO_DATE_TIME.source },
-    example: "2026-11-22T10:15:30+01:00",
-  });
+export const timestamp = timestampText(parseTimestamp).meta({
+  description:
+    `An ${TIMESTAMP_FORMS}. An offset such as +01:00 is converted to UTC; fractions of a second are accepted ` +
+    "and dropped (stored in whole seconds). A date without a time, or a time without Z or an offset, is a 400.",
+  override: { type: "string", format: "date-time", pattern: ISO_DATE_TIME.source },
+  example: "2026-11-22T10:15:30+01:00",
+});
 
 /** A moment sent to the millisecond (a stream's `startAt`): as `timestamp`, its fraction kept to the millisecond. */
 export const instant = timestampText((raw) => {

@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import express, { type Request, type Response } from "express";
 import type { Step } from "../auth/authenticate.js";
-import { BODY_LIMIT_KB, errors, type ApiError } from "../core/errors.js";
+import { type ApiError, BODY_LIMIT_KB, errors } from "../core/errors.js";
 import { malformedJsonMessage } from "./json-position.js";
 
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";

@@ -2,10 +2,10 @@ import type { RefusedAddress } from "../auth/authenticate.js";
 import type { CallerDirectory } from "../auth/callers.js";
 import type { Config } from "../core/config.js";
 import type { requestContext } from "../core/context.js";
-import type { Database } from "../db/database.js";
-import type { EventHub } from "../stream/hub.js";
-import type { Bulkhead } from "../limits/bulkhead.js";
 import type { Logger } from "../core/logger.js";
+import type { Database } from "../db/database.js";
+import type { Bulkhead } from "../limits/bulkhead.js";
+import type { EventHub } from "../stream/hub.js";
 import type { ApiUsers } from "../users/users.js";
 
 /** What the request path uses (handlers get only their kind's part of it). Built once per app, so tests build their own. */

@@ -1,12 +1,12 @@
 import type { ErrorRequestHandler } from "express";
-import { conflictMessage, generatedKeyCollision } from "../entities/constraints.js";
-import { isDatabaseUnavailable, isRecordNotFound, uniqueViolation } from "../db/prisma-errors.js";
-import { frozenWrite } from "../db/service-state.js";
+import { requestContext } from "../core/context.js";
 import { ApiError, ERROR_NAME_HEADER, errors } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
-import { malformedJsonMessage } from "./json-position.js";
-import { requestContext } from "../core/context.js";
 import { recordFailure } from "../core/tracing.js";
+import { isDatabaseUnavailable, isRecordNotFound, uniqueViolation } from "../db/prisma-errors.js";
+import { frozenWrite } from "../db/service-state.js";
+import { conflictMessage, generatedKeyCollision } from "../entities/constraints.js";
+import { malformedJsonMessage } from "./json-position.js";
 
 interface HttpError {
   type?: unknown;

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Request } from "express";
-import type { DbClient } from "../db/client.js";
 import { maskKeys } from "../core/api-keys.js";
 import { ApiError, errors } from "../core/errors.js";
+import type { DbClient } from "../db/client.js";
 import type { RouteSpec } from "./route.js";
 
 /**
@@ -69,7 +69,9 @@ export function idempotencyKey(req: Request): string | undefined {
 
 /** The same request means the same method, path and JSON body, whatever its key order and spacing. */
 export function fingerprint(route: RouteSpec, body: unknown): string {
-  return createHash("sha256").update(`${route.method} ${route.path}\n${canonicalJson(body)}`).digest("hex");
+  return createHash("sha256")
+    .update(`${route.method} ${route.path}\n${canonicalJson(body)}`)
+    .digest("hex");
 }
 
 function canonicalJson(value: unknown): string {
@@ -101,9 +103,7 @@ export async function claimKey(tx: DbClient, r: KeyedRequest): Promise<Answer | 
             "responseStatus" = NULL, "responseBody" = NULL, "responseError" = NULL
         WHERE idempotency_keys."createdAt" <= ${expired}`;
     if (claimed === 1) return undefined;
-    const rows = await tx.$queryRaw<
-      { route: string; fingerprint: string; status: number | null; body: string | null; error: string | null }[]
-    >`
+    const rows = await tx.$queryRaw<{ route: string; fingerprint: string; status: number | null; body: string | null; error: string | null }[]>`
       SELECT route, fingerprint, "responseStatus" AS status, "responseBody" AS body, "responseError" AS error
         FROM idempotency_keys WHERE "apiUserId" = ${r.userId} AND key = ${r.key}`;
     const stored = rows[0];
@@ -120,13 +120,7 @@ export async function claimKey(tx: DbClient, r: KeyedRequest): Promise<Answer | 
  */
 const isStoredFailure = (error: unknown): error is ApiError => error instanceof ApiError && error.status > 400 && error.status < 500;
 
-export async function runOnce(
-  tx: DbClient,
-  r: KeyedRequest,
-  route: RouteSpec,
-  success: number,
-  handler: () => Promise<Written>,
-): Promise<Answer> {
+export async function runOnce(tx: DbClient, r: KeyedRequest, route: RouteSpec, success: number, handler: () => Promise<Written>): Promise<Answer> {
   await tx.$executeRawUnsafe("SAVEPOINT idempotent_write");
   let answer: Answer;
   let replay: Answer;

@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { parse, unescape, type ParsedUrlQuery } from "node:querystring";
+import { type ParsedUrlQuery, parse, unescape } from "node:querystring";
 import { errors } from "../core/errors.js";
 
 /**
@@ -28,7 +28,12 @@ function decodesToUtf8(text: string): boolean {
     decodeURIComponent(text);
     return true;
   } catch {
-    return isUtf8(Buffer.from(text.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))), "latin1"));
+    return isUtf8(
+      Buffer.from(
+        text.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+        "latin1",
+      ),
+    );
   }
 }
 

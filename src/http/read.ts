@@ -1,13 +1,13 @@
 import type { Request, Response } from "express";
-import { hashApiKey } from "../core/api-keys.js";
 import { presentedKey } from "../auth/authenticate.js";
-import type { AppDeps } from "./deps.js";
+import { hashApiKey } from "../core/api-keys.js";
 import { errors } from "../core/errors.js";
-import { BulkheadTimeout } from "../limits/bulkhead.js";
-import { nextLink } from "../lists/next-link.js";
 import { sendJsonText } from "../core/send.js";
-import { isPage, sendList, StreamedList } from "../lists/list.js";
-import { EventStreamAnswer, JsonText, Page, Versioned, type ReadContext, type RouteInput, type RouteSpec } from "./route.js";
+import { BulkheadTimeout } from "../limits/bulkhead.js";
+import { isPage, StreamedList, sendList } from "../lists/list.js";
+import { nextLink } from "../lists/next-link.js";
+import type { AppDeps } from "./deps.js";
+import { EventStreamAnswer, JsonText, Page, type ReadContext, type RouteInput, type RouteSpec, Versioned } from "./route.js";
 
 /**
  * How a GET runs: on the reader client, with no audit. A list's version
@@ -55,7 +55,11 @@ export async function runRead(
     result = result.body;
   }
   if (listTag !== undefined) res.setHeader("ETag", listTag);
-  if (result instanceof JsonText) res.status(route.successStatus ?? 200).type("application/json; charset=utf-8").send(result.text);
+  if (result instanceof JsonText)
+    res
+      .status(route.successStatus ?? 200)
+      .type("application/json; charset=utf-8")
+      .send(result.text);
   else sendJsonText(res, route.successStatus ?? 200, JSON.stringify(result));
 }
 

@@ -1,12 +1,12 @@
 import type { Request, RequestHandler, Response, Router } from "express";
 import type { z } from "zod";
-import { authenticate, authorize, type AuthenticationGuards, type Step } from "../auth/authenticate.js";
-import { conflictMessage, generatedKeyCollision } from "../entities/constraints.js";
-import { foreignKeyViolation, uniqueViolation } from "../db/prisma-errors.js";
-import type { AppDeps } from "./deps.js";
+import { type AuthenticationGuards, authenticate, authorize, type Step } from "../auth/authenticate.js";
 import { errors } from "../core/errors.js";
 import { inSpan, tracing } from "../core/tracing.js";
+import { foreignKeyViolation, uniqueViolation } from "../db/prisma-errors.js";
+import { conflictMessage, generatedKeyCollision } from "../entities/constraints.js";
 import { jsonBody } from "./body.js";
+import type { AppDeps } from "./deps.js";
 import { runRead } from "./read.js";
 import type { RouteInput, RouteSpec } from "./route.js";
 import { PARSE_OPTIONS, validationError } from "./validation.js";
@@ -170,10 +170,12 @@ function parseInput(route: RouteSpec, declared: readonly string[], req: Request)
     throw errors.validation("If-Match: this route has no ETag to match, so it cannot make the write conditional; send it without If-Match");
   }
   if (route.headers) {
-    const sent = Object.fromEntries(declared.flatMap((name) => {
-      const value = req.headers[name.toLowerCase()];
-      return value === undefined ? [] : [[name, value]];
-    }));
+    const sent = Object.fromEntries(
+      declared.flatMap((name) => {
+        const value = req.headers[name.toLowerCase()];
+        return value === undefined ? [] : [[name, value]];
+      }),
+    );
     const parsed = route.headers.safeParse(sent, PARSE_OPTIONS);
     if (!parsed.success) throw validationError(parsed.error);
     input.headers = parsed.data;

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { context, TraceFlags } from "@opentelemetry/api";
 import type { Request, RequestHandler, Response } from "express";
 import { maskKeys } from "../core/api-keys.js";
-import { requestContext, type RequestContext } from "../core/context.js";
-import { writeRequestLine, type Logger } from "../core/logger.js";
-import { context, TraceFlags } from "@opentelemetry/api";
+import { type RequestContext, requestContext } from "../core/context.js";
+import { type Logger, writeRequestLine } from "../core/logger.js";
 import { endRequestSpan, startRequestSpan, tracing } from "../core/tracing.js";
 import { JSON_HEADERS } from "./security-headers.js";
 

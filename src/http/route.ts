@@ -1,16 +1,16 @@
 import { z } from "zod";
-import type { AuditedWrite, AuditEntry, AuditSource } from "../audit/audit.js";
+import type { AuditEntry, AuditedWrite, AuditSource } from "../audit/audit.js";
 import type { Caller } from "../auth/caller.js";
 import type { CallerDirectory } from "../auth/callers.js";
 import type { CallerGroup, Config } from "../core/config.js";
+import type { ApiError } from "../core/errors.js";
 import type { DbClient, ReadClient } from "../db/client.js";
 import type { ListSource } from "../db/list-query.js";
-import type { StreamStart } from "../stream/event-id.js";
-import type { ApiError } from "../core/errors.js";
 import type { Prisma } from "../generated/prisma/client.js";
-import type { ApiUsers } from "../users/users.js";
-import { cursorNeedsLimit, LIST_QUERY, type ListQuery } from "../lists/list-params.js";
 import { StreamedList } from "../lists/list.js";
+import { cursorNeedsLimit, LIST_QUERY, type ListQuery } from "../lists/list-params.js";
+import type { StreamStart } from "../stream/event-id.js";
+import type { ApiUsers } from "../users/users.js";
 
 /**
  * A route is a declaration: method, path, who may call it, what it takes, and
@@ -166,10 +166,7 @@ type ReadDeclaration<Q extends z.ZodType, B extends z.ZodType, H extends z.ZodTy
    * sent as ETag, and If-None-Match is answered 304 without running the handler.
    */
   etag?: Handler<RouteInput<Q, B, H>, ReadContext, string>;
-} & (
-    | { handler: Handler<RouteInput<Q, B, H>, ReadContext, Answer<R>>; list?: never }
-    | { list: ListDeclaration<RouteInput<Q, B, H>>; handler?: never }
-  );
+} & ({ handler: Handler<RouteInput<Q, B, H>, ReadContext, Answer<R>>; list?: never } | { list: ListDeclaration<RouteInput<Q, B, H>>; handler?: never });
 
 /**
  * How a write's foreign key naming nothing (an unknown player) is answered: as `kind`, the message naming

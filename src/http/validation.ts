@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { errors, type ApiError } from "../core/errors.js";
+import { type ApiError, errors } from "../core/errors.js";
 
 /** Parse options that make zod keep the offending input in its issues, so messages can say what was received. */
 export const PARSE_OPTIONS = { reportInput: true } as const;

@@ -1,15 +1,15 @@
 import type { Request, Response } from "express";
-import { auditedWrite, recordAudit, type AuditedUpdateEntry, type AuditSource } from "../audit/audit.js";
+import { type AuditedUpdateEntry, type AuditSource, auditedWrite, recordAudit } from "../audit/audit.js";
 import type { Config } from "../core/config.js";
+import { ERROR_NAME_HEADER } from "../core/errors.js";
+import { sendJsonText } from "../core/send.js";
 import type { DbClient } from "../db/client.js";
 import type { RowUpdate } from "../db/sql.js";
-import type { Prisma } from "../generated/prisma/client.js";
 import { advanceIdSequence, generatedKeyCollision, largestId } from "../entities/constraints.js";
-import { ERROR_NAME_HEADER } from "../core/errors.js";
+import type { Prisma } from "../generated/prisma/client.js";
 import type { AppDeps } from "./deps.js";
-import { claimKey, fingerprint, idempotencyKey, REPLAYED_HEADER, runOnce, type Answer, type Written } from "./idempotency.js";
-import { Versioned, type RouteSpec, type TransactionContext } from "./route.js";
-import { sendJsonText } from "../core/send.js";
+import { type Answer, claimKey, fingerprint, idempotencyKey, REPLAYED_HEADER, runOnce, type Written } from "./idempotency.js";
+import { type RouteSpec, type TransactionContext, Versioned } from "./route.js";
 
 /**
  * How a write runs: the handler's statements, its audit entry and, for a POST

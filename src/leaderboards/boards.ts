@@ -57,7 +57,9 @@ async function count(db: ReadClient, source: BoardSource, stat: Statistic, befor
 }
 
 async function pseudos(db: ReadClient, list: Row[]): Promise<Map<number, string>> {
-  const found = await db.$queryRaw<{ id: number; pseudo: string }[]>`SELECT id, pseudo::text FROM players WHERE id IN (${Prisma.join(list.map((r) => r.playerId))})`;
+  const found = await db.$queryRaw<
+    { id: number; pseudo: string }[]
+  >`SELECT id, pseudo::text FROM players WHERE id IN (${Prisma.join(list.map((r) => r.playerId))})`;
   return new Map(found.map((p) => [p.id, p.pseudo]));
 }
 
@@ -108,6 +110,8 @@ export async function aroundOf(db: ReadClient, source: BoardSource, stat: Statis
   const list = [...higher.reverse(), row, ...below];
   // Before the first row: those above its value, and its ties of a lower id.
   const first = list[0]!;
-  const before = (await above(db, source, stat, first.value)) + (await count(db, source, stat, Prisma.sql`-${quoted(stat)} = ${-first.value}::int AND "playerId" < ${first.playerId}::int`));
+  const before =
+    (await above(db, source, stat, first.value)) +
+    (await count(db, source, stat, Prisma.sql`-${quoted(stat)} = ${-first.value}::int AND "playerId" < ${first.playerId}::int`));
   return ranked(db, source, stat, list, before);
 }

@@ -1,10 +1,10 @@
-import { recordAudit, type AuditSource } from "../audit/audit.js";
-import type { EventType } from "../events/catalogue.js";
-import { recordEvent } from "../events/record.js";
+import { type AuditSource, recordAudit } from "../audit/audit.js";
 import { errors } from "../core/errors.js";
 import type { DbClient, ReadClient } from "../db/client.js";
+import type { EventType } from "../events/catalogue.js";
+import { recordEvent } from "../events/record.js";
 import { Prisma } from "../generated/prisma/client.js";
-import { STATISTICS, topOf, type BoardEntry, type Statistic } from "./boards.js";
+import { type BoardEntry, STATISTICS, type Statistic, topOf } from "./boards.js";
 
 /**
  * A board's periods (table leaderboard_periods): the day, the week (ISO, from Monday) and the month in
@@ -93,7 +93,10 @@ export async function announce(db: DbClient): Promise<number> {
   const ended = await db.$queryRaw<Period[]>`
     SELECT ${COLUMNS} FROM leaderboard_periods WHERE kind = 'season' AND "endAnnouncedAt" IS NULL AND "endsAt" <= now() ORDER BY "endsAt", id`;
   for (const season of ended) {
-    written += await markAndAnnounce(db, season.id, Prisma.raw(`"endAnnouncedAt"`), SEASON_ENDED_EVENT, { ...periodView(season), top: await tops(db, season.id) });
+    written += await markAndAnnounce(db, season.id, Prisma.raw(`"endAnnouncedAt"`), SEASON_ENDED_EVENT, {
+      ...periodView(season),
+      top: await tops(db, season.id),
+    });
   }
   return written;
 }
@@ -127,7 +130,8 @@ export async function startSeason(db: DbClient, input: { name: string; startsAt?
   const [row] = await db.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
   const now = row!.now;
   const startsAt = input.startsAt ?? now;
-  if (startsAt.getTime() < now.getTime() - 60_000) throw errors.validation("startsAt: in the past; a season counts gains from its start, so it starts now or later");
+  if (startsAt.getTime() < now.getTime() - 60_000)
+    throw errors.validation("startsAt: in the past; a season counts gains from its start, so it starts now or later");
   if (input.endsAt && input.endsAt.getTime() <= startsAt.getTime()) throw errors.validation("endsAt: not after startsAt; a season ends after it begins");
   const existing = await periodByKey(db, "season", input.name);
   if (existing) throw errors.conflict(`Season '${input.name}' already exists (it starts ${existing.startsAt.toISOString()}): nothing changed`);
@@ -143,13 +147,20 @@ export async function startSeason(db: DbClient, input: { name: string; startsAt?
 export async function endSeason(db: DbClient, input: { name: string; endsAt?: Date }, by: AuditSource): Promise<Period> {
   const season = await periodByKey(db, "season", input.name);
   if (!season) throw errors.notFound("Season");
-  if (season.endsAt && season.endsAt.getTime() <= Date.now()) throw errors.conflict(`Season '${input.name}' ended at ${season.endsAt.toISOString()}: nothing changed`);
+  if (season.endsAt && season.endsAt.getTime() <= Date.now())
+    throw errors.conflict(`Season '${input.name}' ended at ${season.endsAt.toISOString()}: nothing changed`);
   const [row] = await db.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
   const endsAt = input.endsAt ?? row!.now;
   if (endsAt.getTime() <= season.startsAt.getTime()) {
     throw errors.validation(`endsAt: not after the season's start (${season.startsAt.toISOString()}); a season ends after it begins`);
   }
   const [ended] = await db.$queryRaw<Period[]>`UPDATE leaderboard_periods SET "endsAt" = ${endsAt} WHERE id = ${season.id} RETURNING ${COLUMNS}`;
-  await recordAudit(db, { ...by, action: "season.end", target: `season:${input.name}`, changes: { endsAt: endsAt.toISOString() }, before: { endsAt: season.endsAt?.toISOString() ?? null } });
+  await recordAudit(db, {
+    ...by,
+    action: "season.end",
+    target: `season:${input.name}`,
+    changes: { endsAt: endsAt.toISOString() },
+    before: { endsAt: season.endsAt?.toISOString() ?? null },
+  });
   return ended!;
 }

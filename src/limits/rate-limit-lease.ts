@@ -1,4 +1,4 @@
-import { MemoryStore, type ClientRateLimitInfo, type Options } from "express-rate-limit";
+import { type ClientRateLimitInfo, MemoryStore, type Options } from "express-rate-limit";
 import type { Redis } from "./redis.js";
 
 /**

@@ -1,9 +1,9 @@
-import { MemoryStore, type ClientRateLimitInfo, type Options, type Store } from "express-rate-limit";
-import { RedisStore, type RedisReply } from "rate-limit-redis";
+import { type ClientRateLimitInfo, MemoryStore, type Options, type Store } from "express-rate-limit";
+import { type RedisReply, RedisStore } from "rate-limit-redis";
 import type { Logger } from "../core/logger.js";
-import type { Redis } from "./redis.js";
 import { throttledWarning } from "../core/throttled-warning.js";
 import { LeasedCounter, type Place } from "./rate-limit-lease.js";
+import type { Redis } from "./redis.js";
 
 /**
  * After a Redis command failed while connected (it timed out: Redis accepts
@@ -52,10 +52,26 @@ export class CounterPlace implements Place {
         local.init(options);
         void shared.init(options);
       },
-      get: (key) => this.run(() => shared.get(key), () => local.get(key)),
-      increment: (key) => this.run(() => shared.increment(key), () => local.increment(key)),
-      decrement: (key) => this.run(() => shared.decrement(key), () => local.decrement(key)),
-      resetKey: (key) => this.run(() => shared.resetKey(key), () => local.resetKey(key)),
+      get: (key) =>
+        this.run(
+          () => shared.get(key),
+          () => local.get(key),
+        ),
+      increment: (key) =>
+        this.run(
+          () => shared.increment(key),
+          () => local.increment(key),
+        ),
+      decrement: (key) =>
+        this.run(
+          () => shared.decrement(key),
+          () => local.decrement(key),
+        ),
+      resetKey: (key) =>
+        this.run(
+          () => shared.resetKey(key),
+          () => local.resetKey(key),
+        ),
     };
   }
 
@@ -159,4 +175,3 @@ class RecoveringRedisStore extends RedisStore {
 function redisCommand(redis: Redis): (...args: string[]) => Promise<RedisReply> {
   return (command, ...args) => redis.call(command, ...args) as Promise<RedisReply>;
 }
-

@@ -1,12 +1,12 @@
 import type { Request, Response } from "express";
-import { ipKeyGenerator, MemoryStore, type ClientRateLimitInfo, type Options, type RateLimitInfo, type Store } from "express-rate-limit";
-import type { Config } from "../core/config.js";
-import { errors, type ApiError } from "../core/errors.js";
-import type { Logger } from "../core/logger.js";
-import type { Redis } from "./redis.js";
+import { type ClientRateLimitInfo, ipKeyGenerator, MemoryStore, type Options, type RateLimitInfo, type Store } from "express-rate-limit";
 import type { Admission, AuthenticationGuards, FailedAuthentications, Step } from "../auth/authenticate.js";
+import type { Config } from "../core/config.js";
+import { type ApiError, errors } from "../core/errors.js";
+import type { Logger } from "../core/logger.js";
 import type { LeasedCounter } from "./rate-limit-lease.js";
 import { CounterPlace } from "./rate-limit-store.js";
+import type { Redis } from "./redis.js";
 
 /** Which limit refused a request: the API user's budget, or the client address's failed keys. */
 export type RateLimitKind = "user" | "address";
@@ -34,14 +34,7 @@ const USER_POLICY = "user";
  * failed key checks only (AUTH_FAILURES_PER_MINUTE). Fixed windows of a minute, counted in Redis when
  * configured, in each instance's memory while Redis is unreachable.
  */
-export function createRateLimits({
-  config,
-  logger,
-  redis,
-  onLimited,
-  onCountingLocally,
-  windowMs = WINDOW_MS,
-}: RateLimitOptions): AuthenticationGuards {
+export function createRateLimits({ config, logger, redis, onLimited, onCountingLocally, windowMs = WINDOW_MS }: RateLimitOptions): AuthenticationGuards {
   const counters = redis ? new CounterPlace(redis, logger, onCountingLocally) : undefined;
   const store = (name: string): Store => (counters ? counters.store(`${config.redisKeyPrefix}${name}:`) : new MemoryStore());
   const limited = onLimited ?? (() => undefined);

@@ -44,12 +44,12 @@ export function createRedis(url: string, logger: Logger): Redis {
  */
 function traceCommands(redis: Redis): void {
   const send = redis.sendCommand.bind(redis);
-  redis.sendCommand = ((command: Parameters<Redis["sendCommand"]>[0], stream?: Parameters<Redis["sendCommand"]>[1]) => {
+  redis.sendCommand = (command: Parameters<Redis["sendCommand"]>[0], stream?: Parameters<Redis["sendCommand"]>[1]) => {
     const attributes = { "db.system.name": "redis", "db.operation.name": command.name.toUpperCase() };
     // The span ends with the command's answer; its failure is the caller's to handle (recorded here too).
     void inSpan(`redis ${command.name.toUpperCase()}`, attributes, () => command.promise, { kind: SpanKind.CLIENT }).catch(() => undefined);
     return send(command, stream);
-  });
+  };
 }
 
 /**

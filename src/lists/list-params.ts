@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import { INT32_MAX } from "../fields/rules.js";
 import { queryInt } from "../fields/query-params.js";
+import { INT32_MAX } from "../fields/rules.js";
 
 /**
  * The query parameters every list route takes (docs/CALLING.md, "Large
@@ -72,8 +72,7 @@ export interface ListQuery {
   since?: Sealed<SyncPoint> | Superseded;
 }
 
-export const isSuperseded = (value: Sealed<unknown> | Superseded | undefined): value is Superseded =>
-  value !== undefined && "superseded" in value;
+export const isSuperseded = (value: Sealed<unknown> | Superseded | undefined): value is Superseded => value !== undefined && "superseded" in value;
 
 const INT64_MAX = 2n ** 63n - 1n;
 /** A transaction id or a count: decimal, and within PostgreSQL's bigint (a larger one would fail the query, not the token). */
@@ -161,16 +160,14 @@ export const NOT_A_CURSOR = "not a cursor of this list: send the one from the Li
 export const NOT_A_SYNC_TOKEN = "not a sync token: send the Sync-Token header of an earlier answer of this list unchanged";
 
 const opaque = <T>(decode: (text: string) => T | undefined, message: string) =>
-  z
-    .string("expected a single value")
-    .transform((text, ctx) => {
-      const decoded = decode(text);
-      if (decoded === undefined) {
-        ctx.addIssue({ code: "custom", message });
-        return z.NEVER;
-      }
-      return decoded;
-    });
+  z.string("expected a single value").transform((text, ctx) => {
+    const decoded = decode(text);
+    if (decoded === undefined) {
+      ctx.addIssue({ code: "custom", message });
+      return z.NEVER;
+    }
+    return decoded;
+  });
 
 export const LIST_QUERY = {
   limit: queryInt(z.int("expected an integer").min(1, "expected 1 to 1000").max(MAX_PAGE_ROWS, "expected 1 to 1000"))

@@ -1,13 +1,24 @@
-import { nextLink } from "./next-link.js";
-import { taken } from "../core/send.js";
 import type { Request, Response } from "express";
-import type { ListSnapshot, ReadClient } from "../db/client.js";
-import { ALL_ROWS, readBatch, rowsAfter, writtenSince, type Batch, type BatchQuery, type ListSource, type SnapshotFacts } from "../db/list-query.js";
 import type { Config } from "../core/config.js";
-import type { Logger } from "../core/logger.js";
 import { errors } from "../core/errors.js";
+import type { Logger } from "../core/logger.js";
+import { taken } from "../core/send.js";
+import type { ListSnapshot, ReadClient } from "../db/client.js";
+import { ALL_ROWS, type Batch, type BatchQuery, type ListSource, readBatch, rowsAfter, type SnapshotFacts, writtenSince } from "../db/list-query.js";
 import { Prisma } from "../generated/prisma/client.js";
-import { checkSeal, encodeCursor, encodeSyncToken, isSuperseded, MAX_RUNNING, NOT_A_CURSOR, NOT_A_SYNC_TOKEN, type ListQuery, type Seal, type SyncPoint } from "./list-params.js";
+import {
+  checkSeal,
+  encodeCursor,
+  encodeSyncToken,
+  isSuperseded,
+  type ListQuery,
+  MAX_RUNNING,
+  NOT_A_CURSOR,
+  NOT_A_SYNC_TOKEN,
+  type Seal,
+  type SyncPoint,
+} from "./list-params.js";
+import { nextLink } from "./next-link.js";
 
 /**
  * Rows of a streamed list's first batch; each next batch aims at BATCH_BYTES of JSON, its rows sized from

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { recordAudit, type AuditSource } from "../audit/audit.js";
-import { recordEvent } from "../events/record.js";
+import { type AuditSource, recordAudit } from "../audit/audit.js";
 import { ERROR_CATALOGUE } from "../core/error-catalogue.js";
 import type { DbClient } from "../db/client.js";
+import { recordEvent } from "../events/record.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { appendToLedger, type ErasureReceipt } from "./ledger.js";
 import { insertReceipt, receiptOf } from "./receipts.js";
@@ -11,7 +11,13 @@ import { insertReceipt, receiptOf } from "./receipts.js";
 export type PlayerSelector = { id: number } | { pseudo: string };
 
 /** The event types whose data names a player, and the field that does (an export reads them, an erasure scrubs them). */
-export const PLAYER_EVENT_FIELDS: Record<string, string> = { player: "id", infected_stats: "playerId", form: "playerId", reward_log: "playerId", world: "ownerId" };
+export const PLAYER_EVENT_FIELDS: Record<string, string> = {
+  player: "id",
+  infected_stats: "playerId",
+  form: "playerId",
+  reward_log: "playerId",
+  world: "ownerId",
+};
 
 /** What a write route naming a player answers when resent after their erasure (its stored answer held their data). */
 export const ERASED_REPLAY =
@@ -36,7 +42,9 @@ export function eventNamesPlayer(playerId: Prisma.Sql): Prisma.Sql {
 
 /** A JSON object's keys kept, their values gone: the fact of a change without what it wrote. */
 export const nulled = (column: string) =>
-  Prisma.raw(`CASE WHEN jsonb_typeof(${column}) = 'object' THEN (SELECT coalesce(jsonb_object_agg(k, 'null'::jsonb), '{}'::jsonb) FROM jsonb_object_keys(${column}) k) ELSE ${column} END`);
+  Prisma.raw(
+    `CASE WHEN jsonb_typeof(${column}) = 'object' THEN (SELECT coalesce(jsonb_object_agg(k, 'null'::jsonb), '{}'::jsonb) FROM jsonb_object_keys(${column}) k) ELSE ${column} END`,
+  );
 
 /** The answer a stored idempotent answer of theirs becomes: what a resend of that request now gets. */
 function erasedAnswer(receipt: ErasureReceipt): string {

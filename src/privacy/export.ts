@@ -8,7 +8,6 @@ import { timestampSql } from "../fields/timestamp.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { eventNamesPlayer, type PlayerSelector } from "./erasure.js";
 
-
 /** Every row that names one player, as the API answers each, read in one statement (one snapshot). */
 export interface PlayerRows {
   player: Record<string, unknown>;
@@ -25,7 +24,9 @@ export interface PlayerRows {
 export const BEING_ERASED = "being erased";
 
 /** A leaderboard period as an export shows it, and what the player gained in it (leaderboard_entries). */
-const GAINS = Prisma.raw(`json_build_object('kind', lp.kind, 'key', lp.key, 'startsAt', ${timestampSql(`lp."startsAt"`)}, 'endsAt', ${timestampSql(`lp."endsAt"`)}) AS period, ${STATISTICS.map((s) => `e."${s}"`).join(", ")}`);
+const GAINS = Prisma.raw(
+  `json_build_object('kind', lp.kind, 'key', lp.key, 'startsAt', ${timestampSql(`lp."startsAt"`)}, 'endsAt', ${timestampSql(`lp."endsAt"`)}) AS period, ${STATISTICS.map((s) => `e."${s}"`).join(", ")}`,
+);
 
 const rows = (sql: Prisma.Sql, order = Prisma.sql`x.id`) => Prisma.sql`(SELECT coalesce(json_agg(x ORDER BY ${order}), '[]'::json) FROM (${sql}) x)`;
 
@@ -54,17 +55,29 @@ export async function readPlayerRows(db: DbClient, selector: PlayerSelector): Pr
       ${rows(Prisma.sql`SELECT ${formAnswer.full.columns} FROM form_answers WHERE "playerId" = (SELECT id FROM p)`)} AS "formAnswers",
       ${rows(Prisma.sql`SELECT ${rewardLog.full.columns} FROM reward_logs WHERE "playerId" = (SELECT id FROM p)`)} AS "rewardLogs",
       ${rows(Prisma.sql`SELECT ${world.full.columns} FROM worlds WHERE "ownerId" = (SELECT id FROM p)`)} AS worlds,
-      ${rows(Prisma.sql`
+      ${rows(
+        Prisma.sql`
         SELECT a.id::text AS id, ${Prisma.raw(timestampSql("a.at"))} AS at, a.actor::text AS actor, a.action, a.target, a.changes, a.before,
                a."requestId", a."clientAddress"
-          FROM audit_log a WHERE a.target IN (SELECT target FROM targets)`, Prisma.sql`x.id::bigint`)} AS "auditEntries",
+          FROM audit_log a WHERE a.target IN (SELECT target FROM targets)`,
+        Prisma.sql`x.id::bigint`,
+      )} AS "auditEntries",
       ${rows(Prisma.sql`
         SELECT e.id, e."messageId", e.type, to_char(e."createdAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS timestamp, e.data::jsonb AS data
           FROM webhook_events e, p WHERE ${eventNamesPlayer(Prisma.sql`p.id`)}`)} AS events`;
   if (!found?.found) return found?.seen ? BEING_ERASED : undefined;
   // Ordered by the outbox's id; shown without it (it means nothing outside this database).
   const events = found.events.map((event) => Object.fromEntries(Object.entries(event).filter(([name]) => name !== "id")));
-  return { player: found.player, infectedStats: found.infectedStats, leaderboards: found.leaderboards, formAnswers: found.formAnswers, rewardLogs: found.rewardLogs, worlds: found.worlds, auditEntries: found.auditEntries, events };
+  return {
+    player: found.player,
+    infectedStats: found.infectedStats,
+    leaderboards: found.leaderboards,
+    formAnswers: found.formAnswers,
+    rewardLogs: found.rewardLogs,
+    worlds: found.worlds,
+    auditEntries: found.auditEntries,
+    events,
+  };
 }
 
 /** The export's format: a document a person can read (the API's field names) and a machine can parse. */
@@ -75,7 +88,8 @@ export const PLAYER_EXPORT_VERSION = 1;
 export const PLAYER_EXPORT_PARTS = {
   player: "The player's record, every field (PlayerFull): pseudo, token, address, chat account, connection history, time played",
   infectedStats: "Their Infected statistics (InfectedStats), or null",
-  leaderboards: "What they gained in each leaderboard period that counted them (a day, week, month or season: its kind, key, start and end), per statistic; derived from their statistics",
+  leaderboards:
+    "What they gained in each leaderboard period that counted them (a day, week, month or season: its kind, key, start and end), per statistic; derived from their statistics",
   formAnswers: "Their form answers (FormAnswer): free-text answers and video links",
   rewardLogs: "The rewards recorded for them (RewardLog)",
   worlds: "The Freebuild worlds they own (World)",

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import type { AuditSource } from "../audit/audit.js";
 import type { DbClient } from "../db/client.js";
 import { erasePlayer } from "./erasure.js";
-import { appendToLedger, readLedger, type ErasureReceipt } from "./ledger.js";
+import { appendToLedger, type ErasureReceipt, readLedger } from "./ledger.js";
 import { allReceipts, insertReceipt } from "./receipts.js";
 
 /** What a restore did with the erasures: those it re-applied (the backup was older), and the ledger's count. */

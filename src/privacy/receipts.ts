@@ -2,7 +2,9 @@ import type { DbClient } from "../db/client.js";
 import { Prisma } from "../generated/prisma/client.js";
 import type { ErasureReceipt } from "./ledger.js";
 
-const RECEIPT_COLUMNS = Prisma.raw(`id, "playerId", to_char("erasedAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "erasedAt", "erasedBy"::text AS "erasedBy", removed, scrubbed`);
+const RECEIPT_COLUMNS = Prisma.raw(
+  `id, "playerId", to_char("erasedAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "erasedAt", "erasedBy"::text AS "erasedBy", removed, scrubbed`,
+);
 
 /**
  * The receipts newest first (by time, then id), one player's if `playerId`; after the receipt `after` (a page's

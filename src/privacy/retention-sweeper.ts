@@ -1,7 +1,7 @@
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { Logger } from "../core/logger.js";
 import type { DbClient } from "../db/client.js";
-import { lastSweep, RETENTION_KINDS, sweeperName, sweepRetention, SWEEP_EVERY_MS, type RetentionSettings, type SweepResult } from "./retention.js";
+import { lastSweep, RETENTION_KINDS, type RetentionSettings, SWEEP_EVERY_MS, type SweepResult, sweeperName, sweepRetention } from "./retention.js";
 
 /** The first try after a start comes this long after it (a random part of it): instances started together do not race. */
 const FIRST_TRY_MS = 60_000;
@@ -63,7 +63,8 @@ export class RetentionSweeper {
       this.sweeps.inc({ result: outcome.result });
       if (outcome.result === "done") {
         for (const kind of RETENTION_KINDS) this.removed.inc({ kind }, outcome.removed[kind]);
-        if (Object.values(outcome.removed).some((n) => n > 0)) this.logger.info({ removed: outcome.removed, seconds: outcome.seconds }, "retention: sweep done");
+        if (Object.values(outcome.removed).some((n) => n > 0))
+          this.logger.info({ removed: outcome.removed, seconds: outcome.seconds }, "retention: sweep done");
       }
       return outcome;
     } catch (error) {

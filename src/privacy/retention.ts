@@ -18,7 +18,10 @@ export const RETENTION_KINDS = ["player_ip", "audit_ip", "audit_values", "outbox
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 export type Removed = Record<RetentionKind, number>;
 
-export type RetentionSettings = Pick<Config, "playerIpRetainDays" | "auditValuesRetainDays" | "webhooksRetainDays" | "idempotencyRetainHours" | "leaderboardRetainDays">;
+export type RetentionSettings = Pick<
+  Config,
+  "playerIpRetainDays" | "auditValuesRetainDays" | "webhooksRetainDays" | "idempotencyRetainHours" | "leaderboardRetainDays"
+>;
 
 /** How often an instance sweeps (if no other one has swept meanwhile). */
 export const SWEEP_EVERY_MS = 3_600_000;
@@ -27,9 +30,7 @@ const BATCH = 5_000;
 /** Periods deleted per statement: each takes its board's rows with it (ON DELETE CASCADE). */
 const PERIODS_BATCH = 10;
 
-export type SweepResult =
-  | { result: "done"; removed: Removed; seconds: number }
-  | { result: "not_due" | "busy" | "frozen"; detail: string };
+export type SweepResult = { result: "done"; removed: Removed; seconds: number } | { result: "not_due" | "busy" | "frozen"; detail: string };
 
 export interface LastSweep {
   /** When the last sweep that ran to its end ended (the database's clock), on which instance, what it removed. */
@@ -57,7 +58,8 @@ function steps(s: RetentionSettings): { kind: RetentionKind; limit?: number; run
     {
       kind: "player_ip",
       // A player a write holds is left for the next batch or sweep (its write may set the address anew).
-      run: (db) => counted(db.$executeRaw`
+      run: (db) =>
+        counted(db.$executeRaw`
         UPDATE players p SET ip = '' FROM (
           SELECT id FROM players WHERE ip <> '' AND "ipSetAt" < ${ipCutoff} ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED) due
          WHERE p.id = due.id`),
@@ -83,7 +85,8 @@ function steps(s: RetentionSettings): { kind: RetentionKind; limit?: number; run
     },
     {
       kind: "audit_values",
-      run: (db) => counted(db.$executeRaw`
+      run: (db) =>
+        counted(db.$executeRaw`
         UPDATE audit_log a SET changes = ${nulled("a.changes")}, before = ${nulled("a.before")}, retention = 2 FROM (
           SELECT id FROM audit_log WHERE retention < 2 AND at < ${days(s.auditValuesRetainDays)} ORDER BY at LIMIT ${BATCH}) due
          WHERE a.id = due.id`),
@@ -94,7 +97,8 @@ function steps(s: RetentionSettings): { kind: RetentionKind; limit?: number; run
     },
     {
       kind: "idempotency_records",
-      run: (db) => counted(db.$executeRaw`
+      run: (db) =>
+        counted(db.$executeRaw`
         DELETE FROM idempotency_keys WHERE ("apiUserId", key) IN (
           SELECT "apiUserId", key FROM idempotency_keys WHERE "createdAt" <= now() - ${s.idempotencyRetainHours} * interval '1 hour' LIMIT ${BATCH})`),
     },
@@ -102,7 +106,8 @@ function steps(s: RetentionSettings): { kind: RetentionKind; limit?: number; run
       // Past days, weeks and months (not seasons), with their boards: `key=` then answers "not on record".
       kind: "leaderboard_periods",
       limit: PERIODS_BATCH,
-      run: (db) => counted(db.$executeRaw`
+      run: (db) =>
+        counted(db.$executeRaw`
         DELETE FROM leaderboard_periods WHERE id IN (
           SELECT id FROM leaderboard_periods WHERE kind <> 'season' AND "endsAt" < ${days(s.leaderboardRetainDays)} ORDER BY "endsAt" LIMIT ${PERIODS_BATCH})`),
     },
@@ -169,7 +174,9 @@ export async function sweepRetention(
 }
 
 async function takeLease(db: DbClient, holder: string, force: boolean): Promise<"taken" | SweepResult> {
-  const due = force ? Prisma.sql`true` : Prisma.sql`(s.value->>'finishedAt') IS NULL OR (s.value->>'finishedAt')::timestamptz <= now() - ${SWEEP_EVERY_MS} * interval '1 millisecond'`;
+  const due = force
+    ? Prisma.sql`true`
+    : Prisma.sql`(s.value->>'finishedAt') IS NULL OR (s.value->>'finishedAt')::timestamptz <= now() - ${SWEEP_EVERY_MS} * interval '1 millisecond'`;
   const lease = Prisma.sql`jsonb_build_object('holder', ${holder}::text, 'leaseUntil', now() + ${LEASE_MS} * interval '1 millisecond')`;
   const rows = await db.$queryRaw<{ taken: boolean }[]>`
     INSERT INTO service_state AS s ("name", "value") VALUES ('retention', ${lease})
@@ -202,5 +209,10 @@ export async function lastSweep(db: Pick<DbClient, "$queryRaw">): Promise<LastSw
     SELECT (value->>'finishedAt')::timestamptz AS "finishedAt", value->>'sweptBy' AS "sweptBy", value->'removed' AS removed,
            CASE WHEN (value->>'leaseUntil')::timestamptz >= now() THEN value->>'holder' END AS sweeping
       FROM service_state WHERE "name" = 'retention'`;
-  return { finishedAt: row?.finishedAt ?? undefined, sweptBy: row?.sweptBy ?? undefined, removed: row?.removed ?? undefined, sweeping: row?.sweeping ?? undefined };
+  return {
+    finishedAt: row?.finishedAt ?? undefined,
+    sweptBy: row?.sweptBy ?? undefined,
+    removed: row?.removed ?? undefined,
+    sweeping: row?.sweeping ?? undefined,
+  };
 }

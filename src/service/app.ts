@@ -1,37 +1,37 @@
 import { ServerResponse } from "node:http";
 import express, { type Express } from "express";
+import { consoleRouter } from "../admin/console.js";
+import { docsRouter } from "../api-document/docs.js";
+import { buildOpenApiDocument } from "../api-document/openapi.js";
+import { recordAudit } from "../audit/audit.js";
 import { ipAddressOrNothing } from "../auth/address-allow-list.js";
 import { CallerDirectory } from "../auth/callers.js";
-import { Bulkhead } from "../limits/bulkhead.js";
 import type { KeyCache } from "../auth/key-cache.js";
 import { requestContext } from "../core/context.js";
-import type { Database } from "../db/database.js";
 import { errors } from "../core/errors.js";
-import { EventHub } from "../stream/hub.js";
+import type { Database } from "../db/database.js";
 import { withTimeout } from "../db/database.js";
 import { isDatabaseUnavailable } from "../db/prisma-errors.js";
 import { frozenWrite } from "../db/service-state.js";
-import { consoleRouter } from "../admin/console.js";
-import { docsRouter } from "../api-document/docs.js";
 import { errorHandler } from "../http/error-handler.js";
-import { buildOpenApiDocument } from "../api-document/openapi.js";
-import { createRateLimits, type RateLimitKind } from "../limits/rate-limit.js";
 import { parseQueryString } from "../http/query.js";
-import { requestLifecycle } from "../http/request-context.js";
 import { directRoutes, registerRoutes } from "../http/register-routes.js";
+import { requestLifecycle } from "../http/request-context.js";
 import type { RouteSpec } from "../http/route.js";
+import { Bulkhead } from "../limits/bulkhead.js";
+import { createRateLimits, type RateLimitKind } from "../limits/rate-limit.js";
 import type { Redis } from "../limits/redis.js";
 import { apiRoutes } from "../resources/index.js";
+import { EventHub } from "../stream/hub.js";
 import type { KeyUsage } from "../users/key-usage.js";
 import { ApiUsers } from "../users/users.js";
-import { recordAudit } from "../audit/audit.js";
 import { Metrics } from "./metrics.js";
 
 /** Where a request keeps its client address once worked out (null: none). */
 const CLIENT_IP = Symbol("clientIp");
-import type { AppDeps, RefusedAddress } from "../http/deps.js";
-import type { Logger } from "../core/logger.js";
 
+import type { Logger } from "../core/logger.js";
+import type { AppDeps, RefusedAddress } from "../http/deps.js";
 
 /** What /readyz reports besides the database: set when the process begins to stop. */
 export interface Lifecycle {
@@ -90,7 +90,10 @@ const auditRefusedAddress =
       clientAddress: e.clientAddress,
     }).catch((error: unknown) => {
       if (!frozenWrite(error)) throw error;
-      logger.warn({ username: e.username, clientAddress: e.clientAddress }, "a key was used from an address its user may not use it from (not in the audit log: writes are frozen)");
+      logger.warn(
+        { username: e.username, clientAddress: e.clientAddress },
+        "a key was used from an address its user may not use it from (not in the audit log: writes are frozen)",
+      );
     });
 
 export function createApp(options: AppOptions): Express {
@@ -173,7 +176,12 @@ export function createApp(options: AppOptions): Express {
   // After the routes: a route's request need not pass through the documents' router on its way.
   api.use(docsRouter(buildOpenApiDocument(routes), config.publicUrl));
 
-  app.use(requestLifecycle(logger, options.requestMetrics === false ? undefined : (req, res, seconds, traceId) => metrics.requestFinished(req, res, seconds, traceId)));
+  app.use(
+    requestLifecycle(
+      logger,
+      options.requestMetrics === false ? undefined : (req, res, seconds, traceId) => metrics.requestFinished(req, res, seconds, traceId),
+    ),
+  );
   // The routes' own requests, by exact path, before any router: the rest goes on below.
   app.use(directRoutes("/api", compiled));
   healthRoutes(app, db, lifecycle);

@@ -4,14 +4,13 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AggregatorRegistry } from "prom-client";
 import type { Config } from "../core/config.js";
-import { prepareSchema } from "../db/migrate.js";
-import { explainConnectError } from "../db/connect-errors.js";
-import { openConfiguredDatabase, TIGHTENED_WARNING } from "../db/open.js";
 import type { Logger } from "../core/logger.js";
+import { explainConnectError } from "../db/connect-errors.js";
+import { prepareSchema } from "../db/migrate.js";
+import { openConfiguredDatabase, TIGHTENED_WARNING } from "../db/open.js";
+import { bootstrapFirstUser } from "../users/bootstrap.js";
 import { bindFirst, checkPort } from "./listen.js";
 import type { Metrics } from "./metrics.js";
-import { bootstrapFirstUser } from "../users/bootstrap.js";
-
 
 /** At this many worker deaths within a minute the primary stops restarting them and gives up. */
 const MAX_RESTARTS_PER_MINUTE = 5;

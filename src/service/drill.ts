@@ -22,4 +22,3 @@ export async function refuseDrillCopy(db: Database, config: Config, logger: Logg
     );
   }
 }
-

@@ -1,9 +1,9 @@
-import { createServer, maxHeaderSize, ServerResponse, STATUS_CODES, type IncomingMessage, type RequestListener, type Server } from "node:http";
+import { createServer, type IncomingMessage, maxHeaderSize, type RequestListener, type Server, ServerResponse, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { maskKeys } from "../core/api-keys.js";
 import type { Config } from "../core/config.js";
-import { ERROR_NAME_HEADER, errors, type ApiError } from "../core/errors.js";
+import { type ApiError, ERROR_NAME_HEADER, errors } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
 import { UNAVAILABLE_RETRY_AFTER_S } from "../http/error-handler.js";
 import { requestIdOf } from "../http/request-context.js";
@@ -54,15 +54,18 @@ export function answerStarting(req: IncomingMessage, res: ServerResponse): void 
   const error = errors.starting();
   const body = JSON.stringify(error.toBody());
   res.shouldKeepAlive = false;
-  res.writeHead(error.status, [
-    ["X-Request-Id", requestIdOf(req.headers["x-request-id"])],
-    ["Retry-After", String(UNAVAILABLE_RETRY_AFTER_S)],
-    ["Cache-Control", "no-store"],
-    [ERROR_NAME_HEADER, error.kind],
-    ...JSON_HEADERS,
-    ["Content-Type", "application/json; charset=utf-8"],
-    ["Content-Length", String(Buffer.byteLength(body))],
-  ].flat());
+  res.writeHead(
+    error.status,
+    [
+      ["X-Request-Id", requestIdOf(req.headers["x-request-id"])],
+      ["Retry-After", String(UNAVAILABLE_RETRY_AFTER_S)],
+      ["Cache-Control", "no-store"],
+      [ERROR_NAME_HEADER, error.kind],
+      ...JSON_HEADERS,
+      ["Content-Type", "application/json; charset=utf-8"],
+      ["Content-Length", String(Buffer.byteLength(body))],
+    ].flat(),
+  );
   res.end(body);
 }
 

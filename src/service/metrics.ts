@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { Request, RequestHandler, Response } from "express";
-import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { tracing } from "../core/tracing.js";
 import type { Database } from "../db/database.js";
 import type { Bulkhead } from "../limits/bulkhead.js";

@@ -1,4 +1,4 @@
-import { Registry, type Metric, type OpenMetricsContentType } from "prom-client";
+import { type Metric, type OpenMetricsContentType, Registry } from "prom-client";
 
 /**
  * The OpenMetrics text of a registry kept in Prometheus text: the format that carries exemplars

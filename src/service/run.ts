@@ -1,9 +1,9 @@
 import cluster from "node:cluster";
 import dotenv from "dotenv";
-import { runPrimary } from "./cluster.js";
 import { loadConfig } from "../core/config.js";
 import { createLogger, type Logger } from "../core/logger.js";
 import { failureText } from "../core/operator-error.js";
+import { runPrimary } from "./cluster.js";
 import { startService } from "./server.js";
 import { startTracing } from "./tracing-setup.js";
 

@@ -1,28 +1,28 @@
 import type { RequestListener, Server } from "node:http";
 import net, { type AddressInfo } from "node:net";
-import { createApp, type Lifecycle } from "./app.js";
-import { startControlChannel, type ControlChannel } from "../cli/control-channel.js";
-import { EventHub } from "../stream/hub.js";
 import { KeyCache } from "../auth/key-cache.js";
-import { keepKeyCacheInSync } from "../users/key-invalidation.js";
+import { type ControlChannel, startControlChannel } from "../cli/control-channel.js";
 import type { Config } from "../core/config.js";
+import type { Logger } from "../core/logger.js";
 import { explainConnectError } from "../db/connect-errors.js";
-import { withTimeout, type Database } from "../db/database.js";
+import { type Database, withTimeout } from "../db/database.js";
 import { prepareSchema } from "../db/migrate.js";
 import { openConfiguredDatabase, TIGHTENED_WARNING } from "../db/open.js";
-import { refuseDrillCopy } from "./drill.js";
+import { closeRedis, createRedis, type Redis, redisSettled } from "../limits/redis.js";
 import { ensureLedger } from "../privacy/ledger.js";
-import { startBackground, type Background } from "./background.js";
-import type { Logger } from "../core/logger.js";
-import { answerStarting, createHttpServer, lastConnectionAt } from "./http-server.js";
-import { Metrics, serveMetrics } from "./metrics.js";
-import { reportMetricsToPrimary } from "./cluster.js";
-import { closeRedis, createRedis, redisSettled, type Redis } from "../limits/redis.js";
-import { bindFirst, listen } from "./listen.js";
+import { EventHub } from "../stream/hub.js";
 import { bootstrapFirstUser } from "../users/bootstrap.js";
+import { keepKeyCacheInSync } from "../users/key-invalidation.js";
 import { KeyUsage } from "../users/key-usage.js";
 import { webhookMetrics } from "../webhooks/metrics.js";
 import { DeliveryWorker } from "../webhooks/worker.js";
+import { createApp, type Lifecycle } from "./app.js";
+import { type Background, startBackground } from "./background.js";
+import { reportMetricsToPrimary } from "./cluster.js";
+import { refuseDrillCopy } from "./drill.js";
+import { answerStarting, createHttpServer, lastConnectionAt } from "./http-server.js";
+import { bindFirst, listen } from "./listen.js";
+import { Metrics, serveMetrics } from "./metrics.js";
 
 /** Stopping: the listener closes once no connection has arrived for ACCEPT_QUIET_MS, or after ACCEPT_DRAIN_MAX_MS. */
 const ACCEPT_QUIET_MS = 50;
@@ -53,8 +53,7 @@ export async function startService(config: Config, logger: Logger, options: { cl
   let app: RequestListener = answerStarting;
   let metrics: Metrics | undefined;
   const server = createHttpServer((req, res) => app(req, res), config, logger);
-  const metricsServer =
-    config.metricsPort !== undefined && !options.clusterWorker ? serveMetrics({ text: (accept) => metrics!.text(accept) }) : undefined;
+  const metricsServer = config.metricsPort !== undefined && !options.clusterWorker ? serveMetrics({ text: (accept) => metrics!.text(accept) }) : undefined;
   const accept: (() => void)[] = [];
   let db: Database;
   try {
@@ -221,9 +220,7 @@ async function stopGracefully(parts: {
   const closeBy = Math.max(deadline, Date.now() + 500);
   const left = () => Math.max(0, closeBy - Date.now());
   const bounded = (what: string, work: Promise<unknown>) =>
-    withTimeout(work, left(), `${what} did not finish by the deadline`).catch((error: unknown) =>
-      logger.warn({ err: error }, `closing: ${what} failed`),
-    );
+    withTimeout(work, left(), `${what} did not finish by the deadline`).catch((error: unknown) => logger.warn({ err: error }, `closing: ${what} failed`));
   await bounded("the event streams", streamsClosed);
   await bounded("the CLI commands in flight", control?.stop() ?? Promise.resolve());
   await bounded("the webhook deliveries in flight", webhooks.stop());

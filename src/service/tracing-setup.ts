@@ -32,7 +32,11 @@ export async function startTracing(config: Config, logger: Logger): Promise<Trac
     import("@opentelemetry/sdk-trace"),
     import("@opentelemetry/resources"),
   ]);
-  const warn = throttledWarning(logger, "tracing: spans could not be exported (the collector is unreachable, refusing or slow); requests are not affected", WARN_EVERY_MS);
+  const warn = throttledWarning(
+    logger,
+    "tracing: spans could not be exported (the collector is unreachable, refusing or slow); requests are not affected",
+    WARN_EVERY_MS,
+  );
   api.diag.setLogger(diagnostics(warn), api.DiagLogLevel.WARN);
   // The exporter reads OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _HEADERS, _TIMEOUT and _COMPRESSION itself.
   const exporter = new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter();

@@ -1,6 +1,6 @@
+import { contextOf, inSpan, tracing } from "../core/tracing.js";
 import { compareKeys, type EventKey } from "./event-id.js";
 import type { StreamEvent } from "./outbox.js";
-import { contextOf, inSpan, tracing } from "../core/tracing.js";
 
 /** Bytes of frames at most in one batch (but one event, whatever its size): what a slow reader may hold over its buffer. */
 const BATCH_BYTES = 65_536;

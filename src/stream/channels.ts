@@ -1,8 +1,8 @@
-import { ListenUnavailableError, type Database, type Subscription } from "../db/database.js";
 import type { Logger } from "../core/logger.js";
 import { throttledWarning } from "../core/throttled-warning.js";
-import { USER_CHANGED_CHANNEL } from "../users/users.js";
+import { type Database, ListenUnavailableError, type Subscription } from "../db/database.js";
 import { DELIVERIES_CHANNEL } from "../events/record.js";
+import { USER_CHANGED_CHANNEL } from "../users/users.js";
 
 /** The channel every instance's hub listens on for new events; the instance that committed them notifies it (HubChannels.announce). */
 export const EVENTS_CHANNEL = "webhook_events";
@@ -83,8 +83,7 @@ export class HubChannels {
       return;
     }
     this.announcing = true;
-    this.db.writeQueries
-      .$queryRaw`SELECT 1 AS sent FROM pg_notify(${EVENTS_CHANNEL}, '') e, pg_notify(${DELIVERIES_CHANNEL}, '') d`
+    this.db.writeQueries.$queryRaw`SELECT 1 AS sent FROM pg_notify(${EVENTS_CHANNEL}, '') e, pg_notify(${DELIVERIES_CHANNEL}, '') d`
       .catch(this.announceFailed)
       .finally(() => {
         setTimeout(() => {

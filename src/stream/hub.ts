@@ -1,18 +1,18 @@
 import type { Response } from "express";
 import type { Config } from "../core/config.js";
-import type { Database } from "../db/database.js";
 import { errors } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
-import { HubChannels } from "./channels.js";
+import type { Database } from "../db/database.js";
+import { type Batch, batches, fanOutSpan } from "./batch.js";
 import { CatchUpGate } from "./catch-up-gate.js";
-import { EventIds, ZERO_KEY, type EventKey } from "./event-id.js";
-import { adoptForeignEvents, eventsBetween, keyState, lastEvent, nextEvents, PAGE, syncKey, type EventFraming, type StreamEvent } from "./outbox.js";
-import { startPoint } from "./resume.js";
-import { topicOf, typeOf } from "./topics.js";
-import { batches, fanOutSpan, type Batch } from "./batch.js";
-import { inSlices, ReadPace } from "./pace.js";
+import { HubChannels } from "./channels.js";
+import { EventIds, type EventKey, ZERO_KEY } from "./event-id.js";
 import { Heartbeats } from "./heartbeats.js";
-import { Stream, streamHead, type StreamRequest, type Tail } from "./stream.js";
+import { adoptForeignEvents, type EventFraming, eventsBetween, keyState, lastEvent, nextEvents, PAGE, type StreamEvent, syncKey } from "./outbox.js";
+import { inSlices, ReadPace } from "./pace.js";
+import { startPoint } from "./resume.js";
+import { Stream, type StreamRequest, streamHead, type Tail } from "./stream.js";
+import { topicOf, typeOf } from "./topics.js";
 
 /** The outbox is read this often without a notification (a lost LISTEN, a notification that came before its commit was visible). */
 const POLL_MS = 1_000;
@@ -161,7 +161,8 @@ export class EventHub implements Tail {
   private async startOnce(): Promise<void> {
     this.framing ??= { ids: new EventIds(await syncKey(this.db)), topicOf };
     const adopted = await adoptForeignEvents(this.db);
-    if (adopted > 0) this.logger.warn({ events: adopted }, "event outbox: events written by another server's transactions (a restore) put before every new one");
+    if (adopted > 0)
+      this.logger.warn({ events: adopted }, "event outbox: events written by another server's transactions (a restore) put before every new one");
     await this.channels.listen();
     // From where the outbox ends now: streams that resume read what came before themselves.
     this.head = (await lastEvent(this.db)) ?? ZERO_KEY;

@@ -1,8 +1,8 @@
 import { AddressAllowList } from "../auth/address-allow-list.js";
 import type { Database } from "../db/database.js";
+import { EVENT_TYPES } from "../events/catalogue.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { messageBody } from "../webhooks/attempt.js";
-import { EVENT_TYPES } from "../events/catalogue.js";
 import type { EventIds, EventKey } from "./event-id.js";
 
 /**
@@ -116,13 +116,16 @@ export async function eventsBetween(
   types: readonly string[],
 ): Promise<{ events: StreamEvent[]; next: EventKey }> {
   const range = Prisma.sql`${after(from)} AND ${upToKey(upTo)}`;
-  const rows = types.length >= EVENT_TYPES.length
+  const rows =
+    types.length >= EVENT_TYPES.length
       ? await db.prisma.$queryRaw<OutboxRow[]>`
           SELECT ${COLUMNS} FROM webhook_events e WHERE ${range} ORDER BY e."writtenBy", e.id LIMIT ${PAGE}`
       : await db.prisma.$queryRaw<OutboxRow[]>`
           SELECT e.* FROM (${Prisma.join(
-            types.map((type) => Prisma.sql`(SELECT ${COLUMNS} FROM webhook_events e WHERE e.type = ${type} AND ${range}
-                                             ORDER BY e."writtenBy", e.id LIMIT ${PAGE})`),
+            types.map(
+              (type) => Prisma.sql`(SELECT ${COLUMNS} FROM webhook_events e WHERE e.type = ${type} AND ${range}
+                                             ORDER BY e."writtenBy", e.id LIMIT ${PAGE})`,
+            ),
             " UNION ALL ",
           )}) e ORDER BY e.xid::bigint, e.id::bigint LIMIT ${PAGE}`;
   const events = rows.map((r) => toStreamEvent(r, framing));

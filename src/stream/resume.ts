@@ -1,6 +1,6 @@
-import type { Database } from "../db/database.js";
 import { errors } from "../core/errors.js";
-import { compareKeys, UNSEALED_EVENT_ID, ZERO_KEY, type EventIds, type EventKey, type SentEventId, type StreamStart } from "./event-id.js";
+import type { Database } from "../db/database.js";
+import { compareKeys, type EventIds, type EventKey, type SentEventId, type StreamStart, UNSEALED_EVENT_ID, ZERO_KEY } from "./event-id.js";
 
 /**
  * Where a stream resumes: the key of the id the client sent, if this
@@ -31,7 +31,11 @@ export function startPoint(db: Database, ids: EventIds, start: StreamStart, reta
  */
 async function pointAt(db: Database, since: Date, retainDays: number): Promise<EventKey> {
   if (since.getTime() < Date.now() - retainDays * 86_400_000 + RETENTION_MARGIN_MS) {
-    throw errors.eventIdExpired("startAt", `it is past the retention (${retainDays} days, WEBHOOKS_RETAIN_DAYS), its events may be pruned`, "start at this moment");
+    throw errors.eventIdExpired(
+      "startAt",
+      `it is past the retention (${retainDays} days, WEBHOOKS_RETAIN_DAYS), its events may be pruned`,
+      "start at this moment",
+    );
   }
   const rows = await db.prisma.$queryRaw<{ xid: string; id: string }[]>`
     WITH first AS (SELECT "writtenBy", id FROM webhook_events WHERE "createdAt" >= ${since} ORDER BY "writtenBy", id LIMIT 1)
@@ -55,10 +59,9 @@ export async function resumable(db: Database, after: EventKey, retainDays: numbe
   const oldestKept = Date.now() - retainDays * 86_400_000 + RETENTION_MARGIN_MS;
   const first = compareKeys(after, ZERO_KEY) === 0;
   const [row] = first
-      ? await db.prisma.$queryRaw<{ createdAt: Date }[]>`SELECT "createdAt" FROM webhook_events ORDER BY "writtenBy", id LIMIT 1`
-      : await db.prisma.$queryRaw<{ createdAt: Date }[]>`
+    ? await db.prisma.$queryRaw<{ createdAt: Date }[]>`SELECT "createdAt" FROM webhook_events ORDER BY "writtenBy", id LIMIT 1`
+    : await db.prisma.$queryRaw<{ createdAt: Date }[]>`
           SELECT "createdAt" FROM webhook_events WHERE "writtenBy" = ${after.xid}::bigint AND id = ${after.id}::bigint`;
   const at = row?.createdAt ?? (first ? new Date() : undefined);
   return at !== undefined && at.getTime() >= oldestKept;
 }
-

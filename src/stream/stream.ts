@@ -1,9 +1,9 @@
 import type { Response } from "express";
 import type { Caller } from "../auth/caller.js";
-import { taken } from "../core/send.js";
 import type { Logger } from "../core/logger.js";
-import { compareKeys, ZERO_KEY, type EventIds, type EventKey, type StreamStart } from "./event-id.js";
+import { taken } from "../core/send.js";
 import type { Batch } from "./batch.js";
+import { compareKeys, type EventIds, type EventKey, type StreamStart, ZERO_KEY } from "./event-id.js";
 import type { KeyState, StreamEvent } from "./outbox.js";
 
 /** A comment at least this often, so that proxies and clients see the stream alive (15 s at most, says issue 25). */
@@ -23,7 +23,6 @@ export interface StreamRequest {
   /** After which event to start, as the client sent it (the id, and the header or parameter it came in), or at which moment; undefined: from now. */
   resumeAfter: StreamStart | undefined;
 }
-
 
 /** A stream's status and headers: what GET sends before its events, and HEAD alone. */
 export function streamHead(res: Response): void {

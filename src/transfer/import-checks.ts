@@ -12,17 +12,13 @@ export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 export const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** The staged records of a resource, each as `s` (key, idx, id, row) and `x` (a row of its table). */
-export const stagedRows = (r: TransferResource) =>
-  `import_rows s CROSS JOIN LATERAL jsonb_populate_record(NULL::${q(r.entity.table)}, s.row) x`;
+export const stagedRows = (r: TransferResource) => `import_rows s CROSS JOIN LATERAL jsonb_populate_record(NULL::${q(r.entity.table)}, s.row) x`;
 
 type Found = Record<string, unknown> & { idx: number; total: bigint | number };
 
 /** The first problems a query finds, ordered by index, with how many there are in all. */
 async function find(tx: Tx, problems: Problems, sql: string, params: unknown[], message: (row: Found) => string): Promise<void> {
-  const rows = await tx.$queryRawUnsafe<Found[]>(
-    `SELECT *, count(*) OVER () AS total FROM (${sql}) found ORDER BY idx LIMIT ${LIMIT_PROBLEMS}`,
-    ...params,
-  );
+  const rows = await tx.$queryRawUnsafe<Found[]>(`SELECT *, count(*) OVER () AS total FROM (${sql}) found ORDER BY idx LIMIT ${LIMIT_PROBLEMS}`, ...params);
   if (rows.length > 0) problems.addFound(rows.map(message), Number(rows[0]!.total));
 }
 
@@ -31,7 +27,8 @@ export async function checkWithinFile(tx: Tx, r: TransferResource, problems: Pro
   const { key } = r;
   const pk = r.entity.primaryKey;
   await find(
-    tx, problems,
+    tx,
+    problems,
     `SELECT idx, id, first FROM (SELECT s.idx, s.id, min(s.idx) OVER (PARTITION BY s.id) AS first FROM import_rows s WHERE s.key = $1) d WHERE idx <> first`,
     [key],
     (f) => `${key}[${f.idx}].${pk}: ${String(f.id)} repeats ${key}[${String(f.first)}]`,
@@ -42,7 +39,8 @@ export async function checkWithinFile(tx: Tx, r: TransferResource, problems: Pro
     const partition = u.columns.map((c) => (u.caseInsensitive ? `lower(x.${q(c)}::text)` : `x.${q(c)}`)).join(", ");
     const present = u.columns.map((c) => `x.${q(c)} IS NOT NULL`).join(" AND ");
     await find(
-      tx, problems,
+      tx,
+      problems,
       `SELECT * FROM (SELECT s.idx, ${values}, min(s.idx) OVER (PARTITION BY ${partition}) AS first
          FROM ${stagedRows(r)} WHERE s.key = $1 AND ${present}) d WHERE idx <> first`,
       [key],
@@ -53,7 +51,8 @@ export async function checkWithinFile(tx: Tx, r: TransferResource, problems: Pro
   if (r.entity.generatedKey) {
     // Past half of what the sequence may hand out, an id would leave the API too few (or none: every insert a 500).
     await find(
-      tx, problems,
+      tx,
+      problems,
       `SELECT s.idx, s.id, m.largest FROM import_rows s,
          (SELECT seqmax / 2 AS largest FROM pg_sequence WHERE seqrelid = pg_get_serial_sequence($2, $3)::regclass) m
         WHERE s.key = $1 AND s.id::numeric > m.largest`,
@@ -71,7 +70,8 @@ export async function checkAgainstDatabase(tx: Tx, r: TransferResource, problems
   const pk = entity.primaryKey;
   for (const [column, table] of Object.entries(entity.references)) {
     await find(
-      tx, problems,
+      tx,
+      problems,
       `SELECT s.idx, x.${q(column)} AS value FROM ${stagedRows(r)}
         WHERE s.key = $1 AND x.${q(column)} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ${q(table)} t WHERE t.id = x.${q(column)})`,
       [key],
@@ -81,7 +81,8 @@ export async function checkAgainstDatabase(tx: Tx, r: TransferResource, problems
   // An erased player stays erased (docs/PRIVACY.md): their id is never given again, by an import neither.
   if (entity.table === "players") {
     await find(
-      tx, problems,
+      tx,
+      problems,
       `SELECT s.idx, x.id AS player, e.id AS receipt FROM ${stagedRows(r)} JOIN player_erasures e ON e."playerId" = x.id WHERE s.key = $1`,
       [key],
       (f) => `${key}[${f.idx}].id: player ${String(f.player)} was erased (receipt ${String(f.receipt)}); an erased player's id is not given again`,
@@ -92,7 +93,8 @@ export async function checkAgainstDatabase(tx: Tx, r: TransferResource, problems
     const on = u.columns.map((c) => `t.${q(c)} = x.${q(c)}`).join(" AND ");
     const values = u.columns.map((c, i) => `x.${q(c)} AS v${i}`).join(", ");
     await find(
-      tx, problems,
+      tx,
+      problems,
       `SELECT s.idx, t.${q(pk)} AS holder, ${values} FROM ${stagedRows(r)} JOIN ${q(entity.table)} t ON ${on}
         WHERE s.key = $1 AND t.${q(pk)} <> x.${q(pk)}
           AND NOT EXISTS (SELECT 1 FROM import_rows o WHERE o.key = $1 AND o.id = t.${q(pk)}::text)`,

@@ -15,7 +15,10 @@ export const MAX_RECORD_CHARS = 128 * 1024;
 
 /** The file's structure is broken: what, and where (a character count from its start). */
 export class FileShapeError extends Error {
-  constructor(message: string, readonly notAnObject = false) {
+  constructor(
+    message: string,
+    readonly notAnObject = false,
+  ) {
     super(message);
   }
 }

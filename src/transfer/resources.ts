@@ -1,6 +1,6 @@
+import { ENTITIES } from "../entities/all.js";
 import type { Entity } from "../fields/entity.js";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
-import { ENTITIES } from "../entities/all.js";
 
 /**
  * The resources the operator's import/export moves: each entity, in the API's

@@ -1,10 +1,10 @@
 import { readFile } from "node:fs/promises";
 import type { AuditSource } from "../audit/audit.js";
-import type { PrismaClient } from "../generated/prisma/client.js";
-import { formatTimestamp, timestampSql } from "../fields/timestamp.js";
 import { temporaryItem } from "../entities/temporary-item.js";
+import { formatTimestamp, timestampSql } from "../fields/timestamp.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
 import { TRANSFER_RESOURCES } from "./resources.js";
-import { ImportError, importData, type ImportSummary } from "./transfer.js";
+import { ImportError, type ImportSummary, importData } from "./transfer.js";
 
 /** The shipped sample community, in the import format (same depth from src/ and dist/). */
 export const SAMPLE_FILE = new URL("../../sample/community.json", import.meta.url);
@@ -37,7 +37,9 @@ export async function loadSample(prisma: PrismaClient, now: Date, by?: AuditSour
     if (n > 0) held.push(`${n} ${r.key}`);
   }
   if (held.length > 0) {
-    throw new ImportError([`the database already holds data (${held.join(", ")}): the sample is loaded into an empty database only, so that it overwrites nothing`]);
+    throw new ImportError([
+      `the database already holds data (${held.join(", ")}): the sample is loaded into an empty database only, so that it overwrites nothing`,
+    ]);
   }
   return importData(prisma, await readSample(now), by);
 }

@@ -1,12 +1,12 @@
-import { recordAudit, type AuditSource } from "../audit/audit.js";
-import { advanceIdSequence, largestId } from "../entities/constraints.js";
+import { type AuditSource, recordAudit } from "../audit/audit.js";
 import { uniqueViolation } from "../db/prisma-errors.js";
-import { issueMessages, PARSE_OPTIONS } from "../http/validation.js";
-import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { advanceIdSequence, largestId } from "../entities/constraints.js";
 import { eventCtes } from "../events/record.js";
+import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { issueMessages, PARSE_OPTIONS } from "../http/validation.js";
 import { checkAgainstDatabase, checkWithinFile, q, stagedRows, type Tx } from "./import-checks.js";
 import { ImportError, Problems } from "./import-error.js";
-import { fileParts, FileShapeError } from "./json-records.js";
+import { FileShapeError, fileParts } from "./json-records.js";
 import { TRANSFER_RESOURCES, type TransferResource } from "./resources.js";
 
 export { ImportError } from "./import-error.js";
@@ -54,7 +54,11 @@ interface Staged {
 }
 
 /** Imports a file read in pieces (see fileParts), all or nothing; `by`, when given, gets one audit entry counting what was imported. */
-export async function importStream(prisma: PrismaClient, source: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>, by?: AuditSource): Promise<ImportSummary> {
+export async function importStream(
+  prisma: PrismaClient,
+  source: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
+  by?: AuditSource,
+): Promise<ImportSummary> {
   const summary: ImportSummary = {};
   await prisma.$transaction(
     async (tx) => {
@@ -101,10 +105,7 @@ async function stage(tx: Tx, source: AsyncIterable<string | Uint8Array> | Iterab
     const json = JSON.stringify(batch);
     batch = [];
     chars = 0;
-    await tx.$executeRawUnsafe(
-      "INSERT INTO import_rows SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(key text, idx int, id text, row jsonb)",
-      json,
-    );
+    await tx.$executeRawUnsafe("INSERT INTO import_rows SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(key text, idx int, id text, row jsonb)", json);
   };
   try {
     for await (const part of fileParts(source)) {
@@ -158,7 +159,10 @@ async function moveSequencePast(tx: Tx, r: TransferResource): Promise<void> {
 async function upsert(tx: Tx, r: TransferResource, columns: string[], count: number): Promise<void> {
   const list = columns.map(q).join(", ");
   const values = columns.map((c) => `x.${q(c)}`).join(", ");
-  const updates = columns.filter((c) => c !== r.entity.primaryKey).map((c) => `${q(c)} = EXCLUDED.${q(c)}`).join(", ");
+  const updates = columns
+    .filter((c) => c !== r.entity.primaryKey)
+    .map((c) => `${q(c)} = EXCLUDED.${q(c)}`)
+    .join(", ");
   // Each record written announces itself (xmax = 0: inserted), in the same statement.
   const { kind } = r.entity;
   const upsertSql = (from: number) => Prisma.sql`WITH w AS (

@@ -1,6 +1,6 @@
-import { recordAudit, type AuditAction, type AuditSource } from "../audit/audit.js";
-import type { DbClient } from "../db/client.js";
+import { type AuditAction, type AuditSource, recordAudit } from "../audit/audit.js";
 import { errors } from "../core/errors.js";
+import type { DbClient } from "../db/client.js";
 
 /** The fields of an API user that its updates change and their audit entries show, before and after: never key material. */
 interface AuditedUserFields {

@@ -1,5 +1,5 @@
-import { ApiError } from "../core/errors.js";
 import type { Config } from "../core/config.js";
+import { ApiError } from "../core/errors.js";
 import type { Database } from "../db/database.js";
 import { ApiUsers } from "./users.js";
 

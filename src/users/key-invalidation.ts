@@ -1,7 +1,7 @@
-import { ListenUnavailableError, type Database, type Subscription } from "../db/database.js";
-import type { Logger } from "../core/logger.js";
-import { USER_CHANGED_CHANNEL } from "./users.js";
 import type { KeyCache } from "../auth/key-cache.js";
+import type { Logger } from "../core/logger.js";
+import { type Database, ListenUnavailableError, type Subscription } from "../db/database.js";
+import { USER_CHANGED_CHANNEL } from "./users.js";
 
 /**
  * Keeps this instance's key cache honest: LISTENs for revocations and

@@ -1,5 +1,5 @@
-import type { DbClient } from "../db/client.js";
 import type { Logger } from "../core/logger.js";
+import type { DbClient } from "../db/client.js";
 
 const MINUTE_MS = 60_000;
 /** How often the minutes noted are written: a crash loses at most this much of "last used". */

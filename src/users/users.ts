@@ -1,18 +1,18 @@
 import { z } from "zod";
+import { type AuditSource, OPERATOR, recordAudit } from "../audit/audit.js";
 import { AddressAllowList } from "../auth/address-allow-list.js";
-import { OPERATOR, recordAudit, type AuditSource } from "../audit/audit.js";
 import type { Caller } from "../auth/caller.js";
-import type { DbClient } from "../db/client.js";
+import { type KeyCache, RefusedKeys } from "../auth/key-cache.js";
 import { generateApiKey, hashApiKey, looksLikeApiKey } from "../core/api-keys.js";
-import { conflictMessage } from "../entities/constraints.js";
-import { uniqueViolation } from "../db/prisma-errors.js";
-import { RefusedKeys, type KeyCache } from "../auth/key-cache.js";
 import { errors } from "../core/errors.js";
+import type { DbClient } from "../db/client.js";
+import { uniqueViolation } from "../db/prisma-errors.js";
+import { conflictMessage } from "../entities/constraints.js";
+import { recordEvent } from "../events/record.js";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
 import { auditUpdate, lockedForUpdate } from "./audited-update.js";
 import { DEFAULT_GRACE_SECONDS } from "./grace.js";
 import type { KeyUsage } from "./key-usage.js";
-import { recordEvent } from "../events/record.js";
 
 /** A username as it may exist: what the routes that address a user take. */
 export const existingUsernameSchema = z
@@ -26,7 +26,10 @@ export const existingUsernameSchema = z
  * leading '-' is refused, as a command line would read the name as an option (users created before
  * the rule are still addressed, by existingUsernameSchema, and in the CLI after `--`).
  */
-export const usernameSchema = existingUsernameSchema.refine((name) => !name.startsWith("-"), "must not begin with '-' (a command line would read it as an option)");
+export const usernameSchema = existingUsernameSchema.refine(
+  (name) => !name.startsWith("-"),
+  "must not begin with '-' (a command line would read it as an option)",
+);
 
 export const roleSchema = z
   .string()
@@ -89,12 +92,7 @@ export class ApiUsers {
    * Runs in `db` when given (the transaction of an API request), else in a
    * transaction of its own; the audit entry is written in the same one.
    */
-  async create(
-    username: string,
-    role: string = DEFAULT_ROLE,
-    by: AuditSource = OPERATOR,
-    db?: DbClient,
-  ): Promise<{ user: ApiUserSummary; apiKey: string }> {
+  async create(username: string, role: string = DEFAULT_ROLE, by: AuditSource = OPERATOR, db?: DbClient): Promise<{ user: ApiUserSummary; apiKey: string }> {
     const key = generateApiKey();
     const run = async (tx: DbClient) => {
       const user = await tx.apiUser.create({

@@ -56,7 +56,12 @@ export function signedHeaders(secret: string, messageId: string, body: string, a
  * One POST of a message to an endpoint: 2xx is delivered, anything else (a
  * redirect included: never followed) or no answer within `timeoutMs` is not.
  */
-export function attempt(url: string, secret: string, message: Message, options: { timeoutMs: number; allowPrivate: boolean; userAgent: string; traceparent?: string | null }): Promise<AttemptResult> {
+export function attempt(
+  url: string,
+  secret: string,
+  message: Message,
+  options: { timeoutMs: number; allowPrivate: boolean; userAgent: string; traceparent?: string | null },
+): Promise<AttemptResult> {
   const body = messageBody(message);
   const target = URL.parse(url);
   // Only a restored or hand-edited row can hold one (webhook add checks): never sent, never retried.

@@ -1,10 +1,10 @@
-import { recordAudit, type AuditSource } from "../audit/audit.js";
-import type { DbClient, ReadClient } from "../db/client.js";
+import { type AuditSource, recordAudit } from "../audit/audit.js";
 import { errors } from "../core/errors.js";
-import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
-import { checkHost, RefusedTarget } from "./address-guard.js";
+import type { DbClient, ReadClient } from "../db/client.js";
 import { EVENT_TYPES, isEventType } from "../events/catalogue.js";
 import { DELIVERIES_CHANNEL } from "../events/record.js";
+import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { checkHost, RefusedTarget } from "./address-guard.js";
 import { generateSecret, sealSecret } from "./secrets.js";
 
 /**

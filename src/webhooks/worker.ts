@@ -1,10 +1,10 @@
 import type { Config } from "../core/config.js";
-import { ListenUnavailableError, type Database, type Subscription } from "../db/database.js";
 import type { Logger } from "../core/logger.js";
-import { attempt, type AttemptResult } from "./attempt.js";
-import { DELIVERIES_CHANNEL } from "../events/record.js";
-import { openSecret, SecretUnavailable } from "./secrets.js";
 import { annotate, contextOf, currentTraceparent, inSpan, SpanKind, tracing } from "../core/tracing.js";
+import { type Database, ListenUnavailableError, type Subscription } from "../db/database.js";
+import { DELIVERIES_CHANNEL } from "../events/record.js";
+import { type AttemptResult, attempt } from "./attempt.js";
+import { openSecret, SecretUnavailable } from "./secrets.js";
 
 /** How often the outbox is looked at without a notification (retries that came due, expired leases, a lost LISTEN). */
 export const POLL_MS = 500;

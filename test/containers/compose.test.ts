@@ -26,12 +26,16 @@ import { ensureStandIns, PODMAN, PODMAN_FLAGS, podman, podmanAvailable, root, ru
  */
 const COMPOSE = process.env.PODMAN_COMPOSE_PATH ?? "podman-compose";
 const composeAvailable = podmanAvailable && spawnSync(COMPOSE, ["version"], { stdio: "ignore" }).status === 0;
-if (podmanAvailable && !composeAvailable && process.env.REQUIRE_PODMAN) throw new Error(`REQUIRE_PODMAN is set, and ${COMPOSE} is not installed (apt-get install podman-compose)`);
+if (podmanAvailable && !composeAvailable && process.env.REQUIRE_PODMAN)
+  throw new Error(`REQUIRE_PODMAN is set, and ${COMPOSE} is not installed (apt-get install podman-compose)`);
 
 const DOC = "docs/OPERATIONS.md";
 const MARK = /<!-- run by test\/containers\/compose\.test\.ts[^>]*-->\n```sh\n([\s\S]*?)^```$/m;
 const docText = readFileSync(path.join(root, DOC), "utf8");
-const lines = MARK.exec(docText)?.[1]?.split("\n").filter((l) => l.trim() && !l.trim().startsWith("#")) ?? [];
+const lines =
+  MARK.exec(docText)?.[1]
+    ?.split("\n")
+    .filter((l) => l.trim() && !l.trim().startsWith("#")) ?? [];
 /** The rolling restart of the api replicas ("Restart each instance in turn"), run whole, under load. */
 const RESTART_MARK = /<!-- run by test\/containers\/compose\.test\.ts under load[^>]*-->\n```sh\n([\s\S]*?)^```$/m;
 const restartScript = RESTART_MARK.exec(docText)?.[1] ?? "";
@@ -72,7 +76,10 @@ describe.runIf(composeAvailable)("compose.yaml brought up as OPERATIONS.md says,
     expect(lines.length, `the block of ${DOC} marked for this test`).toBeGreaterThan(3);
     // The load balancer publishes 3000, as the docs say: a server of one's own there would answer in its place.
     const free = await new Promise<boolean>((resolve) => {
-      const probe = net.createServer().once("error", () => resolve(false)).listen(3000, "0.0.0.0", () => probe.close(() => resolve(true)));
+      const probe = net
+        .createServer()
+        .once("error", () => resolve(false))
+        .listen(3000, "0.0.0.0", () => probe.close(() => resolve(true)));
     });
     expect(free, "port 3000 is taken on this machine: compose.yaml publishes the load balancer there").toBe(true);
     await ensureStandIns();
@@ -81,7 +88,10 @@ describe.runIf(composeAvailable)("compose.yaml brought up as OPERATIONS.md says,
     mkdirSync(project);
     const tracked = execFileSync("git", ["ls-files", "-z"], { cwd: root, encoding: "utf8" }).split("\0").filter(Boolean);
     for (const file of tracked) cpSync(path.join(root, file), path.join(project, file), { recursive: true });
-    writeFileSync(path.join(parent, "containers.conf"), '[containers]\ndefault_ulimits = ["nofile=4096:4096", "nproc=4096:4096"]\n[engine]\nruntime = "runc"\n');
+    writeFileSync(
+      path.join(parent, "containers.conf"),
+      '[containers]\ndefault_ulimits = ["nofile=4096:4096", "nproc=4096:4096"]\n[engine]\nruntime = "runc"\n',
+    );
     // BUILDAH_FORMAT: podman builds OCI images by default, which have no HEALTHCHECK; Docker's format keeps it.
     env = { ...process.env, CONTAINERS_CONF: path.join(parent, "containers.conf"), BUILDAH_FORMAT: "docker" };
   }, 1_200_000);
@@ -176,7 +186,10 @@ describe.runIf(composeAvailable)("compose.yaml brought up as OPERATIONS.md says,
     await Promise.all([readers, health]);
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
     const seen = Object.fromEntries(statuses);
-    expect(Object.keys(seen).filter((s) => s !== "200" && s !== "503" && s !== "429"), JSON.stringify(seen)).toEqual([]);
+    expect(
+      Object.keys(seen).filter((s) => s !== "200" && s !== "503" && s !== "429"),
+      JSON.stringify(seen),
+    ).toEqual([]);
     expect(seen["200"]).toBeGreaterThan(10);
     // Both replicas were restarted, and serve again.
     for (const container of replicas) expect((await inside(container, "http://127.0.0.1:3000/readyz"))?.status).toBe(200);

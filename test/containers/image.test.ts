@@ -49,8 +49,21 @@ describe.runIf(podmanAvailable && onPostgres)("the container image, built and ru
     try {
       const port = await freePort();
       await podmanOk(
-        "run", "-d", "--name", container, "--network", "host", ...LIMITS,
-        "-e", `DATABASE_URL=${database.url}`, "-e", `PORT=${port}`, "-e", "HOST=127.0.0.1", "-e", "METRICS_PORT=off",
+        "run",
+        "-d",
+        "--name",
+        container,
+        "--network",
+        "host",
+        ...LIMITS,
+        "-e",
+        `DATABASE_URL=${database.url}`,
+        "-e",
+        `PORT=${port}`,
+        "-e",
+        "HOST=127.0.0.1",
+        "-e",
+        "METRICS_PORT=off",
         IMAGE,
       );
       const logs = async () => {
@@ -86,7 +99,20 @@ describe.runIf(podmanAvailable && onPostgres)("the container image, built and ru
 
   /** A start that cannot succeed: the container's one line on its output, and a non-zero exit. */
   const refused = async (...args: string[]) => {
-    const result = await podman("run", "--rm", "--no-healthcheck", "--network", "host", ...LIMITS, "-e", "HOST=127.0.0.1", "-e", `PORT=${await freePort()}`, ...args, IMAGE);
+    const result = await podman(
+      "run",
+      "--rm",
+      "--no-healthcheck",
+      "--network",
+      "host",
+      ...LIMITS,
+      "-e",
+      "HOST=127.0.0.1",
+      "-e",
+      `PORT=${await freePort()}`,
+      ...args,
+      IMAGE,
+    );
     return { code: result.code, lines: (result.stdout + result.stderr).split("\n").filter(Boolean) };
   };
 
@@ -94,7 +120,9 @@ describe.runIf(podmanAvailable && onPostgres)("the container image, built and ru
     const port = await freePort();
     const { code, lines } = await refused("-e", `DATABASE_URL=postgresql://community:secret@127.0.0.1:${port}/community`);
     expect(code).toBe(1);
-    expect(lines).toEqual([`Cannot reach the PostgreSQL server at 127.0.0.1:${port} (DATABASE_URL): connection refused. Is PostgreSQL running there, and are the host and port in DATABASE_URL right?`]);
+    expect(lines).toEqual([
+      `Cannot reach the PostgreSQL server at 127.0.0.1:${port} (DATABASE_URL): connection refused. Is PostgreSQL running there, and are the host and port in DATABASE_URL right?`,
+    ]);
   });
 
   it("when /data is mounted read-only, then one line says so and the container exits 1", async () => {
@@ -114,6 +142,10 @@ describe.runIf(podmanAvailable && onPostgres)("the container image, built and ru
   it("when DATA_DIR names a folder the image's user cannot create, then one line says so and the container exits 1", async () => {
     const { code, lines } = await refused("-e", "DATA_DIR=/srv/community/data");
     expect(code).toBe(1);
-    expect(lines).toEqual([expect.stringMatching(/^The data folder \/srv\/community\/data \(DATA_DIR\) cannot be created or written by this process \(uid 1000\): permission denied/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^The data folder \/srv\/community\/data \(DATA_DIR\) cannot be created or written by this process \(uid 1000\): permission denied/,
+      ),
+    ]);
   });
 });

@@ -30,7 +30,11 @@ const COMMAND_TIMEOUT_MS = 20 * 60_000;
  * A command to its end: exit code and output (podman's systemd noise taken out of stderr). One still running
  * after `timeoutMs` is killed, and its run fails with what it printed: CI fails rather than hangs.
  */
-export function run(command: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number } = {}): Promise<Run> {
+export function run(
+  command: string,
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd ?? root, env: options.env ?? process.env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";

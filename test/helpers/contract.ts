@@ -1,8 +1,8 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { JSON_HEADERS } from "../../src/http/security-headers.js";
 import { buildOpenApiDocument } from "../../src/api-document/openapi.js";
 import type { RouteSpec } from "../../src/http/route.js";
+import { JSON_HEADERS } from "../../src/http/security-headers.js";
 import { apiRoutes } from "../../src/resources/index.js";
 
 /**

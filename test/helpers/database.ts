@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import pg from "pg";
 import { inject } from "vitest";
-import { openDatabase, type Database } from "../../src/db/database.js";
-import { migrate } from "../../src/db/migrate.js";
 import { createLogger } from "../../src/core/logger.js";
+import { type Database, openDatabase } from "../../src/db/database.js";
+import { migrate } from "../../src/db/migrate.js";
 
 /**
  * A migrated database of the test file's own: a fresh database on the

@@ -178,14 +178,20 @@ function parseAnswer(at: string, text: string): DocExample["answer"] {
 export function matchesShown(shown: unknown, actual: unknown): boolean {
   if (typeof shown === "string") {
     if (typeof actual !== "string") return false;
-    const pattern = shown.split("…").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[\\s\\S]*");
+    const pattern = shown
+      .split("…")
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join("[\\s\\S]*");
     return new RegExp(`^${pattern}$`).test(actual);
   }
   if (Array.isArray(shown)) return Array.isArray(actual) && shown.length === actual.length && shown.every((s, i) => matchesShown(s, actual[i]));
   if (shown !== null && typeof shown === "object") {
     if (actual === null || typeof actual !== "object" || Array.isArray(actual)) return false;
     const keys = Object.keys(shown);
-    return keys.length === Object.keys(actual).length && keys.every((k) => k in actual && matchesShown((shown as Record<string, unknown>)[k], (actual as Record<string, unknown>)[k]));
+    return (
+      keys.length === Object.keys(actual).length &&
+      keys.every((k) => k in actual && matchesShown((shown as Record<string, unknown>)[k], (actual as Record<string, unknown>)[k]))
+    );
   }
   return Object.is(shown, actual);
 }

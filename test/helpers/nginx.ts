@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { freePort } from "./process.js";
@@ -37,7 +37,13 @@ export async function startNginx(dir: string, upstreamPorts: readonly number[]):
   const until = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`nginx exited: ${log()}`);
-    if (await fetch(`${url}/livez`).then(() => true, () => false)) return { url, process: child };
+    if (
+      await fetch(`${url}/livez`).then(
+        () => true,
+        () => false,
+      )
+    )
+      return { url, process: child };
     if (Date.now() > until) {
       child.kill("SIGKILL");
       throw new Error(`nginx did not answer within 30 s: ${log()}`);

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createServerDatabase, onPostgres } from "./database.js";
-import { spawnService, type ServiceProcess } from "./process.js";
+import { type ServiceProcess, spawnService } from "./process.js";
 
 /** A span as an OTLP/HTTP (JSON) export carries it: what the tracing tests read of it. */
 export interface OtlpSpan {

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { dumpMemoryDatabase, openDatabase, type Database } from "../../src/db/database.js";
-import { migrate, readMigrations } from "../../src/db/migrate.js";
 import { createLogger } from "../../src/core/logger.js";
+import { type Database, dumpMemoryDatabase, openDatabase } from "../../src/db/database.js";
+import { migrate, readMigrations } from "../../src/db/migrate.js";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -1,5 +1,5 @@
+import { type ChildProcess, type ChildProcessWithoutNullStreams, type SpawnOptionsWithoutStdio, spawn } from "node:child_process";
 import net from "node:net";
-import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams, type SpawnOptionsWithoutStdio } from "node:child_process";
 import path from "node:path";
 import { TEST_SERVER_ENV } from "./server-env.js";
 

@@ -22,7 +22,10 @@ export interface Prometheus {
 export async function startPrometheus(dir: string, targets: readonly string[]): Promise<Prometheus> {
   const port = await freePort();
   const config = path.join(dir, "prometheus.yml");
-  writeFileSync(config, `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: community\n    static_configs:\n      - targets: [${targets.map((t) => `"${t}"`).join(", ")}]\n`);
+  writeFileSync(
+    config,
+    `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: community\n    static_configs:\n      - targets: [${targets.map((t) => `"${t}"`).join(", ")}]\n`,
+  );
   const child = spawnOwned(PROMETHEUS, [
     `--config.file=${config}`,
     `--storage.tsdb.path=${path.join(dir, "data")}`,
@@ -38,7 +41,13 @@ export async function startPrometheus(dir: string, targets: readonly string[]): 
   const until = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`Prometheus exited: ${(await output).stderr}`);
-    if ((await fetch(`${url}/-/ready`).then((r) => r.status, () => 0)) === 200) break;
+    if (
+      (await fetch(`${url}/-/ready`).then(
+        (r) => r.status,
+        () => 0,
+      )) === 200
+    )
+      break;
     if (Date.now() > until) {
       await stop();
       throw new Error(`Prometheus was not ready within 60 s: ${existsSync(config) ? readFileSync(config, "utf8") : ""}`);

@@ -13,7 +13,10 @@ const HOW = {
   redis: ["need Redis", "REDIS_TEST_URL=redis://HOST:6379 npm test (with DATABASE_URL for the multi-instance ones)"],
   chromium: ["need Chromium", "apt-get install chromium, or CHROMIUM_PATH=/path/to/chromium npm test"],
   nginx: ["need nginx", "apt-get install nginx-light, or NGINX_PATH=/path/to/nginx npm test"],
-  pgbouncer: ["need PgBouncer", "apt-get install pgbouncer, or PGBOUNCER_PATH=/path/to/pgbouncer npm test (with DATABASE_URL; REQUIRE_PGBOUNCER=1 fails without it)"],
+  pgbouncer: [
+    "need PgBouncer",
+    "apt-get install pgbouncer, or PGBOUNCER_PATH=/path/to/pgbouncer npm test (with DATABASE_URL; REQUIRE_PGBOUNCER=1 fails without it)",
+  ],
   prometheus: ["need Prometheus", "apt-get install --no-install-recommends prometheus, or PROMETHEUS_PATH=/path/to/prometheus npm test"],
   embedded: ["run on the embedded database only", "npm test without DATABASE_URL"],
 } as const;
@@ -48,14 +51,14 @@ function skipped(modules: ReadonlyArray<TestModule>): void {
         : /nginx/.test(name)
           ? "nginx"
           : /Prometheus/.test(name)
-          ? "prometheus"
-          : onPostgres && /PgBouncer/.test(name)
-          ? "pgbouncer"
-          : !onPostgres && (/PostgreSQL/.test(name) || !/Redis/.test(name))
-          ? "postgres"
-          : /Redis/.test(name)
-            ? "redis"
-            : "embedded";
+            ? "prometheus"
+            : onPostgres && /PgBouncer/.test(name)
+              ? "pgbouncer"
+              : !onPostgres && (/PostgreSQL/.test(name) || !/Redis/.test(name))
+                ? "postgres"
+                : /Redis/.test(name)
+                  ? "redis"
+                  : "embedded";
       const group = groups.get(reason) ?? { count: 0, files: new Set<string>() };
       group.count++;
       group.files.add(path.basename(module.moduleId).replace(/\.test\.ts$/, ""));

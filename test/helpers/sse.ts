@@ -1,8 +1,8 @@
+import http from "node:http";
 import type { Database } from "../../src/db/database.js";
+import { Prisma } from "../../src/generated/prisma/client.js";
 import { compareKeys, EventIds, type EventKey } from "../../src/stream/event-id.js";
 import { lastEvent, syncKey } from "../../src/stream/outbox.js";
-import { Prisma } from "../../src/generated/prisma/client.js";
-import http from "node:http";
 
 /**
  * A resume point of another database (sealed under a key of zeros): GET /api/events answers it 410 once
@@ -69,7 +69,13 @@ export class SseClient {
           const line = buffer.slice(0, newline);
           buffer = buffer.slice(newline + (buffer.startsWith("\r\n", newline) ? 2 : 1));
           if (line === "") {
-            if (data.length > 0) this.events.push({ id: this.lastId, event: event.event ?? "message", data: data.join("\n"), ...(event.traceparent ? { traceparent: event.traceparent } : {}) });
+            if (data.length > 0)
+              this.events.push({
+                id: this.lastId,
+                event: event.event ?? "message",
+                data: data.join("\n"),
+                ...(event.traceparent ? { traceparent: event.traceparent } : {}),
+              });
             event = {};
             data = [];
           } else if (line.startsWith(":")) this.comments.push(line.slice(1).trim());

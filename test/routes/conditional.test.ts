@@ -1,15 +1,15 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_ROWS, readAll } from "../../src/db/list-query.js";
+import { infectedStats } from "../../src/entities/infected.js";
+import { parkourMap } from "../../src/entities/parkour.js";
+import { player, playerSummary } from "../../src/entities/player.js";
+import { temporaryItem } from "../../src/entities/temporary-item.js";
 import { Prisma } from "../../src/generated/prisma/client.js";
 import { allInfectedStats } from "../../src/resources/infected/queries.js";
-import { allPlayers, fullPlayers } from "../../src/resources/player/queries.js";
-import { infectedStats } from "../../src/entities/infected.js";
 import { allMaps } from "../../src/resources/parkour/queries.js";
-import { parkourMap } from "../../src/entities/parkour.js";
+import { allPlayers, fullPlayers } from "../../src/resources/player/queries.js";
 import { activeAt, allItems } from "../../src/resources/temporary-item/queries.js";
-import { temporaryItem } from "../../src/entities/temporary-item.js";
-import { player, playerSummary } from "../../src/entities/player.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { makeCosmetic, makePlayer, unique } from "../helpers/fixtures.js";
 
@@ -23,7 +23,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const prisma = () => t.database.db.prisma;
-const get = (path: string, headers: Record<string, string> = {}) => request(t.url).get(`/api${path}`).set({ "X-API-Key": key, ...headers });
+const get = (path: string, headers: Record<string, string> = {}) =>
+  request(t.url)
+    .get(`/api${path}`)
+    .set({ "X-API-Key": key, ...headers });
 
 /** A list read as the service reads it, in batches of 2 rows: several batches make the bytes one query would. */
 const allPlayersJson = (db: ReturnType<typeof prisma>) => readAll(db, allPlayers, ALL_ROWS, 2);
@@ -37,8 +40,13 @@ describe("lists serialised by PostgreSQL", () => {
     const awkward = ['quote " and \\ backslash', "tab\tnew\nline\r\u0001\u001f", "émoji 🎮 ünïcödé", "</script>", "\u007f\u2028"];
     for (const [i, text] of awkward.entries()) {
       await makePlayer(prisma(), {
-        gradeId: 4242, nickname: unique("n"), tag: text, color: text.slice(0, 30), chatId: null,
-        totalTimeConnection: [0.1, 1 / 3, 12.5, 0, 123456789.125][i]!, firstConnection: new Date(Date.UTC(2025, i, 1, 2, 3, 4)),
+        gradeId: 4242,
+        nickname: unique("n"),
+        tag: text,
+        color: text.slice(0, 30),
+        chatId: null,
+        totalTimeConnection: [0.1, 1 / 3, 12.5, 0, 123456789.125][i]!,
+        firstConnection: new Date(Date.UTC(2025, i, 1, 2, 3, 4)),
       });
     }
     await prisma().infectedStats.create({ data: { playerId: (await makePlayer(prisma())).id, kill: 7, newPlayer: false } });
@@ -122,7 +130,9 @@ describe("conditional GETs", () => {
 
   it("when a caller without rights sends a matching ETag, then 403 still comes first", async () => {
     const etag = (await get("/parkour/get-all-maps")).headers.etag!;
-    const res = await request(t.url).get("/api/parkour/get-all-maps").set({ "X-API-Key": await t.key("user-D"), "If-None-Match": etag });
+    const res = await request(t.url)
+      .get("/api/parkour/get-all-maps")
+      .set({ "X-API-Key": await t.key("user-D"), "If-None-Match": etag });
     expect(res.status).toBe(403);
   });
 });

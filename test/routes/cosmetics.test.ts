@@ -4,8 +4,20 @@ import { startTestApp, type TestApp } from "../helpers/app.js";
 import { makeCosmetic, unique } from "../helpers/fixtures.js";
 
 const SHAPE = [
-  "id", "name", "type", "rarity", "game", "argumentFr", "argumentEn", "image", "lootbox", "price",
-  "description", "collection", "render", "permanent",
+  "id",
+  "name",
+  "type",
+  "rarity",
+  "game",
+  "argumentFr",
+  "argumentEn",
+  "image",
+  "lootbox",
+  "price",
+  "description",
+  "collection",
+  "render",
+  "permanent",
 ];
 
 let t: TestApp;
@@ -17,8 +29,16 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const prisma = () => t.database.db.prisma;
-const getCosmetic = (id: string | number) => request(t.url).get("/api/cosmetic/get-cosmetic").query({ id: String(id) }).set("X-API-Key", key);
-const patch = (body: unknown) => request(t.url).patch("/api/cosmetic/update-cosmetic").set("X-API-Key", key).send(body as object);
+const getCosmetic = (id: string | number) =>
+  request(t.url)
+    .get("/api/cosmetic/get-cosmetic")
+    .query({ id: String(id) })
+    .set("X-API-Key", key);
+const patch = (body: unknown) =>
+  request(t.url)
+    .patch("/api/cosmetic/update-cosmetic")
+    .set("X-API-Key", key)
+    .send(body as object);
 
 describe("GET /cosmetic/get-cosmetic", () => {
   it("when the cosmetic exists, then exactly its fields, argumentEn spelled so, nulls as null", async () => {
@@ -27,8 +47,20 @@ describe("GET /cosmetic/get-cosmetic", () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(SHAPE);
     expect(res.body).toEqual({
-      id: c.id, name: c.name, type: "hat", rarity: "rare", game: "lobby", argumentFr: "Un chapeau", argumentEn: "A hat",
-      image: "cosmetics/hat.png", lootbox: true, price: 250, description: null, collection: "Angels", render: null, permanent: false,
+      id: c.id,
+      name: c.name,
+      type: "hat",
+      rarity: "rare",
+      game: "lobby",
+      argumentFr: "Un chapeau",
+      argumentEn: "A hat",
+      image: "cosmetics/hat.png",
+      lootbox: true,
+      price: 250,
+      description: null,
+      collection: "Angels",
+      render: null,
+      permanent: false,
     });
   });
 

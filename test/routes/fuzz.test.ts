@@ -5,8 +5,8 @@ import type { z } from "zod";
 import type { RouteSpec } from "../../src/http/route.js";
 import { apiRoutes } from "../../src/resources/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { EXPIRED_EVENT_ID } from "../helpers/sse.js";
 import { makeCosmetic, makePlayer, makeWorld } from "../helpers/fixtures.js";
+import { EXPIRED_EVENT_ID } from "../helpers/sse.js";
 
 /**
  * Property: whatever JSON a client puts in any field of any body or query of
@@ -59,9 +59,34 @@ const jsonValue = fc.oneof(
   dateTime,
   fc.constantFrom("0001-01-01T00:00:00Z", "0099-12-31T23:59:59Z", "9999-12-31T23:59:59Z", "9999-12-31T23:59:59-00:01", "0001-01-01T00:00:00+00:01"),
   fc.string({ unit: "binary" }),
-  fc.constantFrom(null, "null", "", " ", "true", "false", 0, -1, 1.5, 2 ** 31, -(2 ** 31) - 1, 1e308, -0, "2026-02-30T00:00:00Z", "1e3", [], {}, "\u0000", "💥".repeat(300)),
+  fc.constantFrom(
+    null,
+    "null",
+    "",
+    " ",
+    "true",
+    "false",
+    0,
+    -1,
+    1.5,
+    2 ** 31,
+    -(2 ** 31) - 1,
+    1e308,
+    -0,
+    "2026-02-30T00:00:00Z",
+    "1e3",
+    [],
+    {},
+    "\u0000",
+    "💥".repeat(300),
+  ),
 );
-const queryValue = fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.array(fc.string(), { maxLength: 3 }), fc.constantFrom("", "-1", "2147483648", "0x10", " 1", "1 ", "%", "%00"));
+const queryValue = fc.oneof(
+  fc.string(),
+  fc.string({ unit: "binary" }),
+  fc.array(fc.string(), { maxLength: 3 }),
+  fc.constantFrom("", "-1", "2147483648", "0x10", " 1", "1 ", "%", "%00"),
+);
 
 function fields(schema: z.ZodType | undefined): string[] {
   const shape = (schema as unknown as { shape?: Record<string, unknown> } | undefined)?.shape;

@@ -42,7 +42,9 @@ describe("pages of a list", () => {
     let added = 0;
     const pages = await walk(`${t.url}/api/player/get-all-players?limit=97`, async () => {
       // Between pages, another client adds players (their ids come after the cursor, or anywhere for explicit ids).
-      await prisma().$executeRawUnsafe(`INSERT INTO players (pseudo, token, ip) SELECT 'added' || g || '-' || ${added}, 't', '198.51.100.8' FROM generate_series(1, 5) g`);
+      await prisma().$executeRawUnsafe(
+        `INSERT INTO players (pseudo, token, ip) SELECT 'added' || g || '-' || ${added}, 't', '198.51.100.8' FROM generate_series(1, 5) g`,
+      );
       added += 5;
     });
     const ids = pages.flatMap((p) => p.rows.map((r) => r.id));
@@ -78,11 +80,26 @@ describe("pages of a list", () => {
     [`cursor=c1.${Buffer.from("5:754:0:0:3").toString("base64url")}`, "limit: required with cursor (send the Link header's next URL as it is)"],
     ["since=yesterday", "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged"],
     // A running transaction at or above the token's start, or none at all, is not one the service wrote.
-    [`since=s1.${Buffer.from("754:0:0:754").toString("base64url")}`, "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged"],
-    [`since=s1.${Buffer.from("9223372036854775808:0:0:").toString("base64url")}`, "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged"],
-    [`limit=1&cursor=c1.${Buffer.from("1:9999999999999999999:0:0:").toString("base64url")}`, "cursor: not a cursor of this list: send the one from the Link header's next URL unchanged"],
-    [`since=s1.${Buffer.from("754:0:0:0").toString("base64url")}`, "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged"],
-    [`since=s1.${Buffer.from(`754:0:0:${Array(65).fill(1).join(",")}`).toString("base64url")}`, "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged"],
+    [
+      `since=s1.${Buffer.from("754:0:0:754").toString("base64url")}`,
+      "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged",
+    ],
+    [
+      `since=s1.${Buffer.from("9223372036854775808:0:0:").toString("base64url")}`,
+      "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged",
+    ],
+    [
+      `limit=1&cursor=c1.${Buffer.from("1:9999999999999999999:0:0:").toString("base64url")}`,
+      "cursor: not a cursor of this list: send the one from the Link header's next URL unchanged",
+    ],
+    [
+      `since=s1.${Buffer.from("754:0:0:0").toString("base64url")}`,
+      "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged",
+    ],
+    [
+      `since=s1.${Buffer.from(`754:0:0:${Array(65).fill(1).join(",")}`).toString("base64url")}`,
+      "since: not a sync token: send the Sync-Token header of an earlier answer of this list unchanged",
+    ],
   ])("when %s is sent, then 400 naming the parameter", async (query, message) => {
     const res = await fetchList(`${t.url}/api/player/get-all-players?${query}`);
     expect(res.status).toBe(400);

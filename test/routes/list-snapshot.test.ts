@@ -1,7 +1,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { LIST_BATCH_ROWS } from "../../src/lists/list.js";
 import { playerSummary } from "../../src/entities/player.js";
+import { LIST_BATCH_ROWS } from "../../src/lists/list.js";
 import { apiRoutes } from "../../src/resources/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { onPostgres } from "../helpers/database.js";

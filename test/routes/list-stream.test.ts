@@ -2,13 +2,13 @@ import { once } from "node:events";
 import net from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { Prisma } from "../../src/generated/prisma/client.js";
-import { LIST_BATCH_ROWS } from "../../src/lists/list.js";
-import { defineRoute } from "../../src/http/route.js";
 import { infectedStats } from "../../src/entities/infected.js";
 import { playerSummary } from "../../src/entities/player.js";
-import { allPlayers } from "../../src/resources/player/queries.js";
+import { Prisma } from "../../src/generated/prisma/client.js";
+import { defineRoute } from "../../src/http/route.js";
+import { LIST_BATCH_ROWS } from "../../src/lists/list.js";
 import { apiRoutes } from "../../src/resources/index.js";
+import { allPlayers } from "../../src/resources/player/queries.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 
 /** A list that fails in PostgreSQL past its first batch (division by zero at its 500th row): an error after the first byte. */

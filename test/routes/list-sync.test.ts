@@ -57,7 +57,13 @@ describe("sync by change", () => {
 
   it("when an item's start passes with no write, then the next sync of the active items sends it", async () => {
     const item = await prisma().temporaryItem.create({
-      data: { itemName: "soon", itemDescription: "starts in an hour", price: 5, startDate: new Date(now.getTime() + HOUR), endDate: new Date(now.getTime() + 3 * HOUR) },
+      data: {
+        itemName: "soon",
+        itemDescription: "starts in an hour",
+        price: 5,
+        startDate: new Date(now.getTime() + HOUR),
+        endDate: new Date(now.getTime() + 3 * HOUR),
+      },
     });
     const { rows, token } = await list("/temporary-item/get-active-items");
     expect(ids(rows)).not.toContain(String(item.id));
@@ -119,7 +125,6 @@ describe("sync by change", () => {
       }
     },
   );
-
 });
 
 describe("tokens and cursors bound to their database", () => {

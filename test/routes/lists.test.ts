@@ -28,9 +28,35 @@ describe("GET /infecte2/get-all-infectes", () => {
     ascending(res.body.map((s: { playerId: number }) => s.playerId));
     const row = res.body.find((s: { playerId: number }) => s.playerId === b.id);
     expect(row).toEqual({
-      playerId: b.id, kill: 5, assist: 0, death: 0, game: 0, eligibleGame: 0, winZ: 2, winH: 0, playtime: 3600, coin: 0, point: 0, objectif: 0, newPlayer: false,
+      playerId: b.id,
+      kill: 5,
+      assist: 0,
+      death: 0,
+      game: 0,
+      eligibleGame: 0,
+      winZ: 2,
+      winH: 0,
+      playtime: 3600,
+      coin: 0,
+      point: 0,
+      objectif: 0,
+      newPlayer: false,
     });
-    expect(Object.keys(row)).toEqual(["playerId", "kill", "assist", "death", "game", "eligibleGame", "winZ", "winH", "playtime", "coin", "point", "objectif", "newPlayer"]);
+    expect(Object.keys(row)).toEqual([
+      "playerId",
+      "kill",
+      "assist",
+      "death",
+      "game",
+      "eligibleGame",
+      "winZ",
+      "winH",
+      "playtime",
+      "coin",
+      "point",
+      "objectif",
+      "newPlayer",
+    ]);
   });
 });
 
@@ -53,8 +79,12 @@ describe("GET /temporary-item/get-active-items", () => {
     expect(res.status).toBe(200);
     expect(res.body.map((i: { itemName: string }) => i.itemName)).toEqual(["starts-now", "current"]);
     expect(res.body[1]).toEqual({
-      id: String(current.id), itemName: "current", itemDescription: "current item", price: 100,
-      startDate: "2026-11-22T11:00:00Z", endDate: "2026-11-22T13:00:00Z",
+      id: String(current.id),
+      itemName: "current",
+      itemDescription: "current item",
+      price: 100,
+      startDate: "2026-11-22T11:00:00Z",
+      endDate: "2026-11-22T13:00:00Z",
     });
     expect(res.body[0].id).toBe(String(startsNow.id));
   });

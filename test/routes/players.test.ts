@@ -5,12 +5,44 @@ import { startTestApp, type TestApp } from "../helpers/app.js";
 import { makePlayer, unique } from "../helpers/fixtures.js";
 
 const SHAPE_N = [
-  "id", "pseudo", "credit", "gradeId", "modStatus", "staff", "alert", "nickname", "status", "chatId",
-  "language", "streamerPoint", "tag", "color", "highclub", "vote",
+  "id",
+  "pseudo",
+  "credit",
+  "gradeId",
+  "modStatus",
+  "staff",
+  "alert",
+  "nickname",
+  "status",
+  "chatId",
+  "language",
+  "streamerPoint",
+  "tag",
+  "color",
+  "highclub",
+  "vote",
 ];
 const SHAPE_G = [
-  "id", "pseudo", "token", "credit", "gradeId", "modStatus", "staff", "alert", "nickname", "firstConnection",
-  "totalTimeConnection", "status", "ip", "chatId", "language", "streamerPoint", "tag", "color", "highclub", "vote",
+  "id",
+  "pseudo",
+  "token",
+  "credit",
+  "gradeId",
+  "modStatus",
+  "staff",
+  "alert",
+  "nickname",
+  "firstConnection",
+  "totalTimeConnection",
+  "status",
+  "ip",
+  "chatId",
+  "language",
+  "streamerPoint",
+  "tag",
+  "color",
+  "highclub",
+  "vote",
 ];
 
 let t: TestApp;
@@ -21,8 +53,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const get = (path: string, query: Record<string, string | string[]> = {}) =>
-  request(t.url).get(`/api/player/${path}`).query(query).set("X-API-Key", key);
+const get = (path: string, query: Record<string, string | string[]> = {}) => request(t.url).get(`/api/player/${path}`).query(query).set("X-API-Key", key);
 const prisma = () => t.database.db.prisma;
 
 describe("GET /player/get-all-full-players-by-gradeId", () => {
@@ -39,9 +70,26 @@ describe("GET /player/get-all-full-players-by-gradeId", () => {
     for (const p of res.body) expect(Object.keys(p)).toEqual(SHAPE_G);
     const full = res.body.find((p: { id: number }) => p.id === b.id);
     expect(full).toEqual({
-      id: b.id, pseudo: b.pseudo, token: "secret-token", credit: 0, gradeId, modStatus: false, staff: false, alert: false,
-      nickname: b.nickname, firstConnection: "2025-06-01T12:00:00Z", totalTimeConnection: 42.5, status: "Offline",
-      ip: "203.0.113.9", chatId: "42", language: "EN", streamerPoint: 0, tag: "VIP", color: "#ff0", highclub: false, vote: 0,
+      id: b.id,
+      pseudo: b.pseudo,
+      token: "secret-token",
+      credit: 0,
+      gradeId,
+      modStatus: false,
+      staff: false,
+      alert: false,
+      nickname: b.nickname,
+      firstConnection: "2025-06-01T12:00:00Z",
+      totalTimeConnection: 42.5,
+      status: "Offline",
+      ip: "203.0.113.9",
+      chatId: "42",
+      language: "EN",
+      streamerPoint: 0,
+      tag: "VIP",
+      color: "#ff0",
+      highclub: false,
+      vote: 0,
     });
     expect(res.body.find((p: { id: number }) => p.id === a.id).firstConnection).toBe("2025-01-02T03:04:05Z");
   });
@@ -80,8 +128,22 @@ describe("GET /player/get-all-players", () => {
     expect(ids).toEqual([...ids].sort((x: number, y: number) => x - y));
     for (const x of res.body) expect(Object.keys(x)).toEqual(SHAPE_N);
     expect(res.body.find((x: { id: number }) => x.id === p.id)).toEqual({
-      id: p.id, pseudo: p.pseudo, credit: 12, gradeId: 0, modStatus: false, staff: false, alert: false, nickname: p.nickname,
-      status: "Offline", chatId: null, language: "FR", streamerPoint: 0, tag: null, color: null, highclub: true, vote: 3,
+      id: p.id,
+      pseudo: p.pseudo,
+      credit: 12,
+      gradeId: 0,
+      modStatus: false,
+      staff: false,
+      alert: false,
+      nickname: p.nickname,
+      status: "Offline",
+      chatId: null,
+      language: "FR",
+      streamerPoint: 0,
+      tag: null,
+      color: null,
+      highclub: true,
+      vote: 3,
     });
     expect(JSON.stringify(res.body)).not.toMatch(/token|"ip"|firstConnection|totalTimeConnection|secret-token/);
   });
@@ -93,9 +155,26 @@ describe("GET /player/get-all-players", () => {
 
   it("when the community has 10,000 players, then all of them are listed", async () => {
     const players = Array.from({ length: 10_000 }, (_, i) => ({
-      id: 100_000 + i, pseudo: `bulk${i}`, token: "t", credit: i, gradeId: 3, modStatus: false, staff: false, alert: false,
-      nickname: null, firstConnection: "2025-01-01T00:00:00Z", totalTimeConnection: 0, status: "Offline", ip: "::1",
-      chatId: null, language: "FR", streamerPoint: 0, tag: null, color: null, highclub: false, vote: 0,
+      id: 100_000 + i,
+      pseudo: `bulk${i}`,
+      token: "t",
+      credit: i,
+      gradeId: 3,
+      modStatus: false,
+      staff: false,
+      alert: false,
+      nickname: null,
+      firstConnection: "2025-01-01T00:00:00Z",
+      totalTimeConnection: 0,
+      status: "Offline",
+      ip: "::1",
+      chatId: null,
+      language: "FR",
+      streamerPoint: 0,
+      tag: null,
+      color: null,
+      highclub: false,
+      vote: 0,
     }));
     await importData(prisma(), { players });
     const res = await get("get-all-players");

@@ -13,7 +13,10 @@ afterAll(() => t.close());
 
 const prisma = () => t.database.db.prisma;
 const send = (method: "post" | "patch", path: string, body: unknown) =>
-  request(t.url)[method](`/api${path}`).set("X-API-Key", key).send(body as object);
+  request(t.url)
+    [method](`/api${path}`)
+    .set("X-API-Key", key)
+    .send(body as object);
 
 const BAD_DATE = "expected an ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T18:00:00Z, in the years 0001 to 9999";
 
@@ -25,7 +28,18 @@ describe("POST /form/create-form", () => {
     const res = await send("post", "/form/create-form", { playerId: player.id, ...answers });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body)).toEqual([
-      "id", "playerId", "video", "question1", "question2", "question3", "question4", "question5", "stage1", "stage2", "stage3", "comment",
+      "id",
+      "playerId",
+      "video",
+      "question1",
+      "question2",
+      "question3",
+      "question4",
+      "question5",
+      "stage1",
+      "stage2",
+      "stage3",
+      "comment",
     ]);
     expect(res.body).toEqual({ id: expect.any(Number), playerId: player.id, ...answers, stage1: null, stage2: null, stage3: null, comment: "" });
     expect(await prisma().formAnswer.findUnique({ where: { id: res.body.id } })).toMatchObject({ playerId: player.id, stage1: null });
@@ -148,8 +162,19 @@ describe("POST /website/create-reward-log", () => {
 });
 
 const WORLD_SHAPE = [
-  "id", "name", "ownerId", "type", "state", "lastUsed", "status", "spawnLocation", "gameruleRandomTickSpeed",
-  "gameruleDaylightCycle", "gamerulePvp", "gamerulePlayerDamage", "tag",
+  "id",
+  "name",
+  "ownerId",
+  "type",
+  "state",
+  "lastUsed",
+  "status",
+  "spawnLocation",
+  "gameruleRandomTickSpeed",
+  "gameruleDaylightCycle",
+  "gamerulePvp",
+  "gamerulePlayerDamage",
+  "tag",
 ];
 
 describe("PATCH /freebuild/update-world", () => {
@@ -165,16 +190,36 @@ describe("PATCH /freebuild/update-world", () => {
   it("when state, status, owner and lastUsed change, then the whole world comes back, lastUsed in UTC whole seconds", async () => {
     const w = await makeWorld(prisma());
     const owner = await makePlayer(prisma());
-    const res = await send("patch", "/freebuild/update-world", { id: w.id, state: "loaded", status: "PRIVATE", ownerId: owner.id, lastUsed: "2026-06-01T12:00:00.250-02:00" });
+    const res = await send("patch", "/freebuild/update-world", {
+      id: w.id,
+      state: "loaded",
+      status: "PRIVATE",
+      ownerId: owner.id,
+      lastUsed: "2026-06-01T12:00:00.250-02:00",
+    });
     expect(res.body).toEqual({
-      id: w.id, name: w.name, ownerId: owner.id, type: "NETHER", state: "loaded", lastUsed: "2026-06-01T14:00:00Z", status: "PRIVATE",
-      spawnLocation: "0,64,0", gameruleRandomTickSpeed: 3, gameruleDaylightCycle: true, gamerulePvp: true, gamerulePlayerDamage: true, tag: "event",
+      id: w.id,
+      name: w.name,
+      ownerId: owner.id,
+      type: "NETHER",
+      state: "loaded",
+      lastUsed: "2026-06-01T14:00:00Z",
+      status: "PRIVATE",
+      spawnLocation: "0,64,0",
+      gameruleRandomTickSpeed: 3,
+      gameruleDaylightCycle: true,
+      gamerulePvp: true,
+      gamerulePlayerDamage: true,
+      tag: "event",
     });
   });
 
   it("when a date is at the edge of what the format can write, then it is stored and written exactly", async () => {
     const w = await makeWorld(prisma());
-    for (const [input, output] of [["0050-06-01T00:00:00Z", "0050-06-01T00:00:00Z"], ["9999-12-31T23:59:59+01:00", "9999-12-31T22:59:59Z"]]) {
+    for (const [input, output] of [
+      ["0050-06-01T00:00:00Z", "0050-06-01T00:00:00Z"],
+      ["9999-12-31T23:59:59+01:00", "9999-12-31T22:59:59Z"],
+    ]) {
       const res = await send("patch", "/freebuild/update-world", { id: w.id, lastUsed: input });
       expect(res.body.lastUsed, input).toBe(output);
       expect((await send("patch", "/freebuild/update-world", { id: w.id, tag: "after" })).status).toBe(200);

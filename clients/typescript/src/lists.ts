@@ -11,9 +11,7 @@ export type ListPath = {
     : never;
 }[keyof paths];
 /** A row of a list. */
-export type ListRow<P extends ListPath> = paths[P]["get"]["responses"][200]["content"]["application/json"] extends readonly (infer Row)[]
-  ? Row
-  : never;
+export type ListRow<P extends ListPath> = paths[P]["get"]["responses"][200]["content"]["application/json"] extends readonly (infer Row)[] ? Row : never;
 /** The list's own parameters (gradeId), without limit, cursor and since, which the helpers set. */
 export type ListQuery<P extends ListPath> = Omit<NonNullable<paths[P]["get"]["parameters"]["query"]>, "limit" | "cursor" | "since">;
 

@@ -1,4 +1,4 @@
-import { api, call, type AuditEntry } from "../api.js";
+import { type AuditEntry, api, call } from "../api.js";
 import { dataTable, field, h, message, stamp, when } from "../dom.js";
 
 interface Filters {
@@ -8,7 +8,22 @@ interface Filters {
   to: string;
 }
 
-const ACTIONS = ["", "api_user.register", "api_user.rotate", "api_user.revoke", "api_user.allow_ip", "api_user.refused_ip", "cosmetic.update", "world.update", "form.create", "reward_log.create", "data.import", "webhook.add", "webhook.remove", "webhook.redeliver"];
+const ACTIONS = [
+  "",
+  "api_user.register",
+  "api_user.rotate",
+  "api_user.revoke",
+  "api_user.allow_ip",
+  "api_user.refused_ip",
+  "cosmetic.update",
+  "world.update",
+  "form.create",
+  "reward_log.create",
+  "data.import",
+  "webhook.add",
+  "webhook.remove",
+  "webhook.redeliver",
+];
 const PAGE_SIZE = 25;
 
 /**
@@ -87,8 +102,12 @@ export async function auditPage(main: HTMLElement): Promise<void> {
   let current: string | undefined;
   const load = async (cursor: string | undefined) => {
     const dates = { From: from.value.trim(), Until: to.value.trim() };
-    const bad = Object.entries(dates).filter(([, text]) => text && !utcIso(text)).map(([name]) => name);
-    problem.replaceChildren(...(bad.length ? [message("error", `${bad.join(" and ")}: expected an ISO 8601 date in UTC, such as 2026-11-25 or 2026-11-25T04:06:12Z`)] : []));
+    const bad = Object.entries(dates)
+      .filter(([, text]) => text && !utcIso(text))
+      .map(([name]) => name);
+    problem.replaceChildren(
+      ...(bad.length ? [message("error", `${bad.join(" and ")}: expected an ISO 8601 date in UTC, such as 2026-11-25 or 2026-11-25T04:06:12Z`)] : []),
+    );
     if (bad.length) return;
     const filters: Filters = { actor: actor.value.trim(), action: action.value, from: utcIso(dates.From) ?? "", to: utcIso(dates.Until) ?? "" };
     const query = new URLSearchParams({ limit: String(PAGE_SIZE) });

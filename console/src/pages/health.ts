@@ -22,7 +22,11 @@ export async function healthPage(main: HTMLElement): Promise<void> {
         const res = await fetch(probe.path, { cache: "no-store", credentials: "omit" });
         const body = (await res.json()) as Record<string, string>;
         status = res.ok ? "ok" : "failing";
-        detail = res.ok ? Object.entries(body).map(([k, v]) => `${k}: ${v}`).join(", ") : (body.message ?? `HTTP ${res.status}`);
+        detail = res.ok
+          ? Object.entries(body)
+              .map(([k, v]) => `${k}: ${v}`)
+              .join(", ")
+          : (body.message ?? `HTTP ${res.status}`);
       } catch {
         status = "failing";
         detail = "no answer";

@@ -154,7 +154,10 @@ function countsList(title: string, counts: Record<string, number>): HTMLElement 
   );
 }
 
-const inline = (counts: Record<string, number>) => Object.entries(counts).map(([part, n]) => `${part} ${n}`).join(", ") || "none";
+const inline = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .map(([part, n]) => `${part} ${n}`)
+    .join(", ") || "none";
 
 /** The erasure receipts, newest first, paged by cursor (Newer, Older) as the audit log is. */
 function receiptsSection() {

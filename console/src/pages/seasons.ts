@@ -40,7 +40,11 @@ function startForm(refresh: (text?: string) => Promise<void>): HTMLElement {
     "form",
     { class: "card", "aria-labelledby": "start-title" },
     h("h2", { id: "start-title" }, "Start a season"),
-    h("p", { class: "muted" }, "Its boards rank what each player gains from its start: GET /api/infecte2/get-leaderboard?period=season&season=<name>. A name is used once; times are UTC."),
+    h(
+      "p",
+      { class: "muted" },
+      "Its boards rank what each player gains from its start: GET /api/infecte2/get-leaderboard?period=season&season=<name>. A name is used once; times are UTC.",
+    ),
     h(
       "div",
       { class: "fields" },
@@ -90,7 +94,11 @@ async function end(season: Season, refresh: (text?: string) => Promise<void>): P
   const ok = await openDialog({
     title: `End ${season.key}?`,
     content: [
-      h("p", {}, "Its boards stop counting at the end, and become final; the service then announces the final top of every statistic (season.ended, on the event stream and webhooks). A season ends once."),
+      h(
+        "p",
+        {},
+        "Its boards stop counting at the end, and become final; the service then announces the final top of every statistic (season.ended, on the event stream and webhooks). A season ends once.",
+      ),
       field("Ends (UTC, optional)", endsAt, season.endsAt ? `Empty: now (it is set to end ${when(season.endsAt)})` : "Empty: now"),
     ],
     confirm: "End season",

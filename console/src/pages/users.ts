@@ -1,4 +1,4 @@
-import { api, call, session, type ApiUser } from "../api.js";
+import { type ApiUser, api, call, session } from "../api.js";
 import { openDialog, secretBox } from "../dialog.js";
 import { dataTable, field, h, onSubmit, refresher, stamp, when } from "../dom.js";
 
@@ -14,13 +14,7 @@ export async function usersPage(main: HTMLElement): Promise<void> {
   const { body } = await call<{ users: ApiUser[] }>("GET", api("admin/users"));
   const notice = h("div", { class: "notices" });
   const refresh = refresher(main, usersPage);
-  main.replaceChildren(
-    h("h1", {}, "API users"),
-    notice,
-    createForm(refresh),
-    h("h2", {}, `${body.users.length} users`),
-    usersTable(body.users, refresh),
-  );
+  main.replaceChildren(h("h1", {}, "API users"), notice, createForm(refresh), h("h2", {}, `${body.users.length} users`), usersTable(body.users, refresh));
 }
 
 function createForm(refresh: (text?: string) => Promise<void>): HTMLElement {
@@ -31,7 +25,12 @@ function createForm(refresh: (text?: string) => Promise<void>): HTMLElement {
     "form",
     { class: "card", "aria-labelledby": "create-title" },
     h("h2", { id: "create-title" }, "Create an API user"),
-    h("div", { class: "fields" }, field("Username", username, "3 to 32 letters, digits, _ - ."), field("Role (optional)", role, "Capitals and _; grants nothing by itself")),
+    h(
+      "div",
+      { class: "fields" },
+      field("Username", username, "3 to 32 letters, digits, _ - ."),
+      field("Role (optional)", role, "Capitals and _; grants nothing by itself"),
+    ),
     problem,
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Create user")),
   );
@@ -67,7 +66,11 @@ function usersTable(users: ApiUser[], refresh: (text?: string) => Promise<void>)
         "tr",
         { "data-user": u.username },
         // Name and role in one block: on a phone's card the role line goes under the name, not under the label.
-        h("th", { scope: "row", "data-label": "User" }, h("span", { class: "who-cell" }, h("span", { class: "nowrap" }, u.username), h("small", {}, self ? `${u.role} · you` : u.role))),
+        h(
+          "th",
+          { scope: "row", "data-label": "User" },
+          h("span", { class: "who-cell" }, h("span", { class: "nowrap" }, u.username), h("small", {}, self ? `${u.role} · you` : u.role)),
+        ),
         h("td", { "data-label": "Groups" }, u.groups.join(", ") || "none"),
         h("td", { "data-label": "Status" }, h("span", { class: `badge ${u.status}` }, u.status)),
         h("td", { "data-label": "Key" }, h("code", {}, `${u.keyHint}…`)),
@@ -75,17 +78,23 @@ function usersTable(users: ApiUser[], refresh: (text?: string) => Promise<void>)
         h(
           "td",
           { "data-label": "Previous key", class: "pending" },
-          u.pendingRotation
-            ? h("span", {}, h("code", {}, `${u.pendingRotation.keyHint}…`), " works until ", stamp(u.pendingRotation.expiresAt))
-            : "—",
+          u.pendingRotation ? h("span", {}, h("code", {}, `${u.pendingRotation.keyHint}…`), " works until ", stamp(u.pendingRotation.expiresAt)) : "—",
         ),
         h("td", { "data-label": "Allowed addresses" }, u.allowedAddresses ? u.allowedAddresses.join(", ") : "anywhere"),
         h("td", { "data-label": "Created" }, stamp(u.createdAt)),
         h(
           "td",
           { "data-label": "Actions", class: "row-actions" },
-          h("button", { type: "button", class: "secondary small", "aria-label": `Rotate the key of ${u.username}`, onclick: () => void rotate(u, refresh) }, "Rotate"),
-          h("button", { type: "button", class: "secondary small", "aria-label": `Allowed addresses of ${u.username}`, onclick: () => void addresses(u, refresh) }, "Addresses"),
+          h(
+            "button",
+            { type: "button", class: "secondary small", "aria-label": `Rotate the key of ${u.username}`, onclick: () => void rotate(u, refresh) },
+            "Rotate",
+          ),
+          h(
+            "button",
+            { type: "button", class: "secondary small", "aria-label": `Allowed addresses of ${u.username}`, onclick: () => void addresses(u, refresh) },
+            "Addresses",
+          ),
           u.status === "active" && !self
             ? h("button", { type: "button", class: "danger small", "aria-label": `Revoke ${u.username}`, onclick: () => void revoke(u, refresh) }, "Revoke")
             : null,
@@ -106,7 +115,9 @@ async function rotate(user: ApiUser, refresh: (text?: string) => Promise<void>):
     ],
     confirm: "Rotate key",
     onConfirm: async () => {
-      issued = (await call<{ apiKey: string; user: ApiUser }>("POST", api("admin/users/rotate-key"), { username: user.username, graceSeconds: Number(grace.value) })).body;
+      issued = (
+        await call<{ apiKey: string; user: ApiUser }>("POST", api("admin/users/rotate-key"), { username: user.username, graceSeconds: Number(grace.value) })
+      ).body;
       return true;
     },
   });
@@ -129,7 +140,11 @@ async function revoke(user: ApiUser, refresh: (text?: string) => Promise<void>):
   const ok = await openDialog({
     title: `Revoke ${user.username}?`,
     content: [
-      h("p", {}, `Every key of ${user.username}${user.pendingRotation ? ", the previous one in its grace period too," : ""} stops working at once, on every instance. Rotating its key later reinstates it.`),
+      h(
+        "p",
+        {},
+        `Every key of ${user.username}${user.pendingRotation ? ", the previous one in its grace period too," : ""} stops working at once, on every instance. Rotating its key later reinstates it.`,
+      ),
     ],
     confirm: "Revoke",
     danger: true,
@@ -142,13 +157,21 @@ async function revoke(user: ApiUser, refresh: (text?: string) => Promise<void>):
 }
 
 async function addresses(user: ApiUser, refresh: (text?: string) => Promise<void>): Promise<void> {
-  const list = h("input", { name: "addresses", value: user.allowedAddresses?.join(", ") ?? "", autocomplete: "off", placeholder: "203.0.113.0/24, 2001:db8::/32" });
+  const list = h("input", {
+    name: "addresses",
+    value: user.allowedAddresses?.join(", ") ?? "",
+    autocomplete: "off",
+    placeholder: "203.0.113.0/24, 2001:db8::/32",
+  });
   const ok = await openDialog({
     title: `Where ${user.username}'s keys may be used from`,
     content: [field("Addresses or CIDR blocks, comma-separated", list, "Empty: from anywhere")],
     confirm: "Save",
     onConfirm: async () => {
-      const entries = list.value.split(",").map((s) => s.trim()).filter(Boolean);
+      const entries = list.value
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
       await call("PATCH", api("admin/users/allowed-addresses"), { username: user.username, allowedAddresses: entries.length ? entries : null });
       return true;
     },

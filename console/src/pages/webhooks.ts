@@ -15,9 +15,7 @@ export async function webhooksPage(main: HTMLElement): Promise<void> {
     notice,
     addForm(refresh),
     h("h2", {}, `${body.endpoints.length} endpoint${body.endpoints.length === 1 ? "" : "s"}`),
-    body.endpoints.length === 0
-      ? h("p", { class: "muted" }, "No endpoints: nothing is sent.")
-      : endpointsTable(body.endpoints, refresh, deliveries.show),
+    body.endpoints.length === 0 ? h("p", { class: "muted" }, "No endpoints: nothing is sent.") : endpointsTable(body.endpoints, refresh, deliveries.show),
     deliveries.element,
   );
   await deliveries.show(undefined);
@@ -41,7 +39,10 @@ function addForm(refresh: (text?: string) => Promise<void>): HTMLElement {
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Add endpoint")),
   );
   onSubmit(form, problem, async () => {
-    const chosen = events.value.split(",").map((e) => e.trim()).filter(Boolean);
+    const chosen = events.value
+      .split(",")
+      .map((e) => e.trim())
+      .filter(Boolean);
     const { body } = await call<{ endpoint: WebhookEndpoint; secret: string }>("POST", api("admin/webhooks/add"), { url: url.value.trim(), events: chosen });
     await openDialog({
       title: `Signing secret of webhook ${body.endpoint.id}`,
@@ -77,7 +78,11 @@ function endpointsTable(endpoints: WebhookEndpoint[], refresh: (text?: string) =
         h(
           "td",
           { "data-label": "Actions", class: "row-actions" },
-          h("button", { type: "button", class: "secondary small", "aria-label": `Deliveries of webhook ${e.id}`, onclick: () => void show(e.id) }, "Deliveries"),
+          h(
+            "button",
+            { type: "button", class: "secondary small", "aria-label": `Deliveries of webhook ${e.id}`, onclick: () => void show(e.id) },
+            "Deliveries",
+          ),
           h("button", { type: "button", class: "danger small", "aria-label": `Remove webhook ${e.id}`, onclick: () => void remove(e, refresh) }, "Remove"),
         ),
       ),
@@ -178,7 +183,12 @@ function deliveriesTable(deliveries: WebhookDelivery[], redeliver: (d: WebhookDe
         h("td", { "data-label": "Id" }, d.id),
         h("td", { "data-label": "Webhook" }, String(d.endpointId)),
         h("td", { "data-label": "Event" }, h("code", {}, d.type), h("small", {}, d.webhookId)),
-        h("td", { "data-label": "Status" }, h("span", { class: `badge ${d.status}` }, d.status), d.nextAttemptAt ? h("small", {}, `next ${when(d.nextAttemptAt)}`) : null),
+        h(
+          "td",
+          { "data-label": "Status" },
+          h("span", { class: `badge ${d.status}` }, d.status),
+          d.nextAttemptAt ? h("small", {}, `next ${when(d.nextAttemptAt)}`) : null,
+        ),
         h("td", { "data-label": "Attempts" }, String(d.attempts)),
         h("td", { "data-label": "Created" }, stamp(d.createdAt)),
         h("td", { "data-label": "Last attempt" }, stamp(d.lastAttemptAt)),
@@ -188,7 +198,11 @@ function deliveriesTable(deliveries: WebhookDelivery[], redeliver: (d: WebhookDe
           { "data-label": "Actions", class: "row-actions" },
           d.status === "pending"
             ? h("span", { class: "muted" }, "being sent")
-            : h("button", { type: "button", class: "secondary small", "aria-label": `Redeliver delivery ${d.id}`, onclick: () => void redeliver(d) }, "Redeliver"),
+            : h(
+                "button",
+                { type: "button", class: "secondary small", "aria-label": `Redeliver delivery ${d.id}`, onclick: () => void redeliver(d) },
+                "Redeliver",
+              ),
         ),
       ),
     ),

@@ -1,12 +1,11 @@
 import { z } from "zod";
 import { errors } from "../../core/errors.js";
-import { timestamp, TIMESTAMP_PATTERN } from "../../fields/timestamp.js";
 import { queryText } from "../../fields/query-params.js";
+import { TIMESTAMP_PATTERN, timestamp } from "../../fields/timestamp.js";
 import { defineRoute, Page } from "../../http/route.js";
-import { ADMIN_CALLERS } from "./callers.js";
-import { DEFAULT_LIMIT, MAX_LIMIT, nextCursorField, NOT_A_CURSOR, pageQuery } from "./paging.js";
 import { decodeCursor, encodeCursor, readAuditPage } from "./audit-queries.js";
-
+import { ADMIN_CALLERS } from "./callers.js";
+import { DEFAULT_LIMIT, MAX_LIMIT, NOT_A_CURSOR, nextCursorField, pageQuery } from "./paging.js";
 
 export const auditEntry = z
   .strictObject({

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { errors } from "../../core/errors.js";
-import { id, text } from "../../fields/rules.js";
 import { queryInt } from "../../fields/query-params.js";
+import { id, text } from "../../fields/rules.js";
 import { defineRoute, Page } from "../../http/route.js";
 import { erasedMessage, erasePlayer, PLAYER_ERASED_EVENT, type PlayerSelector } from "../../privacy/erasure.js";
 import { ERASURE_ID, type ErasureReceipt } from "../../privacy/ledger.js";
 import { readReceipts } from "../../privacy/receipts.js";
 import { ADMIN_CALLERS } from "./callers.js";
-import { DEFAULT_LIMIT, nextCursorField, NOT_A_CURSOR, pageQuery } from "./paging.js";
+import { DEFAULT_LIMIT, NOT_A_CURSOR, nextCursorField, pageQuery } from "./paging.js";
 
 const counts = z.record(z.string(), z.number().int());
 
@@ -17,7 +17,10 @@ export const erasureReceipt = z
     playerId: z.number().int().meta({ description: "The erased player's id: all that is kept of them", example: 7 }),
     erasedAt: z.string().meta({ description: "When (ISO 8601, UTC)", example: "2026-12-02T10:00:00.000Z" }),
     erasedBy: z.string().meta({ description: "Who asked: the API user, or `cli:<os user>`", example: "user-A" }),
-    removed: counts.meta({ description: "Rows deleted per kind", example: { player: 1, infectedStats: 1, leaderboards: 14, formAnswers: 2, rewardLogs: 12, worlds: 1 } }),
+    removed: counts.meta({
+      description: "Rows deleted per kind",
+      example: { player: 1, infectedStats: 1, leaderboards: 14, formAnswers: 2, rewardLogs: 12, worlds: 1 },
+    }),
     scrubbed: counts.meta({
       description: "Copies emptied of their values per kind: audit entries, events, webhook deliveries, stored idempotent answers",
       example: { auditEntries: 15, events: 16, deliveries: 4, idempotentAnswers: 1 },

@@ -6,12 +6,20 @@ import { player } from "../../entities/player.js";
 import { rewardLog } from "../../entities/reward-log.js";
 import { world } from "../../entities/world.js";
 import { defineRoute } from "../../http/route.js";
+import { erasedMessage } from "../../privacy/erasure.js";
+import {
+  BEING_ERASED,
+  exportCounts,
+  exportDocument,
+  PLAYER_EXPORT_FORMAT,
+  PLAYER_EXPORT_PARTS,
+  PLAYER_EXPORT_VERSION,
+  readPlayerRows,
+} from "../../privacy/export.js";
+import { receiptOf } from "../../privacy/receipts.js";
 import { auditEntry } from "./audit-routes.js";
 import { ADMIN_CALLERS } from "./callers.js";
-import { erasedMessage } from "../../privacy/erasure.js";
-import { receiptOf } from "../../privacy/receipts.js";
 import { playerSelectorBody, selectorOf } from "./player-erasure-routes.js";
-import { BEING_ERASED, exportCounts, exportDocument, PLAYER_EXPORT_FORMAT, PLAYER_EXPORT_PARTS, PLAYER_EXPORT_VERSION, readPlayerRows } from "../../privacy/export.js";
 
 const event = z.strictObject({
   messageId: z.string().meta({ description: "The webhook-id header its deliveries carried" }),
@@ -39,7 +47,9 @@ const exportSchema = z
       madeAt: z.string().meta({ description: "When the export was made (ISO 8601, UTC)", example: "2026-12-02T10:00:00.000Z" }),
       madeBy: z.string().meta({ description: "The API user who asked (recorded in the audit log, action player.export)", example: "user-A" }),
       player: z.strictObject({ id: z.number().int(), pseudo: z.string() }),
-      parts: z.strictObject(Object.fromEntries(Object.keys(PLAYER_EXPORT_PARTS).map((k) => [k, z.string()])) as Record<keyof typeof PLAYER_EXPORT_PARTS, z.ZodString>),
+      parts: z.strictObject(
+        Object.fromEntries(Object.keys(PLAYER_EXPORT_PARTS).map((k) => [k, z.string()])) as Record<keyof typeof PLAYER_EXPORT_PARTS, z.ZodString>,
+      ),
       counts: z.record(z.string(), z.number().int()).meta({ description: "Rows per part" }),
     }),
     player: player.full.response,
@@ -76,7 +86,8 @@ export const playerExportRoutes = [
     async handler({ body }, { db, audit, source, now }) {
       const selector = selectorOf(body);
       const found = await readPlayerRows(db, selector);
-      if (found === BEING_ERASED) throw errors.conflict(`Player ${"id" in selector ? selector.id : `'${selector.pseudo}'`} is being erased: there is nothing to export`);
+      if (found === BEING_ERASED)
+        throw errors.conflict(`Player ${"id" in selector ? selector.id : `'${selector.pseudo}'`} is being erased: there is nothing to export`);
       if (!found) {
         const receipt = "id" in selector ? await receiptOf(db, selector.id) : undefined;
         throw receipt ? errors.playerErased(erasedMessage(receipt)) : errors.notFound("Player");

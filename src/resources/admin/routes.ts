@@ -8,11 +8,11 @@ import { defineRoute } from "../../http/route.js";
 import { DEFAULT_GRACE_SECONDS, graceSecondsSchema, MAX_GRACE_SECONDS } from "../../users/grace.js";
 import { existingUsernameSchema } from "../../users/users.js";
 import { auditRoutes } from "./audit-routes.js";
+import { ADMIN_CALLERS } from "./callers.js";
 import { playerErasureRoutes } from "./player-erasure-routes.js";
 import { playerExportRoutes } from "./player-export-routes.js";
-import { ADMIN_CALLERS } from "./callers.js";
-import { apiUserView, listApiUsers } from "./users-queries.js";
 import { seasonRoutes } from "./season-routes.js";
+import { apiUserView, listApiUsers } from "./users-queries.js";
 import { webhookRoutes } from "./webhook-routes.js";
 
 /**
@@ -134,7 +134,9 @@ export const adminRoutes = [
     },
     async handler({ body }, { users, db, source, caller, callers, now }) {
       if (sameUser(caller.username, body.username)) {
-        throw errors.conflict(`username: '${body.username}' is the API user making this request; revoke it with another admin's key, or with the command line (user revoke)`);
+        throw errors.conflict(
+          `username: '${body.username}' is the API user making this request; revoke it with another admin's key, or with the command line (user revoke)`,
+        );
       }
       return apiUserView(await users.revoke(body.username, source, db), callers, now());
     },
@@ -144,8 +146,7 @@ export const adminRoutes = [
     path: "/admin/users/allowed-addresses",
     summary: "Set where a user's keys may be used from",
     description:
-      "IPv4/IPv6 addresses or CIDR blocks; `null` lets the keys work from anywhere again. From elsewhere a key gets 403. " +
-      "Holds at once on every instance.",
+      "IPv4/IPv6 addresses or CIDR blocks; `null` lets the keys work from anywhere again. From elsewhere a key gets 403. " + "Holds at once on every instance.",
     callers: ADMIN_CALLERS,
     body: z
       .strictObject({

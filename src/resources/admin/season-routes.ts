@@ -7,9 +7,7 @@ import { periodSchema } from "../leaderboard/board-query.js";
 import { ADMIN_CALLERS } from "./callers.js";
 
 /** A season's name: what GET /infecte2/get-leaderboard?period=season&season= takes. */
-const seasonName = text(64)
-  .regex(SEASON_NAME, SEASON_NAME_RULE)
-  .meta({ description: "The season's name", example: "winter-2026" });
+const seasonName = text(64).regex(SEASON_NAME, SEASON_NAME_RULE).meta({ description: "The season's name", example: "winter-2026" });
 
 const season = periodSchema.unwrap();
 
@@ -22,7 +20,9 @@ export const seasonRoutes = [
       "Now, or at `startsAt` (not in the past: gains are counted from the start); `endsAt` may be set now or by /admin/seasons/end. " +
       `Its end is announced as \`${SEASON_ENDED_EVENT}\` with the final top of every statistic. A name is used once. The admin routes' callers.`,
     callers: ADMIN_CALLERS,
-    body: z.strictObject({ name: seasonName, startsAt: timestamp.optional(), endsAt: timestamp.optional() }).meta({ example: { name: "winter-2026", endsAt: "2027-03-01T00:00:00Z" } }),
+    body: z
+      .strictObject({ name: seasonName, startsAt: timestamp.optional(), endsAt: timestamp.optional() })
+      .meta({ example: { name: "winter-2026", endsAt: "2027-03-01T00:00:00Z" } }),
     response: season,
     successStatus: 201,
     errors: { 409: "A season of this name exists: `Season 'winter-2026' already exists (it starts …): nothing changed`." },

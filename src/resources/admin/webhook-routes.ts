@@ -1,32 +1,31 @@
 import { z } from "zod";
 import { errors } from "../../core/errors.js";
+import { EVENT_TYPES } from "../../events/catalogue.js";
+import { queryInt } from "../../fields/query-params.js";
 import { INT32_MAX } from "../../fields/rules.js";
 import { formatTimestamp, TIMESTAMP_PATTERN } from "../../fields/timestamp.js";
-import { queryInt } from "../../fields/query-params.js";
 import { defineRoute, Page } from "../../http/route.js";
-import { EVENT_TYPES } from "../../events/catalogue.js";
 import {
   addEndpointIn,
   checkEndpointUrl,
   checkEvents,
+  type DeliverySummary,
+  type EndpointSummary,
   listDeliveries,
   listEndpoints,
   MAX_URL,
   redeliverIn,
   removeEndpointIn,
-  type DeliverySummary,
-  type EndpointSummary,
 } from "../../webhooks/manage.js";
 import { decodeCursor, encodeCursor } from "./audit-queries.js";
 import { ADMIN_CALLERS } from "./callers.js";
-import { DEFAULT_LIMIT, MAX_LIMIT, nextCursorField, NOT_A_CURSOR, pageQuery } from "./paging.js";
+import { DEFAULT_LIMIT, MAX_LIMIT, NOT_A_CURSOR, nextCursorField, pageQuery } from "./paging.js";
 
 /**
  * The admin routes managing webhook endpoints and their deliveries: what the
  * CLI's `webhook …` does (src/webhooks/manage.ts), for the console. Each
  * write is audited in its transaction, like the CLI's.
  */
-
 
 const time = z.string().regex(TIMESTAMP_PATTERN);
 const at = (d: Date | null) => (d === null ? null : formatTimestamp(d));
@@ -44,7 +43,8 @@ const endpoint = z
   .strictObject({
     id: z.int().meta({ example: 1 }),
     url: z.string().meta({
-      description: "Where events are sent, as shown: its user info, query values and valueless query parameters read *** (a receiver's credential may be there).",
+      description:
+        "Where events are sent, as shown: its user info, query values and valueless query parameters read *** (a receiver's credential may be there).",
       example: "https://example.com/hooks/game",
     }),
     events: z.array(z.string()).meta({ description: "The event types sent to it; empty: every event." }),
@@ -60,7 +60,9 @@ const delivery = z
   .strictObject({
     id: deliveryId,
     endpointId: z.int(),
-    webhookId: z.string().meta({ description: "The `webhook-id` header: the same on every attempt and redelivery", example: "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W" }),
+    webhookId: z
+      .string()
+      .meta({ description: "The `webhook-id` header: the same on every attempt and redelivery", example: "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W" }),
     type: z.string().meta({ example: "reward_log.created" }),
     status: z.enum(["pending", "delivered", "failed"]),
     attempts: z.int(),
@@ -85,7 +87,8 @@ export const webhookRoutes = [
     method: "GET",
     path: "/admin/webhooks",
     summary: "List webhook endpoints with their delivery counts",
-    description: "Every endpoint, oldest first: its URL, the events it is sent, and how many of its deliveries are pending, delivered and failed. Never its secret.",
+    description:
+      "Every endpoint, oldest first: its URL, the events it is sent, and how many of its deliveries are pending, delivered and failed. Never its secret.",
     callers: ADMIN_CALLERS,
     query: z.strictObject({}),
     response: z.strictObject({ endpoints: z.array(endpoint) }),

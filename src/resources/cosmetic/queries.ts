@@ -1,8 +1,8 @@
-import type { ReadClient } from "../../db/client.js";
 import { errors } from "../../core/errors.js";
-import { Prisma, type Cosmetic } from "../../generated/prisma/client.js";
+import type { ReadClient } from "../../db/client.js";
 import type { RowUpdate } from "../../db/sql.js";
 import { cosmetic } from "../../entities/cosmetic.js";
+import { type Cosmetic, Prisma } from "../../generated/prisma/client.js";
 
 /**
  * Hot path (shop pages): raw SQL through Prisma, measured ahead of findUnique

@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { Prisma, type Cosmetic } from "../../generated/prisma/client.js";
 import { errors } from "../../core/errors.js";
-import { id } from "../../fields/rules.js";
+import { cosmetic } from "../../entities/cosmetic.js";
 import { queryInt } from "../../fields/query-params.js";
+import { id } from "../../fields/rules.js";
+import { type Cosmetic, Prisma } from "../../generated/prisma/client.js";
 import { ifMatchHeader } from "../../http/if-match.js";
 import { defineRoute, Versioned, versioned } from "../../http/route.js";
-import { cosmeticById, cosmeticUpdate, notUpdated } from "./queries.js";
-import { cosmetic } from "../../entities/cosmetic.js";
 import { cosmeticEtag, versionsNamed } from "./etag.js";
+import { cosmeticById, cosmeticUpdate, notUpdated } from "./queries.js";
 
 const updateCosmeticBody = cosmetic.patchBody({ id: 3, price: 450, argument_EN: "A glowing halo", description: "null" });
 

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { CALLER_GROUPS, type CallerGroup } from "../../core/config.js";
-import { EVENT_ID, EventIds, UNSEALED_EVENT_ID } from "../../stream/event-id.js";
-import { topicSet } from "../../stream/batch.js";
-import { HEARTBEAT_MS, RETRY_MS } from "../../stream/stream.js";
 import { errors } from "../../core/errors.js";
+import { EVENT_TYPES, isEventType } from "../../events/catalogue.js";
 import { instant } from "../../fields/timestamp.js";
 import { defineRoute, EventStreamAnswer } from "../../http/route.js";
-import { EVENT_TYPES, isEventType } from "../../events/catalogue.js";
+import { topicSet } from "../../stream/batch.js";
+import { EVENT_ID, EventIds, UNSEALED_EVENT_ID } from "../../stream/event-id.js";
+import { HEARTBEAT_MS, RETRY_MS } from "../../stream/stream.js";
 import { EVENT_CALLERS, VISIBILITY_TEXT, visibleTopics } from "./visibility.js";
 
 /** Ids as the document shows them: sealed under a key of zeros. */
@@ -25,13 +25,19 @@ const eventsQuery = z.strictObject({
       const types = asked.filter(isEventType);
       const unknown = asked.filter((t) => !isEventType(t));
       if (asked.length === 0 || unknown.length > 0) {
-        ctx.addIssue({ code: "custom", message: `unknown event type${unknown.length > 1 ? "s" : ""} ${unknown.map((t) => `'${t}'`).join(", ") || "''"}; expected any of ${EVENT_TYPES.join(", ")}` });
+        ctx.addIssue({
+          code: "custom",
+          message: `unknown event type${unknown.length > 1 ? "s" : ""} ${unknown.map((t) => `'${t}'`).join(", ") || "''"}; expected any of ${EVENT_TYPES.join(", ")}`,
+        });
         return z.NEVER;
       }
       return types;
     })
     .optional()
-    .meta({ description: "Comma-separated event types (`reward_log.created,form.created`); default: every type this API user may see.", example: "reward_log.created,form.created" }),
+    .meta({
+      description: "Comma-separated event types (`reward_log.created,form.created`); default: every type this API user may see.",
+      example: "reward_log.created,form.created",
+    }),
   lastEventId: eventId.optional().meta({ description: "Last-Event-ID, for clients that cannot set headers." }),
   startAt: instant.optional().meta({
     description:
@@ -88,7 +94,11 @@ export const eventRoutes = [
       const refused = types.filter((t) => !allowed.includes(t));
       if (refused.length > 0) throw errors.typesForbidden(refused);
       const resumeAfter =
-        header !== undefined ? { id: header, parameter: "Last-Event-ID" as const } : query.lastEventId !== undefined ? { id: query.lastEventId, parameter: "lastEventId" as const } : undefined;
+        header !== undefined
+          ? { id: header, parameter: "Last-Event-ID" as const }
+          : query.lastEventId !== undefined
+            ? { id: query.lastEventId, parameter: "lastEventId" as const }
+            : undefined;
       if (query.startAt && resumeAfter) throw errors.validation("startAt: send it or a resume point (Last-Event-ID, lastEventId), not both");
       return Promise.resolve(new EventStreamAnswer(topicSet(visibleTopics(types, may)), resumeAfter ?? (query.startAt && { startAt: query.startAt })));
     },

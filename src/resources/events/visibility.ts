@@ -1,7 +1,7 @@
 import type { CallerGroup } from "../../core/config.js";
-import { RESTRICTED } from "../../stream/topics.js";
 import { ENTITIES } from "../../entities/all.js";
-import { EVENT_TYPES, kindOf, OTHER_KINDS, type EventKind, type EventType } from "../../events/catalogue.js";
+import { EVENT_TYPES, type EventKind, type EventType, kindOf, OTHER_KINDS } from "../../events/catalogue.js";
+import { RESTRICTED } from "../../stream/topics.js";
 import { ADMIN_CALLERS } from "../admin/callers.js";
 import { dataRoutes } from "../data-routes.js";
 

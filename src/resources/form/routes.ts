@@ -1,11 +1,17 @@
 import { insertColumns } from "../../db/sql.js";
-import { Prisma, type FormAnswer } from "../../generated/prisma/client.js";
-import { defineRoute } from "../../http/route.js";
 import { formAnswer } from "../../entities/form.js";
+import { type FormAnswer, Prisma } from "../../generated/prisma/client.js";
+import { defineRoute } from "../../http/route.js";
 import { ERASED_REPLAY } from "../../privacy/erasure.js";
 
 const createFormBody = formAnswer.createBody({
-  playerId: 2, video: "https://video.example/alex-audition", question1: "Alex", question2: "17", question3: "Two years of building", question4: "Evenings", question5: "I love redstone",
+  playerId: 2,
+  video: "https://video.example/alex-audition",
+  question1: "Alex",
+  question2: "17",
+  question3: "Two years of building",
+  question4: "Evenings",
+  question5: "I love redstone",
 });
 
 export const formRoutes = [

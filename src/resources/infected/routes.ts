@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { tableVersion } from "../../db/versions.js";
+import { infectedStats } from "../../entities/infected.js";
 import { defineRoute } from "../../http/route.js";
 import { allInfectedStats } from "./queries.js";
-import { infectedStats } from "../../entities/infected.js";
 
 export const infectedRoutes = [
   defineRoute({

@@ -15,10 +15,7 @@ const inscriptionResponse = z
   .strictObject({
     username: z.string().meta({ example: "website" }),
     role: z.string().meta({ example: "USER" }),
-    apiKey: z
-      .string()
-      .regex(API_KEY_PATTERN)
-      .meta({ description: "The new user's API key. Shown only in this response: only its hash is stored." }),
+    apiKey: z.string().regex(API_KEY_PATTERN).meta({ description: "The new user's API key. Shown only in this response: only its hash is stored." }),
   })
   .meta({ id: "RegisteredUser" });
 

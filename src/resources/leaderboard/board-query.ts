@@ -5,17 +5,20 @@ import { tableVersion } from "../../db/versions.js";
 import { infectedStats } from "../../entities/infected.js";
 import { player } from "../../entities/player.js";
 import { queryText } from "../../fields/query-params.js";
-import { STATISTICS, type BoardSource, type Statistic } from "../../leaderboards/boards.js";
-import { currentPeriod, listSeasons, PERIOD_KINDS, periodByKey, periodView, type Period } from "../../leaderboards/periods.js";
+import { type BoardSource, STATISTICS, type Statistic } from "../../leaderboards/boards.js";
+import { currentPeriod, listSeasons, PERIOD_KINDS, type Period, periodByKey, periodView } from "../../leaderboards/periods.js";
 
 /** The query every board route takes: which statistic, over which period. */
 export const boardQuery = {
-  stat: z.enum(STATISTICS as [Statistic, ...Statistic[]], { error: `expected one of ${STATISTICS.join(", ")}` }).meta({ description: "The statistic ranked", example: "kill" }),
+  stat: z
+    .enum(STATISTICS as [Statistic, ...Statistic[]], { error: `expected one of ${STATISTICS.join(", ")}` })
+    .meta({ description: "The statistic ranked", example: "kill" }),
   period: z
     .enum(["all", ...PERIOD_KINDS, "season"], { error: `expected one of all, ${PERIOD_KINDS.join(", ")}, season` })
     .optional()
     .meta({
-      description: "all (the default): the running totals; day, week, month: what each player gained in the current one (LEADERBOARD_TIME_ZONE), or in the one `key` names; season: in the season `season` names",
+      description:
+        "all (the default): the running totals; day, week, month: what each player gained in the current one (LEADERBOARD_TIME_ZONE), or in the one `key` names; season: in the season `season` names",
       example: "week",
     }),
   key: queryText(64).optional().meta({ description: "A past day, week or month: 2026-12-03, 2026-W49, 2026-12; absent: the current one", example: "2026-W48" }),
@@ -28,7 +31,9 @@ export const periodSchema = z
     key: z.string().meta({ description: "2026-12-03, 2026-W49, 2026-12, or the season's name", example: "2026-W49" }),
     startsAt: z.string().meta({ description: "When it begins (ISO 8601, UTC)", example: "2026-11-30T00:00:00.000Z" }),
     endsAt: z.string().nullable().meta({ description: "When it ends; null: a season not ended yet", example: "2026-12-07T00:00:00.000Z" }),
-    countedFrom: z.string().meta({ description: "When its gains began to be counted: its start, or later when the service made the period late (after downtime)" }),
+    countedFrom: z
+      .string()
+      .meta({ description: "When its gains began to be counted: its start, or later when the service made the period late (after downtime)" }),
     ended: z.boolean().meta({ description: "Whether it has ended: its board is final" }),
   })
   .nullable()
@@ -74,7 +79,8 @@ async function resolveBoard(db: ReadClient, query: BoardInput): Promise<Board> {
       const names = (await listSeasons(db)).slice(0, 20).map((s) => s.key);
       throw errors.validation(`season: no season '${query.season}'; ${names.length ? `the seasons: ${names.join(", ")}` : "none has been started"}`);
     }
-    if (period.startsAt.getTime() > Date.now()) throw errors.validation(`season: '${query.season}' has not begun yet (it begins ${period.startsAt.toISOString()})`);
+    if (period.startsAt.getTime() > Date.now())
+      throw errors.validation(`season: '${query.season}' has not begun yet (it begins ${period.startsAt.toISOString()})`);
   } else {
     const periodKind = kind as (typeof PERIOD_KINDS)[number];
     period = query.key === undefined ? await currentPeriod(db, periodKind) : await periodByKey(db, periodKind, query.key);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ApiError } from "../../core/errors.js";
-import { id } from "../../fields/rules.js";
 import { queryInt } from "../../fields/query-params.js";
+import { id } from "../../fields/rules.js";
 import { defineRoute } from "../../http/route.js";
 import { aroundOf, rankOf, topOf } from "../../leaderboards/boards.js";
 import { boardAnswer, boardOf, boardQuery, boardTag, entrySchema, periodSchema } from "./board-query.js";
@@ -27,7 +27,12 @@ export const leaderboardRoutes = [
     summary: "The top players by one statistic, all-time or for a period",
     description: `The first \`limit\` players (default 10, at most ${MAX_TOP}) of the board. ${ORDER} ETag: the board changes when a statistic or a pseudo does, or the period ends.`,
     callers: [...CALLERS],
-    query: z.strictObject({ ...boardQuery, limit: queryInt(z.number().int().min(1, "expected 1 or more").max(MAX_TOP, `expected at most ${MAX_TOP}`)).optional().meta({ description: "How many", example: 10 }) }),
+    query: z.strictObject({
+      ...boardQuery,
+      limit: queryInt(z.number().int().min(1, "expected 1 or more").max(MAX_TOP, `expected at most ${MAX_TOP}`))
+        .optional()
+        .meta({ description: "How many", example: 10 }),
+    }),
     response: board.extend({ entries: z.array(entrySchema) }).meta({ id: "Leaderboard" }),
     errors: { 404: NO_PERIOD },
     etag: ({ query }, { db }) => boardTag(db, query, `top${query.limit ?? 10}`),
@@ -62,7 +67,9 @@ export const leaderboardRoutes = [
     query: z.strictObject({
       ...boardQuery,
       playerId: queryInt(id).meta({ description: "The player", example: 7 }),
-      k: queryInt(z.number().int().min(0, "expected 0 or more").max(MAX_AROUND, `expected at most ${MAX_AROUND}`)).optional().meta({ description: "Players on each side", example: 5 }),
+      k: queryInt(z.number().int().min(0, "expected 0 or more").max(MAX_AROUND, `expected at most ${MAX_AROUND}`))
+        .optional()
+        .meta({ description: "Players on each side", example: 5 }),
     }),
     response: board.extend({ entries: z.array(entrySchema) }).meta({ id: "LeaderboardAround" }),
     errors: { 404: NO_ROW },

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { tableVersion } from "../../db/versions.js";
+import { parkourMap } from "../../entities/parkour.js";
 import { defineRoute } from "../../http/route.js";
 import { allMaps } from "./queries.js";
-import { parkourMap } from "../../entities/parkour.js";
 
 export const parkourRoutes = [
   defineRoute({

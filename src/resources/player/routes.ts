@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { errors } from "../../core/errors.js";
-import { Prisma } from "../../generated/prisma/client.js";
-import { listed } from "../../fields/entity.js";
-import { int32 } from "../../fields/rules.js";
-import { queryInt, queryText } from "../../fields/query-params.js";
-import { defineRoute } from "../../http/route.js";
 import { tableVersion } from "../../db/versions.js";
-import { allPlayers, fullPlayers, playerByNick } from "./queries.js";
 import { player, playerSummary } from "../../entities/player.js";
+import { listed } from "../../fields/entity.js";
+import { queryInt, queryText } from "../../fields/query-params.js";
+import { int32 } from "../../fields/rules.js";
+import { Prisma } from "../../generated/prisma/client.js";
+import { defineRoute } from "../../http/route.js";
+import { allPlayers, fullPlayers, playerByNick } from "./queries.js";
 
 export const playerRoutes = [
   defineRoute({

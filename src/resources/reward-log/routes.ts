@@ -1,7 +1,7 @@
 import { insertColumns } from "../../db/sql.js";
+import { rewardLog } from "../../entities/reward-log.js";
 import { Prisma, type RewardLog } from "../../generated/prisma/client.js";
 import { defineRoute } from "../../http/route.js";
-import { rewardLog } from "../../entities/reward-log.js";
 import { ERASED_REPLAY } from "../../privacy/erasure.js";
 
 const createRewardLogBody = rewardLog.createBody({ playerId: 1, rewardId: 42, rewardedAt: "2026-11-22T10:15:30.250+01:00" });

@@ -1,7 +1,7 @@
 import type { ReadClient } from "../../db/client.js";
-import { Prisma } from "../../generated/prisma/client.js";
 import { listOf } from "../../db/list-query.js";
 import { temporaryItem } from "../../entities/temporary-item.js";
+import { Prisma } from "../../generated/prisma/client.js";
 
 /**
  * The ETag of the active items: the table's version, and the last start or

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { temporaryItem } from "../../entities/temporary-item.js";
 import { defineRoute } from "../../http/route.js";
 import { activeAt, activeItemsVersion, allItems, startedBetween } from "./queries.js";
-import { temporaryItem } from "../../entities/temporary-item.js";
 
 export const temporaryItemRoutes = [
   defineRoute({

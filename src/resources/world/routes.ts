@@ -1,7 +1,7 @@
-import { Prisma, type World } from "../../generated/prisma/client.js";
 import { errors } from "../../core/errors.js";
-import { defineRoute } from "../../http/route.js";
 import { world } from "../../entities/world.js";
+import { Prisma, type World } from "../../generated/prisma/client.js";
+import { defineRoute } from "../../http/route.js";
 
 const updateWorldBody = world.patchBody({ id: 4, state: "loaded", gamerulePvp: "false", tag: "event" });
 
