@@ -14,14 +14,10 @@ import {
 import { maskKeys } from "./api-keys.js";
 
 /**
- * Traces (docs/OPERATIONS.md, "Traces"): the spans this service makes, through the OpenTelemetry API alone.
- * The SDK that records and exports them is loaded by service/tracing-setup.ts only when an exporter is
- * configured; until then `tracing.on` is false and every helper here returns at once, without a span, a
- * context or an allocation: tracing off costs a request one boolean test per helper.
- *
- * A span holds route templates, statement kinds and table names, ids and statuses: never a key, a secret,
- * a query's text or values, a request's query string or body; a 5xx's exception message (keys masked) is
- * the one free text, as in its log line.
+ * Traces (docs/OPERATIONS.md, "Traces"), through the OpenTelemetry API alone: service/tracing-setup.ts
+ * loads the SDK only when an exporter is configured; until then `tracing.on` is false and every helper
+ * returns at once, without a span, context or allocation. A span never holds a key, a secret, a query's
+ * text or values, a request's query string or body; a 5xx's message (keys masked) is its one free text.
  */
 export const tracing = {
   /** Set once, at start, before the first request. */

@@ -30,16 +30,10 @@ function explain(error: unknown, dataDir: string): unknown {
 }
 
 /**
- * The embedded database's folder is its owner's alone: it holds players'
- * tokens and addresses (the WAL too), and its settings (postgresql.auto.conf)
- * decide how the next start goes. PGlite creates more files as it runs (WAL
- * segments), so the process that opens it takes umask 077 for good: whatever
- * it creates from then on is 0600 (files) or 0700 (folders). What an earlier
- * start left looser, and what PGlite's first start on a new folder sets to
- * 0666 itself (open.ts), is tightened here.
- *
- * Returns how many files and folders were tightened. A folder that cannot be made or written is a
- * DataDirError, in one line.
+ * The embedded database's folder is its owner's alone (docs/SECURITY.md, "The embedded data folder"): the
+ * process that opens it takes umask 077 for good, and what an earlier start or PGlite's first start left
+ * looser is tightened here. Returns how many files and folders were tightened; a folder that cannot be
+ * made or written is a DataDirError, in one line.
  */
 export function makeDataDirOwnerOnly(dataDir: string): number {
   try {

@@ -3,15 +3,10 @@ import path from "node:path";
 import { OperatorError } from "../core/operator-error.js";
 
 /**
- * PGlite is a single-process database: two processes opening the same data
- * folder corrupt it. Whoever opens it (the server, or the operator CLI) holds
- * this lock file; a second opener is refused with a message naming the
- * holder. A lock left by a process that is gone is taken over.
- *
- * "Gone" is decided by the process id and, where /proc exists, the process's
- * start time: after a crash, the id may already belong to another process
- * (in a container the server is always PID 1, so a restarted server finds
- * its own id in the stale lock).
+ * PGlite is a single-process database: whoever opens the folder (the server or the CLI) holds this lock
+ * file, and a second opener is refused, the holder named. A lock whose process is gone is taken over;
+ * "gone" compares the process id and, where /proc exists, its start time (in a container the server is
+ * always PID 1, so a restarted one finds its own id in the stale lock).
  */
 export class EmbeddedDatabaseBusyError extends OperatorError {
   constructor(

@@ -7,15 +7,10 @@ import type { Database, SqlConnection } from "./database.js";
 import { renewVersions } from "./versions.js";
 
 /**
- * Applies the SQL migrations of prisma/migrations, as `prisma migrate deploy`
- * would: same folder layout, same `_prisma_migrations` bookkeeping (checksum
- * = SHA-256 of migration.sql), same advisory lock key (Prisma holds it for a
- * session, we for each migration's transaction: either waits for the other)
- * — so either tool can take over from the other. We apply migrations ourselves because Prisma's
- * migrate engine is a native download that not every machine can fetch.
- *
- * Unlike Prisma, each migration runs in one transaction: a failing migration
- * leaves neither half a schema nor a "failed" row behind.
+ * Applies the SQL migrations of prisma/migrations as `prisma migrate deploy` would (same layout, the same
+ * `_prisma_migrations` bookkeeping and advisory lock: either tool can take over), since Prisma's migrate
+ * engine is a native download not every machine can fetch. Unlike Prisma, each migration is one
+ * transaction: a failing one leaves neither half a schema nor a "failed" row.
  */
 export const MIGRATIONS_DIR = fileURLToPath(new URL("../../prisma/migrations", import.meta.url));
 

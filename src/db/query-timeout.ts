@@ -12,16 +12,10 @@ type Callback = (error: Error | null, result?: unknown) => void;
 const pgQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
 
 /**
- * pg's `query_timeout` (a query the server never answers fails with "Query
- * read timeout", and the pool discards its connection when released with
- * that error), kept without its cost on every query: with it, pg wraps each
- * query's callback in a closure that made V8 keep every query's result and
- * row description past the young generation (about 4 KB a query, found by
- * heap sampling; the history of bench/results.md), each one later collected by a major GC.
- * Here a query only records when it was sent, and one timer per pool (while
- * any of its queries runs) fails the queries older than `timeoutMs`.
- * Submittables (pg-cursor) go to pg as they are, with their own
- * `query_timeout` where they set one.
+ * pg's `query_timeout` (a query the server never answers fails, and its connection is discarded) without
+ * its cost: pg's wrapping closure kept every query's result past the young generation (about 4 KB a
+ * query; bench/results.md). Here a query records when it was sent, and one timer per pool fails those
+ * older than `timeoutMs`. Submittables (pg-cursor) go to pg as they are, with their own timeout.
  */
 export function timedClient(timeoutMs: number): typeof pg.Client {
   const busy = new Set<TimedClient>();

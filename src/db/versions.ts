@@ -16,16 +16,11 @@ export async function tableVersion(prisma: ReadClient, { table }: Versioned): Pr
 }
 
 /**
- * Moves every ETag version past what was counted before, by a random amount:
- * each list's counter by 2^40 to 2^41, each cosmetic's version to a random
- * value between 2^24 and 2^30. After a restore the counters start where the
- * backup left them while the database it came from went on counting: without
- * this, an ETag that database gave would name a state of this one (a 304 for
- * data the client never saw, an If-Match applied over a change it never read).
- * `force`: a restore into this database, whose key stays; otherwise only when
- * the database's sync key is not the one its versions were counted under
- * (pg_restore, a copy of the database). Within the caller's transaction;
- * says whether the versions moved.
+ * Moves every ETag version past what was counted before, by a random amount (lists' counters by 2^40 to
+ * 2^41, cosmetics' versions into 2^24–2^30): after a restore, an ETag the source database gave must not
+ * name a state of this one (a wrong 304, an If-Match over an unseen change). `force`: a restore into this
+ * database; otherwise only when the sync key is not the one the versions were counted under (a copy of
+ * the database). In the caller's transaction; says whether the versions moved.
  */
 export async function renewVersions(tx: DbClient, force: boolean): Promise<boolean> {
   await tx.$queryRaw`SELECT set_config('community.renewing_versions', 'on', true)`;

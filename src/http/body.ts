@@ -36,16 +36,10 @@ function mediaTypeParameters(text: string): [string, string][] | undefined {
 const LIMIT_BYTES = BODY_LIMIT_KB * 1024;
 
 /**
- * Reads a JSON body: the Content-Type must be a well-formed media type (a
- * malformed one is a 400, never read as JSON anyway), its charset, if named,
- * UTF-8 (JSON is UTF-8, RFC 8259), and the bytes UTF-8 indeed: body-parser
- * would turn any other byte into U+FFFD and the handler would store it.
- * A body sent as it is (no Content-Encoding, the usual case) is read here,
- * with body-parser's rules (100 KB, an empty body is `{}`, a leading BOM
- * dropped, the rest of a refused body read off before the answer) without
- * its per-request machinery, which a write measurably paid for; a compressed
- * one goes to body-parser, which inflates it. A request that is not
- * `application/json`, or has no body, leaves req.body undefined.
+ * Reads a JSON body, with body-parser's rules (100 KB, an empty body is `{}`, a leading BOM dropped) but
+ * not its per-request machinery, which a write measurably paid for; a compressed body goes to body-parser,
+ * which inflates it. The Content-Type must be well-formed and its charset, if named, UTF-8, and the bytes
+ * valid UTF-8 (body-parser would store U+FFFD). Not `application/json`, or no body: req.body stays undefined.
  */
 export function jsonBody(): Step {
   const inflating = express.json({ limit: `${BODY_LIMIT_KB}kb`, strict: false, type: "application/json", verify: refuseNonUtf8 });

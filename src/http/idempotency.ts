@@ -6,16 +6,10 @@ import type { DbClient } from "../db/client.js";
 import type { RouteSpec } from "./route.js";
 
 /**
- * Idempotency-Key (Stripe's semantics, per API user, kept IDEMPOTENCY_RETAIN_HOURS, 24 by default):
- * - The key's row is inserted first. A concurrent request with the same key
- *   waits on the primary key until the first one commits, then replays its
- *   answer: concurrent duplicates have one effect and get one answer.
- * - The handler runs under a savepoint. A 404 or 409 rolls the effect back to
- *   it, and the key's row is committed with that answer (so it is replayed).
- *   A 400 (the body is wrong: the client fixes it and may retry with the same
- *   key) and a 5xx (nothing happened, a retry may succeed) roll back the key
- *   too: nothing is stored.
- * - The same key with another body or on another route is a 422.
+ * Idempotency-Key (Stripe's semantics, per API user, kept IDEMPOTENCY_RETAIN_HOURS; docs/CALLING.md,
+ * "Retrying a POST safely"). The key's row is inserted first, so a concurrent duplicate waits for the
+ * first to commit and replays its answer. The handler runs under a savepoint: a 404 or 409 is stored and
+ * replayed; a 400 or a 5xx stores nothing (a retry may succeed). Another body or route with the key: 422.
  */
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 export const REPLAYED_HEADER = "Idempotent-Replayed";

@@ -77,17 +77,11 @@ interface Answer {
 }
 
 /**
- * Node's socket inactivity timer, which Node itself re-arms on every read and
- * completed write, and holds back while a pending write still progresses (so
- * it costs no timer of ours per request): it fires when nothing moved on the
- * connection for SEND_TIMEOUT_MS. Mid-answer with bytes waiting to be taken,
- * that is a client that stopped reading while its answer holds memory (and,
- * for a full list, a slot): it is cut off, which frees both ("close"). A
- * request still being worked on (waiting for the database or a slot, which
- * have their own bounds), or an answer with nothing waiting (a list streamed
- * as the database produces it), waits on us, not on the client: left alone.
- * Between requests, Node's keep-alive timeout uses this same timer, and an
- * idle connection is closed as Node would.
+ * Node's socket inactivity timer (re-armed by Node on every read and write: no timer of ours per request)
+ * fires when nothing moved on the connection for SEND_TIMEOUT_MS. With answer bytes waiting, the client
+ * stopped reading while its answer holds memory (and maybe a full list's slot): it is cut off. A request
+ * still being worked on, or an answer with nothing waiting, waits on us, not the client: left alone.
+ * Between requests the same timer is Node's keep-alive timeout.
  */
 function onInactive(socket: Socket, sendTimeoutMs: number, logger: Logger): void {
   const answer = (socket as Socket & { _httpMessage?: Answer | null })._httpMessage;

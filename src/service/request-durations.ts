@@ -37,15 +37,10 @@ interface Series {
 }
 
 /**
- * A Prometheus histogram of request durations by method, route and status,
- * which a registry of prom-client's reads as one of its own (the same text
- * and the same JSON for a cluster's aggregation: test/request-durations.test.ts
- * holds it to prom-client's Histogram fed the same observations). Every
- * answer is observed: prom-client's Histogram builds and hashes a key of its
- * labels and turns the bucket's bound into a property name on every
- * observation, about 4–5 µs of a point read in the whole server (bench/results.md).
- * Here a series is found through maps keyed by the strings the request
- * already holds (route, method) and the status number, and counted in an array.
+ * A Prometheus histogram of request durations by method, route and status, read by prom-client's registry
+ * as one of its own (test/request-durations.test.ts holds its text, JSON and exemplars to prom-client's
+ * Histogram). prom-client's Histogram hashes a key of the labels on every observation, 4–5 µs of a point
+ * read (bench/results.md); here a series is found through maps keyed by what the request already holds.
  */
 export class RequestDurations {
   readonly type = "histogram" as const;

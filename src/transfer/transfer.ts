@@ -12,17 +12,11 @@ import { TRANSFER_RESOURCES, type TransferResource } from "./resources.js";
 export { ImportError } from "./import-error.js";
 
 /**
- * Operator import and export of a community's data, in the API's own shapes:
- * `{ players: [...], cosmetics: [...], ... }`.
- *
- * Import is all or nothing, in one transaction, and never holds the file:
- * each record is validated as it is read (every error names its array, index
- * and field) and staged in a temporary table; once the whole file is read
- * and valid, the database checks it (repeats, foreign keys, unique values,
- * ids), and every record is upserted by id. The id sequences are moved past
- * the imported ids so that records created later through the API do not
- * collide with them. A sequence only moves forward: an id it handed out to an
- * insert still in flight (no MAX(id) can see it) stays behind it.
+ * Operator import and export of a community's data, in the API's own shapes (`{ players: [...], ... }`;
+ * docs/OPERATIONS.md, "Import an existing community"). An import is all or nothing, in one transaction,
+ * never holding the file: each record is validated as it is read and staged, the database checks the
+ * whole (repeats, references, unique values), then every record is upserted by id, and the id sequences
+ * move past the imported ids (forward only: an id handed to an insert in flight stays behind them).
  */
 export type ImportSummary = Record<string, number>;
 
